@@ -1,0 +1,73 @@
+//! The analysis layer's errors: `nsd::analysis::…`. Option errors are user errors (exit 1);
+//! numerical failures carry where they happened and exit with 2.
+
+use crate::lang::Span;
+use miette::Diagnostic;
+use thiserror::Error;
+
+#[derive(Debug, Error, Diagnostic)]
+pub enum AnalysisError {
+    #[error("`{kind}` is not available yet")]
+    #[diagnostic(
+        code(nsd::analysis::unavailable),
+        help("this analysis is part of the language but its backend has not landed; `modes` runs today, and `nsd check` validates the model")
+    )]
+    Unavailable {
+        kind: String,
+        #[label("no backend for `{kind}` in this version")]
+        at: Span,
+    },
+    #[error("`{name}` is not an option of `{kind}`")]
+    #[diagnostic(code(nsd::analysis::unknown_option), help("{help}"))]
+    UnknownOption {
+        name: String,
+        kind: String,
+        #[label("unknown option")]
+        at: Span,
+        help: String,
+    },
+    #[error("bad value for `{name}`: {reason}")]
+    #[diagnostic(code(nsd::analysis::bad_option), help("{help}"))]
+    BadOption {
+        name: String,
+        reason: String,
+        #[label("{reason}")]
+        at: Span,
+        help: String,
+    },
+    #[error("two analyses are named `{name}`")]
+    #[diagnostic(code(nsd::analysis::duplicate_name), help("give one of them another name with `as NAME`; results go to a folder of that name"))]
+    DuplicateName {
+        name: String,
+        #[label("second analysis with this name")]
+        at: Span,
+    },
+    #[error("{message}")]
+    #[diagnostic(code(nsd::analysis::numerical_failure), help("{help}"))]
+    Numerical {
+        message: String,
+        #[label("in this analysis")]
+        at: Span,
+        help: String,
+    },
+}
+
+impl AnalysisError {
+    /// Process exit code: 2 for numerical failures, 1 for user errors.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            AnalysisError::Numerical { .. } => 2,
+            _ => 1,
+        }
+    }
+
+    pub fn span(&self) -> Span {
+        match self {
+            AnalysisError::Unavailable { at, .. }
+            | AnalysisError::UnknownOption { at, .. }
+            | AnalysisError::BadOption { at, .. }
+            | AnalysisError::DuplicateName { at, .. }
+            | AnalysisError::Numerical { at, .. } => *at,
+        }
+    }
+}

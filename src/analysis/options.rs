@@ -1,0 +1,85 @@
+//! Reading an analysis statement's options block against the model's parameters: unknown
+//! keys with "did you mean", numbers with units, names (`contacts = stuck`).
+
+use super::diagnostics::AnalysisError;
+use crate::lang::ast::{Analysis, ExprKind, Options, Value};
+use crate::lang::diagnostics::suggest;
+use crate::lang::eval::{self, Scope};
+use crate::lang::Span;
+use crate::model::Model;
+
+/// The options of one analysis statement, with the model's parameters in scope.
+pub struct OptionReader<'a> {
+    options: Option<&'a Options>,
+    kind: &'static str,
+    span: Span,
+    scope: Scope,
+}
+
+type R<T> = Result<T, AnalysisError>;
+
+impl<'a> OptionReader<'a> {
+    /// Checks every key against `allowed` and makes the model's parameters visible.
+    pub fn new(a: &'a Analysis, model: &Model, allowed: &[&str]) -> R<Self> {
+        let kind = a.kind.keyword();
+        if let Some(o) = &a.options {
+            for e in &o.entries {
+                let k = e.key.name.name.as_str();
+                if !allowed.contains(&k) || e.key.index.is_some() || e.key.dir.is_some() {
+                    let help = suggest(k, allowed.iter().copied(), &format!("the options of `{kind}` are"));
+                    return Err(AnalysisError::UnknownOption { name: k.into(), kind: kind.into(), at: e.key.span, help });
+                }
+            }
+        }
+        let mut scope = Scope::default();
+        for (n, v) in &model.params {
+            scope.params.insert(n.clone(), eval::Num::free(*v));
+        }
+        Ok(OptionReader { options: a.options.as_ref(), kind, span: a.span, scope })
+    }
+
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.options?.entries.iter().find(|e| e.key.name.name == key).map(|e| &e.value)
+    }
+
+    fn bad(&self, key: &str, at: Span, reason: &str, help: &str) -> AnalysisError {
+        AnalysisError::BadOption { name: key.into(), reason: reason.into(), at, help: help.into() }
+    }
+
+    /// A whole number ≥ `min`.
+    pub fn count(&self, key: &str, min: i64) -> R<Option<usize>> {
+        let Some(v) = self.get(key) else { return Ok(None) };
+        let Value::Expr(e) = v else {
+            return Err(self.bad(key, v.span(), "expected a whole number", &format!("write `{key} = 10`")));
+        };
+        let n = eval::integer(e, &self.scope).map_err(|_| self.bad(key, e.span, "not a whole number", &format!("write `{key} = 10`")))?;
+        if n < min {
+            return Err(self.bad(key, e.span, &format!("must be at least {min}"), &format!("`{key}` counts something; use a value ≥ {min}")));
+        }
+        Ok(Some(n as usize))
+    }
+
+    /// A bare name out of `choices`.
+    pub fn choice(&self, key: &str, choices: &[&'static str]) -> R<Option<&'static str>> {
+        let Some(v) = self.get(key) else { return Ok(None) };
+        let list = choices.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
+        if let Value::Expr(e) = v {
+            if let ExprKind::Var { name, index: None } = &e.kind {
+                if let Some(c) = choices.iter().find(|c| **c == name.name) {
+                    return Ok(Some(c));
+                }
+                let help = suggest(&name.name, choices.iter().copied(), "choose one of");
+                return Err(self.bad(key, e.span, &format!("expected one of {list}"), &help));
+            }
+        }
+        Err(self.bad(key, v.span(), &format!("expected one of {list}"), &format!("write `{key} = {}`", choices[0])))
+    }
+
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    pub fn span(&self) -> Span {
+        self.span
+    }
+}

@@ -1,0 +1,8 @@
+//! Reports: `Results` → CSV, JSON and SVG files, written atomically.
+//!
+//! **Invariant:** besides `lang::load` (sources and imported matrices) and the shells, this
+//! is the only module that touches the file system.
+
+pub mod csv;
+pub mod plot;
+pub mod report;

@@ -1,0 +1,61 @@
+//! `Plot` → SVG with plotters: lines or markers, a legend, axis labels. Plots are for
+//! people; the CSV next to them is the data.
+
+use crate::analysis::Plot;
+use plotters::prelude::*;
+
+const COLORS: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(23, 190, 207),
+];
+
+/// Renders a plot to an SVG string.
+pub fn render_svg(p: &Plot) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let finite = |v: &&f64| v.is_finite();
+        let xs = p.series.iter().flat_map(|s| s.x.iter()).filter(finite);
+        let ys = p.series.iter().flat_map(|s| s.y.iter()).filter(finite);
+        let (x0, x1) = bounds(xs);
+        let (y0, y1) = bounds(ys);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(&p.title, ("sans-serif", 20))
+            .margin(15)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| e.to_string())?;
+        chart.configure_mesh().x_desc(&p.x_label).y_desc(&p.y_label).draw().map_err(|e| e.to_string())?;
+        for (i, s) in p.series.iter().enumerate() {
+            let color = COLORS[i % COLORS.len()];
+            let pts = s.x.iter().zip(&s.y).map(|(x, y)| (*x, *y)).filter(|(x, y)| x.is_finite() && y.is_finite());
+            let drawn = if s.points {
+                chart.draw_series(pts.map(|xy| Circle::new(xy, 2, color.filled()))).map_err(|e| e.to_string())?
+            } else {
+                chart.draw_series(LineSeries::new(pts, color.stroke_width(2))).map_err(|e| e.to_string())?
+            };
+            drawn.label(&s.label).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+        }
+        if p.series.len() > 1 || p.series.iter().any(|s| !s.label.is_empty()) {
+            chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| e.to_string())?;
+        }
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+/// A padded range that is never empty.
+fn bounds<'a>(v: impl Iterator<Item = &'a f64>) -> (f64, f64) {
+    let (lo, hi) = v.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| (l.min(*x), h.max(*x)));
+    if !lo.is_finite() || !hi.is_finite() {
+        return (0.0, 1.0);
+    }
+    let pad = if hi > lo { 0.05 * (hi - lo) } else { lo.abs().max(1.0) * 0.1 };
+    (lo - pad, hi + pad)
+}

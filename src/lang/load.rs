@@ -1,0 +1,218 @@
+//! Loading a program: the root file, its imports (relative to the importing file, then the
+//! stdlib), cycle and missing-file detection, and the table of models and components.
+//!
+//! **Invariant:** this module and the shells are the only places in `src/lang` that read
+//! files (`.nsd` sources and the MatrixMarket files that models import).
+
+use super::ast::{Analysis, File, Item, Template};
+use super::diagnostics::{Failure, ResolveError};
+use super::parse::parse_file;
+use super::source::{FileId, SourceMap, Span};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Whether a template is a model (analysable) or a component (instantiated with `use`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TemplateKind {
+    Model,
+    Component,
+}
+
+/// A parsed program: all sources, all templates by name, the root file's analyses.
+#[derive(Debug, Clone, Default)]
+pub struct Program {
+    pub sources: SourceMap,
+    /// Parsed files, indexed by `FileId`.
+    pub files: Vec<File>,
+    /// Canonical path of each file (for imports and relative data paths), indexed by `FileId`.
+    pub paths: Vec<Option<PathBuf>>,
+    pub templates: HashMap<String, (TemplateKind, FileId, usize)>,
+    /// Declaration order of models (the REPL and `check` list them in this order).
+    pub model_order: Vec<String>,
+    /// Analyses of the root file (imported files contribute templates only).
+    pub analyses: Vec<Analysis>,
+}
+
+/// The stdlib folder: `$NSD_STDLIB`, else the `stdlib/` of this source tree.
+pub fn stdlib_dir() -> PathBuf {
+    std::env::var_os("NSD_STDLIB")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("stdlib"))
+}
+
+impl Program {
+    /// Reads and parses `path` and everything it imports.
+    pub fn load(path: &Path) -> Result<Program, Failure> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Failure::one(miette::miette!(
+                code = "nsd::resolve::missing_file",
+                help = "check the path; model files end in .nsd",
+                "cannot read `{}`: {e}",
+                path.display()
+            ))
+        })?;
+        Self::from_source(&path.display().to_string(), &text, Some(path))
+    }
+
+    /// Parses a program from text; `path` (if any) anchors relative imports.
+    pub fn from_source(name: &str, text: &str, path: Option<&Path>) -> Result<Program, Failure> {
+        let mut prog = Program::default();
+        let mut errors = Vec::new();
+        let canon = path.map(|p| p.canonicalize().unwrap_or_else(|_| p.to_path_buf()));
+        prog.add_file(name, text, canon, &mut Vec::new(), &mut errors, true);
+        if errors.is_empty() {
+            Ok(prog)
+        } else {
+            Err(Failure { reports: errors })
+        }
+    }
+
+    /// Adds more text to an existing program (the REPL's input lines).
+    pub fn extend(&mut self, name: &str, text: &str, base: Option<&Path>) -> Result<(), Failure> {
+        let mut errors = Vec::new();
+        let anchor = base.map(|b| b.join("<repl>"));
+        self.add_file(name, text, anchor, &mut Vec::new(), &mut errors, true);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Failure { reports: errors })
+        }
+    }
+
+    fn add_file(
+        &mut self,
+        name: &str,
+        text: &str,
+        path: Option<PathBuf>,
+        stack: &mut Vec<PathBuf>,
+        errors: &mut Vec<miette::Report>,
+        root: bool,
+    ) {
+        let id = self.sources.add(name, text);
+        self.paths.push(path.clone());
+        // Placeholder so that `files[id]` lines up while imports add later ids.
+        self.files.push(File::default());
+        let file = match parse_file(text, id) {
+            Ok(f) => f,
+            Err(e) => {
+                errors.push(Failure::located(&self.sources, id, e));
+                return;
+            }
+        };
+        if let Some(p) = &path {
+            stack.push(p.clone());
+        }
+        for item in &file.items {
+            if let Item::Import { path: rel, span } = item {
+                self.import(rel, *span, path.as_deref(), stack, errors);
+            }
+        }
+        if path.is_some() {
+            stack.pop();
+        }
+        for (i, item) in file.items.iter().enumerate() {
+            let (kind, t): (TemplateKind, &Template) = match item {
+                Item::Model(t) => (TemplateKind::Model, t),
+                Item::Component(t) => (TemplateKind::Component, t),
+                Item::Analysis(a) if root => {
+                    self.analyses.push(a.clone());
+                    continue;
+                }
+                _ => continue,
+            };
+            if let Some(&(_, f, j)) = self.templates.get(&t.name.name) {
+                let first = if f == id { template_of(&file.items[j]) } else { self.template_at(f, j) };
+                let first = first.map(|t| t.name.span);
+                // Only a first span in the same file can be labelled alongside.
+                let first = first.filter(|s| s.file == id);
+                let e = ResolveError::Duplicate { name: t.name.name.clone(), at: t.name.span, first };
+                errors.push(Failure::located(&self.sources, id, e));
+                continue;
+            }
+            self.templates.insert(t.name.name.clone(), (kind, id, i));
+            if kind == TemplateKind::Model {
+                self.model_order.push(t.name.name.clone());
+            }
+        }
+        self.files[id.0 as usize] = file;
+    }
+
+    fn import(
+        &mut self,
+        rel: &str,
+        span: Span,
+        from: Option<&Path>,
+        stack: &mut Vec<PathBuf>,
+        errors: &mut Vec<miette::Report>,
+    ) {
+        let candidates = [
+            from.and_then(Path::parent).map(|d| d.join(rel)),
+            Some(PathBuf::from(rel)).filter(|p| p.is_absolute()),
+            Some(stdlib_dir().join(rel)),
+        ];
+        let found = candidates.into_iter().flatten().find(|p| p.is_file());
+        let Some(found) = found else {
+            let e = ResolveError::MissingFile {
+                path: rel.to_string(),
+                reason: "no such file".into(),
+                stdlib: stdlib_dir().display().to_string(),
+                at: span,
+            };
+            errors.push(Failure::located(&self.sources, span.file, e));
+            return;
+        };
+        let canon = found.canonicalize().unwrap_or(found.clone());
+        if stack.contains(&canon) {
+            let chain: Vec<String> = stack
+                .iter()
+                .chain(std::iter::once(&canon))
+                .map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+                .collect();
+            let e = ResolveError::ImportCycle { chain: chain.join(" → "), at: span };
+            errors.push(Failure::located(&self.sources, span.file, e));
+            return;
+        }
+        if self.paths.iter().any(|p| p.as_ref() == Some(&canon)) {
+            return; // Already loaded through another import.
+        }
+        match std::fs::read_to_string(&canon) {
+            Ok(text) => self.add_file(&found.display().to_string(), &text, Some(canon), stack, errors, false),
+            Err(err) => {
+                let e = ResolveError::MissingFile {
+                    path: rel.to_string(),
+                    reason: err.to_string(),
+                    stdlib: stdlib_dir().display().to_string(),
+                    at: span,
+                };
+                errors.push(Failure::located(&self.sources, span.file, e));
+            }
+        }
+    }
+
+    fn template_at(&self, file: FileId, item: usize) -> Option<&Template> {
+        template_of(self.files.get(file.0 as usize)?.items.get(item)?)
+    }
+
+    /// A model or component by name.
+    pub fn template(&self, name: &str) -> Option<(TemplateKind, FileId, &Template)> {
+        let &(kind, file, i) = self.templates.get(name)?;
+        Some((kind, file, self.template_at(file, i)?))
+    }
+
+    /// Reads a data file named relative to the source file `from`.
+    pub fn read_relative(&self, from: FileId, rel: &str) -> Result<String, std::io::Error> {
+        let base = self.paths.get(from.0 as usize).and_then(|p| p.as_deref()).and_then(Path::parent);
+        let path = match base {
+            Some(b) => b.join(rel),
+            None => PathBuf::from(rel),
+        };
+        std::fs::read_to_string(path)
+    }
+}
+
+fn template_of(item: &Item) -> Option<&Template> {
+    match item {
+        Item::Model(t) | Item::Component(t) => Some(t),
+        _ => None,
+    }
+}

@@ -1,0 +1,18 @@
+//! The language layer: text → AST → resolved `Model`, with miette diagnostics.
+//!
+//! **Invariant:** nothing here knows about solvers, nalgebra or sprs.
+
+pub mod ast;
+pub mod diagnostics;
+pub mod eval;
+pub mod load;
+mod mtx;
+pub mod parse;
+pub mod resolve;
+pub mod source;
+pub mod units;
+
+pub use diagnostics::Failure;
+pub use load::Program;
+pub use resolve::{parse_override, resolve, Override};
+pub use source::Span;

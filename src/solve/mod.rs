@@ -1,0 +1,3 @@
+//! Numerical backends. Each consumes an assembled `System` (never the AST) and a config.
+
+pub mod modes;

@@ -1,0 +1,162 @@
+//! Linear natural frequencies and mass-normalised mode shapes of an assembled system, with
+//! its contacts `open` (nonsmooth elements removed) or `stuck` (friction replaced by its
+//! stiffness or by a rigid tie, gaps with a stiffness closed).
+//!
+//! Small systems (≤ `DENSE_LIMIT` DOFs) get every mode from a dense solve; larger ones the
+//! lowest few by shift-invert Lanczos on the sparse matrices.
+
+mod dense;
+mod lanczos;
+
+use crate::model::flat::{ContactLaw, Friction};
+use crate::model::system::{Attach, Nonlinearity, System};
+use nalgebra::DMatrix;
+use sprs::{CsMat, TriMat};
+
+/// Above this many DOFs the sparse solver computes the lowest modes only.
+pub const DENSE_LIMIT: usize = 200;
+
+/// How nonsmooth elements enter the linear problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contacts {
+    Open,
+    Stuck,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Modes {
+    /// Natural frequencies ω, rad/s, ascending (negative eigenvalues from round-off are clamped to 0).
+    pub omega: Vec<f64>,
+    /// Mass-normalised shapes, one column per mode, in the system's DOF order.
+    pub shapes: DMatrix<f64>,
+}
+
+impl Modes {
+    fn from_eigenvalues(lambdas: Vec<f64>, shapes: DMatrix<f64>) -> Modes {
+        Modes { omega: lambdas.iter().map(|l| l.max(0.0).sqrt()).collect(), shapes }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModesError {
+    #[error("the mass matrix is singular: some DOF carries no mass")]
+    SingularMass,
+    #[error("the eigensolver did not converge in {steps} Lanczos steps")]
+    NotConverged { steps: usize },
+}
+
+/// The lowest `count` modes (all of them for small systems when `count` is `None`).
+pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<Modes, ModesError> {
+    let (m, k, tie) = linear_problem(sys, contacts);
+    let n = m.rows();
+    if n == 0 {
+        return Ok(Modes { omega: vec![], shapes: DMatrix::zeros(sys.n(), 0) });
+    }
+    let reduced = if n <= DENSE_LIMIT {
+        let mut r = dense::solve(&dense_of(&m), &dense_of(&k))?;
+        if let Some(c) = count.filter(|c| *c < n) {
+            r.omega.truncate(c);
+            r.shapes = r.shapes.columns(0, c).into_owned();
+        }
+        r
+    } else {
+        lanczos::solve(&m, &k, count.unwrap_or(10))?
+    };
+    // Expand tied coordinates back to every DOF.
+    let mut shapes = DMatrix::zeros(sys.n(), reduced.omega.len());
+    for (dof, slot) in tie.iter().enumerate() {
+        if let Some(r) = slot {
+            shapes.set_row(dof, &reduced.shapes.row(*r));
+        }
+    }
+    Ok(Modes { omega: reduced.omega, shapes })
+}
+
+fn dense_of(a: &CsMat<f64>) -> DMatrix<f64> {
+    let mut d = DMatrix::zeros(a.rows(), a.cols());
+    for (v, (i, j)) in a.iter() {
+        d[(i, j)] += *v;
+    }
+    d
+}
+
+/// M and K of the linear problem, reduced by rigid ties; `tie[dof]` is the reduced
+/// coordinate of each DOF (`None` when tied to a support).
+fn linear_problem(sys: &System, contacts: Contacts) -> (CsMat<f64>, CsMat<f64>, Vec<Option<usize>>) {
+    let n = sys.n();
+    let mut extra = TriMat::new((n, n));
+    // Union–find over DOFs plus one "support" slot n.
+    let mut parent: Vec<usize> = (0..=n).collect();
+    fn find(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let slot = |a: Attach| match a {
+        Attach::Dof(i) => i,
+        Attach::Ground | Attach::Base(_) => n,
+    };
+    if contacts == Contacts::Stuck {
+        let mut spring = |a: Attach, b: Attach, k: f64| {
+            for (p, q) in [(a, b), (b, a)] {
+                if let Attach::Dof(i) = p {
+                    extra.add_triplet(i, i, k);
+                    if let Attach::Dof(j) = q {
+                        extra.add_triplet(i, j, -k);
+                    }
+                }
+            }
+        };
+        for el in &sys.nonlinear {
+            match &el.law {
+                Nonlinearity::Gap(g) => match g.law {
+                    ContactLaw::Linear { k } | ContactLaw::KelvinVoigt { k, .. } => spring(el.a[0], el.b[0], k),
+                    _ => {}
+                },
+                Nonlinearity::Friction(Friction::Jenkins { kt, .. }) => spring(el.a[0], el.b[0], *kt),
+                Nonlinearity::Friction(Friction::Contact2d { kt, kn, .. }) => {
+                    spring(el.a[0], el.b[0], *kt);
+                    spring(el.a[1], el.b[1], *kn);
+                }
+                Nonlinearity::Friction(Friction::Coulomb { .. }) => {
+                    let (ra, rb) = (find(&mut parent, slot(el.a[0])), find(&mut parent, slot(el.b[0])));
+                    // Keep the support slot as the root so that "tied to ground" is easy to read.
+                    if ra != rb {
+                        if ra == n {
+                            parent[rb] = ra;
+                        } else {
+                            parent[ra] = rb;
+                        }
+                    }
+                }
+                Nonlinearity::Polynomial { .. } => {}
+            }
+        }
+    }
+    let mut tie = vec![None; n];
+    let mut next = 0;
+    let mut root_slot = vec![None; n + 1];
+    for (dof, t) in tie.iter_mut().enumerate() {
+        let r = find(&mut parent, dof);
+        if r == n {
+            continue;
+        }
+        *t = Some(*root_slot[r].get_or_insert_with(|| {
+            next += 1;
+            next - 1
+        }));
+    }
+    let k_full: CsMat<f64> = &sys.k + &extra.to_csr();
+    let reduce = |a: &CsMat<f64>| -> CsMat<f64> {
+        let mut t = TriMat::new((next, next));
+        for (v, (i, j)) in a.iter() {
+            if let (Some(r), Some(c)) = (tie[i], tie[j]) {
+                t.add_triplet(r, c, *v);
+            }
+        }
+        t.to_csr()
+    };
+    (reduce(&sys.m), reduce(&k_full), tie)
+}
