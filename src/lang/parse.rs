@@ -268,25 +268,31 @@ impl Builder {
     }
 
     fn value(&self, p: Pair<Rule>) -> Value {
-        let q = p.into_inner().next().expect("grammar: value body");
+        let mut inner = p.into_inner();
+        let q = inner.next().expect("grammar: value body");
         match q.as_rule() {
             Rule::sweep => {
                 let span = self.span(&q);
-                let mut inner = q.into_inner();
-                let param = self.ident(inner.next().expect("grammar: sweep param"));
-                let range = self.range(inner.next().expect("grammar: sweep range"));
+                let mut parts = q.into_inner();
+                let param = self.ident(parts.next().expect("grammar: sweep param"));
+                let from = parts.next().expect("grammar: sweep from");
+                let tail = parts.next().expect("grammar: sweep range");
+                let range = self.range(from, tail);
                 Value::Sweep { param, range, span }
             }
-            Rule::range => Value::Range(self.range(q)),
             Rule::options => Value::Block(self.options(q)),
-            _ => Value::Expr(self.expr(q)),
+            _ => match inner.next() {
+                Some(tail) => Value::Range(self.range(q, tail)),
+                None => Value::Expr(self.expr(q)),
+            },
         }
     }
 
-    fn range(&self, p: Pair<Rule>) -> Range {
-        let span = self.span(&p);
-        let mut inner = p.into_inner();
-        let from = self.expr(inner.next().expect("grammar: range from"));
+    /// A range from its first expression and its `range_tail`.
+    fn range(&self, from: Pair<Rule>, tail: Pair<Rule>) -> Range {
+        let span = self.span(&from).join(self.span(&tail));
+        let from = self.expr(from);
+        let mut inner = tail.into_inner();
         let to = self.expr(inner.next().expect("grammar: range to"));
         let step = inner.next().map(|s| self.expr(s));
         Range { from, to, step, span }
@@ -363,18 +369,17 @@ impl Builder {
                 let unit = inner.next().map(|u| self.unit(u));
                 ExprKind::Number { value, unit }
             }
-            Rule::call => {
+            Rule::named => {
                 let mut inner = p.into_inner();
-                let name = self.ident(inner.next().expect("grammar: call name"));
-                let args = inner.next().map(|a| self.args(a)).unwrap_or_default();
-                ExprKind::Call { name, args }
-            }
-            Rule::tuple => ExprKind::Tuple(p.into_inner().map(|e| self.expr(e)).collect()),
-            Rule::variable => {
-                let mut inner = p.into_inner();
-                let name = self.ident(inner.next().expect("grammar: variable name"));
-                let index = inner.next().map(|i| Box::new(self.index(i)));
-                ExprKind::Var { name, index }
+                let name = self.ident(inner.next().expect("grammar: a name"));
+                match inner.next() {
+                    Some(q) if q.as_rule() == Rule::call_args => {
+                        let args = q.into_inner().next().map(|a| self.args(a)).unwrap_or_default();
+                        ExprKind::Call { name, args }
+                    }
+                    Some(q) => ExprKind::Var { name, index: Some(Box::new(self.index(q))) },
+                    None => ExprKind::Var { name, index: None },
+                }
             }
             Rule::string => ExprKind::Str(string_body(p)),
             r => unreachable!("grammar: unexpected primary {r:?}"),
@@ -441,13 +446,14 @@ pub(crate) fn rule_name(rule: Rule) -> &'static str {
         Rule::for_clause => "`for`",
         Rule::options => "`{`",
         Rule::option => "an option `name = value`",
-        Rule::value | Rule::sweep | Rule::range => "a value",
+        Rule::value | Rule::sweep => "a value",
+        Rule::range_tail => "`..`",
         Rule::expr | Rule::primary | Rule::prefix | Rule::neg => "an expression",
         Rule::infix | Rule::add | Rule::sub | Rule::mul | Rule::div | Rule::pow => "an operator",
-        Rule::call => "a call",
+        Rule::named => "a name or a call",
+        Rule::call_args => "`(`",
         Rule::args | Rule::arg => "an argument",
         Rule::tuple => "`(`",
-        Rule::variable => "a name",
         Rule::quantity | Rule::number => "a number",
         Rule::unit | Rule::unit_power | Rule::unit_atom | Rule::unit_mul | Rule::unit_div | Rule::unit_exp => {
             "a unit"

@@ -12,7 +12,7 @@ use super::load::{Program, TemplateKind};
 use super::source::{FileId, Span};
 use super::units::Dim;
 use crate::model::flat::*;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A `--set NAME=VALUE` override, already evaluated.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +55,7 @@ pub fn resolve(prog: &Program, name: &str, overrides: &[Override]) -> Result<Mod
         )));
     }
     let mut r = Resolver::new(prog);
-    let mut frame = Frame { file, prefix: String::new(), scope: Scope::default(), aliases: HashMap::new(), depth: 0 };
+    let mut frame = Frame { file, prefix: String::new(), scope: Scope::default(), aliases: HashMap::default(), depth: 0 };
     let declared = declared_params(t);
     for o in overrides {
         if !declared.iter().any(|d| *d == o.name) {
@@ -135,16 +135,16 @@ fn support(name: &str, kind: NodeKind) -> Node {
 impl<'p> Resolver<'p> {
     fn new(prog: &'p Program) -> Self {
         let nodes = vec![support("ground", NodeKind::Ground), support("base", NodeKind::Base)];
-        let node_ids = HashMap::from([("ground".to_string(), GROUND), ("base".to_string(), BASE)]);
+        let node_ids: HashMap<String, NodeId> = [("ground".to_string(), GROUND), ("base".to_string(), BASE)].into_iter().collect();
         Resolver {
             prog,
-            overrides: HashMap::new(),
+            overrides: HashMap::default(),
             param_order: vec![],
             nodes,
             node_ids,
-            names: HashMap::new(),
+            names: HashMap::default(),
             elements: vec![],
-            auto_names: HashMap::new(),
+            auto_names: HashMap::default(),
             forces: vec![],
             base: vec![],
             damping: None,
@@ -806,9 +806,9 @@ impl<'p> Resolver<'p> {
         if f.depth > 32 {
             return Err(ResolveError::Invalid { what: format!("`{}` instantiates itself", template.name), at: template.span, help: "components may nest, but not recursively".into() });
         }
-        let mut inner = Frame { file, prefix: format!("{}{}.", f.prefix, instance.name), scope: Scope::default(), aliases: HashMap::new(), depth: f.depth + 1 };
+        let mut inner = Frame { file, prefix: format!("{}{}.", f.prefix, instance.name), scope: Scope::default(), aliases: HashMap::default(), depth: f.depth + 1 };
         // Bind arguments: node references become aliases, everything else a number.
-        let mut given: HashMap<&str, &Expr> = HashMap::new();
+        let mut given: HashMap<&str, &Expr> = HashMap::default();
         for (i, a) in args.iter().enumerate() {
             let pname = match &a.name {
                 Some(n) => {
@@ -902,16 +902,17 @@ fn value_span(opts: Option<&Options>, key: &str, fallback: Span) -> Span {
 /// Reports the first unknown or repeated option key.
 pub(crate) fn check_keys(opts: Option<&Options>, allowed: &[&str], owner: &str) -> R<()> {
     let Some(opts) = opts else { return Ok(()) };
-    let mut seen: HashMap<&str, Span> = HashMap::new();
+    let mut seen: Vec<(&str, Span)> = Vec::with_capacity(opts.entries.len());
     for e in &opts.entries {
         let k = e.key.name.name.as_str();
         if !allowed.contains(&k) || e.key.index.is_some() || e.key.dir.is_some() {
             let help = suggest(k, allowed.iter().copied(), &format!("the options of {owner} are"));
             return Err(ResolveError::UnknownOption { name: k.to_string(), owner: owner.to_string(), at: e.key.span, help });
         }
-        if let Some(first) = seen.insert(k, e.key.span) {
-            return Err(ResolveError::Duplicate { name: k.to_string(), at: e.key.span, first: Some(first) });
+        if let Some((_, first)) = seen.iter().find(|(s, _)| *s == k) {
+            return Err(ResolveError::Duplicate { name: k.to_string(), at: e.key.span, first: Some(*first) });
         }
+        seen.push((k, e.key.span));
     }
     Ok(())
 }

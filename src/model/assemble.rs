@@ -6,12 +6,12 @@ use super::flat::*;
 use super::graph::SystemGraph;
 use super::system::*;
 use sprs::{CsMat, TriMat};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Assembles the system of a resolved model (contacts open: gaps and friction are not in K).
 pub fn assemble(model: &Model) -> System {
     let mut dofs = Vec::new();
-    let mut index: HashMap<(NodeId, Dir), usize> = HashMap::new();
+    let mut index: HashMap<(NodeId, Dir), usize> = HashMap::default();
     for (i, node) in model.nodes.iter().enumerate() {
         if node.is_support() || matches!(node.kind, NodeKind::Body(_)) {
             continue;
@@ -24,7 +24,7 @@ pub fn assemble(model: &Model) -> System {
         }
     }
     let n = dofs.len();
-    let mut a = Assembler { n, index, m: TriMat::new((n, n)), k: TriMat::new((n, n)), c: TriMat::new((n, n)), base_k: HashMap::new(), base_c: HashMap::new() };
+    let mut a = Assembler { n, index, m: TriMat::new((n, n)), k: TriMat::new((n, n)), c: TriMat::new((n, n)), base_k: HashMap::default(), base_c: HashMap::default() };
     let mut static_load = vec![0.0; n];
     let g = model.gravity.unwrap_or([0.0; 3]);
 
@@ -109,7 +109,7 @@ fn sorted(v: Option<&HashMap<usize, f64>>) -> Vec<(usize, f64)> {
 }
 
 fn multibody(model: &Model) -> Multibody {
-    let mut body_index = HashMap::new();
+    let mut body_index = HashMap::default();
     let mut bodies = Vec::new();
     for (i, node) in model.nodes.iter().enumerate() {
         if let NodeKind::Body(b) = &node.kind {
