@@ -381,6 +381,7 @@ impl Builder {
                     None => ExprKind::Var { name, index: None },
                 }
             }
+            Rule::tuple => ExprKind::Tuple(p.into_inner().map(|e| self.expr(e)).collect()),
             Rule::string => ExprKind::Str(string_body(p)),
             r => unreachable!("grammar: unexpected primary {r:?}"),
         };

@@ -235,6 +235,7 @@ impl<'p> Resolver<'p> {
         }
         let from = eval::integer(&rep.from, &f.scope)?;
         let to = eval::integer(&rep.to, &f.scope)?;
+        check_range_size(from, to, rep.from.span.join(rep.to.span))?;
         for i in from..=to {
             f.scope.push_local(&rep.var.name, i as f64);
             let r = body(self, f);
@@ -265,6 +266,7 @@ impl<'p> Resolver<'p> {
                         if b_i < a_i {
                             return Err(ResolveError::EmptyRange { from: a_i, to: b_i, at: a.span.join(b.span) });
                         }
+                        check_range_size(a_i, b_i, a.span.join(b.span))?;
                         (a_i..=b_i).map(|k| format!("{}[{k}]", name.name)).collect()
                     }
                     (None, Some(i)) => vec![format!("{}[{}]", name.name, eval::integer(i, &f.scope)?)],
@@ -868,6 +870,21 @@ impl<'p> Resolver<'p> {
         };
         Ok(self.node_ids.contains_key(&full).then_some(full))
     }
+}
+
+/// Loops and families beyond this many iterations are refused (a typo such as `1..1e9`
+/// would otherwise exhaust memory instead of failing).
+const MAX_RANGE: i64 = 20_000_000;
+
+fn check_range_size(from: i64, to: i64, at: Span) -> R<()> {
+    if to.saturating_sub(from) >= MAX_RANGE {
+        return Err(ResolveError::Invalid {
+            what: format!("the range {from}..{to} has more than {MAX_RANGE} values"),
+            at,
+            help: "models are limited to 20 million generated items per loop; check the bounds".into(),
+        });
+    }
+    Ok(())
 }
 
 fn missing(name: &str, owner: &str, hint: &str, at: Span) -> ResolveError {
