@@ -115,8 +115,18 @@ fn check(file: &Path, set: &[String], as_json: bool, only: Option<&str>) -> i32 
             }
         };
         let sys = assemble(&model);
+        let mut sys = sys;
         let freqs = match modes(&sys, Contacts::Open, None) {
-            Ok(m) => m.omega,
+            Ok(m) => {
+                let rigid = m.rigid_body_modes();
+                if rigid > 0 && !sys.warnings.iter().any(|w| w.code == "nsd::model::floating") {
+                    sys.warnings.push(crate::model::system::Warning {
+                        code: "nsd::model::rigid_body_modes",
+                        message: format!("{rigid} rigid-body mode(s) at ω = 0 with contacts open: some DOF has no stiffness to a support"),
+                    });
+                }
+                m.omega
+            }
             Err(e) => {
                 eprintln!("warning: natural frequencies of `{name}`: {e}");
                 vec![]

@@ -24,8 +24,8 @@ impl<'a> OptionReader<'a> {
         let kind = a.kind.keyword();
         if let Some(o) = &a.options {
             for e in &o.entries {
-                let k = e.key.name.name.as_str();
-                if !allowed.contains(&k) || e.key.index.is_some() || e.key.dir.is_some() {
+                let k = e.key.head().name.as_str();
+                if !allowed.contains(&k) || e.key.simple().is_none() {
                     let help = suggest(k, allowed.iter().copied(), &format!("the options of `{kind}` are"));
                     return Err(AnalysisError::UnknownOption { name: k.into(), kind: kind.into(), at: e.key.span, help });
                 }
@@ -39,7 +39,7 @@ impl<'a> OptionReader<'a> {
     }
 
     fn get(&self, key: &str) -> Option<&'a Value> {
-        self.options?.entries.iter().find(|e| e.key.name.name == key).map(|e| &e.value)
+        self.options?.entries.iter().find(|e| e.key.simple().is_some_and(|n| n.name == key)).map(|e| &e.value)
     }
 
     fn bad(&self, key: &str, at: Span, reason: &str, help: &str) -> AnalysisError {

@@ -76,13 +76,34 @@ pub struct Label {
     pub index: Option<Expr>,
 }
 
-/// A node (or one DOF of it): `m1`, `x[i-1]`, `p.y`, `ground`.
+/// A node (or one DOF of it): `m1`, `x[i-1]`, `p.y`, `c.x[3]`, `ground`. Whether the last
+/// segment is a direction is decided at resolve time, when the node names are known.
 #[derive(Debug, Clone)]
 pub struct NodeRef {
+    pub segments: Vec<Segment>,
+    pub span: Span,
+}
+
+/// One dotted part of a node path, `x[3]` or `y`.
+#[derive(Debug, Clone)]
+pub struct Segment {
     pub name: Ident,
     pub index: Option<Expr>,
-    pub dir: Option<Ident>,
-    pub span: Span,
+}
+
+impl NodeRef {
+    /// The name when the reference is one plain identifier (option keys, parameters).
+    pub fn simple(&self) -> Option<&Ident> {
+        match &self.segments[..] {
+            [Segment { name, index: None }] => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The first segment's name (for messages).
+    pub fn head(&self) -> &Ident {
+        &self.segments[0].name
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -238,18 +238,16 @@ impl Builder {
 
     fn node_ref(&self, p: Pair<Rule>) -> NodeRef {
         let span = self.span(&p);
-        let mut name = None;
-        let mut index = None;
-        let mut dir = None;
-        for q in p.into_inner() {
-            match q.as_rule() {
-                Rule::ident => name = Some(self.ident(q)),
-                Rule::index => index = Some(self.index(q)),
-                Rule::direction => dir = Some(self.ident(q)),
-                r => unreachable!("grammar: node_ref part {r:?}"),
-            }
-        }
-        NodeRef { name: name.expect("grammar: node name"), index, dir, span }
+        let segments = p
+            .into_inner()
+            .map(|seg| {
+                let mut inner = seg.into_inner();
+                let name = self.ident(inner.next().expect("grammar: segment name"));
+                let index = inner.next().map(|i| self.index(i));
+                Segment { name, index }
+            })
+            .collect();
+        NodeRef { segments, span }
     }
 
     fn options(&self, p: Pair<Rule>) -> Options {
@@ -441,7 +439,7 @@ pub(crate) fn rule_name(rule: Rule) -> &'static str {
             "`spring`, `damper`, `gap` or `friction`"
         }
         Rule::family => "`[from..to]`",
-        Rule::node_ref => "a node name",
+        Rule::node_ref | Rule::segment | Rule::seg_number => "a node name",
         Rule::direction => "a direction (`x`, `y`, `z`, ...)",
         Rule::index => "`[`",
         Rule::for_clause => "`for`",

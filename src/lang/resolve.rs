@@ -359,35 +359,55 @@ impl<'p> Resolver<'p> {
         Ok(())
     }
 
-    /// Looks up a node reference; returns the node and the direction if one was written.
-    fn node_ref(&mut self, f: &Frame, r: &NodeRef) -> R<(NodeId, Option<Dir>)> {
-        let local = match &r.index {
-            Some(i) => format!("{}[{}]", r.name.name, eval::integer(i, &f.scope)?),
-            None => r.name.name.clone(),
-        };
-        let full = match (r.index.is_none()).then(|| f.aliases.get(&local)).flatten() {
+    /// The full name of a node path, with indices evaluated and the instance prefix applied.
+    fn path_name(&self, f: &Frame, r: &NodeRef) -> R<String> {
+        let mut parts = Vec::with_capacity(r.segments.len());
+        for s in &r.segments {
+            parts.push(match &s.index {
+                Some(i) => format!("{}[{}]", s.name.name, eval::integer(i, &f.scope)?),
+                None => s.name.name.clone(),
+            });
+        }
+        // The first segment may be a component parameter bound to a caller's node.
+        let head = match (r.segments[0].index.is_none()).then(|| f.aliases.get(&parts[0])).flatten() {
             Some(alias) => alias.clone(),
-            None if local == "ground" || local == "base" => local.clone(),
-            None => format!("{}{local}", f.prefix),
+            None if parts.len() == 1 && (parts[0] == "ground" || parts[0] == "base") => parts[0].clone(),
+            None => format!("{}{}", f.prefix, parts[0]),
         };
-        let Some(&id) = self.node_ids.get(&full) else {
-            let scope_prefix = &f.prefix;
-            let candidates = self.node_ids.keys().filter(|k| k.starts_with(scope_prefix.as_str())).map(|k| &k[scope_prefix.len()..]);
-            let help = suggest(&local, candidates, "declare it with `mass NAME = …` before use");
-            return Err(ResolveError::UnknownNode { name: local, at: r.name.span.join(r.index.as_ref().map_or(r.name.span, |i| i.span)), help });
-        };
-        let dir = match &r.dir {
-            None => None,
-            Some(d) => {
+        let mut full = head;
+        for p in &parts[1..] {
+            full.push('.');
+            full.push_str(p);
+        }
+        Ok(full)
+    }
+
+    /// Looks up a node reference; returns the node and the direction if one was written.
+    /// The whole path is tried first; failing that, its last segment is read as a direction
+    /// of the node named by the rest (`b[20].y`, `c.x[3].x`).
+    fn node_ref(&mut self, f: &Frame, r: &NodeRef) -> R<(NodeId, Option<Dir>)> {
+        let full = self.path_name(f, r)?;
+        if let Some(&id) = self.node_ids.get(&full) {
+            return Ok((id, None));
+        }
+        let last = r.segments.last().expect("grammar: a path has a segment");
+        if r.segments.len() > 1 && last.index.is_none() {
+            let node_name = &full[..full.len() - last.name.name.len() - 1];
+            if let Some(&id) = self.node_ids.get(node_name) {
+                let d = &last.name;
                 let dir = Dir::parse(&d.name).ok_or_else(|| ResolveError::UnknownDirection { dir: d.name.clone(), at: d.span })?;
                 let node = &self.nodes[id.0];
                 if !node.dirs.contains(&dir) {
                     return Err(ResolveError::MissingDirection { node: node.name.clone(), dir: d.name.clone(), dirs: dir_names(&node.dirs), at: d.span });
                 }
-                Some(dir)
+                return Ok((id, Some(dir)));
             }
-        };
-        Ok((id, dir))
+        }
+        let local = full.strip_prefix(f.prefix.as_str()).unwrap_or(&full).to_string();
+        let scope_prefix = &f.prefix;
+        let candidates = self.node_ids.keys().filter(|k| k.starts_with(scope_prefix.as_str())).map(|k| &k[scope_prefix.len()..]);
+        let help = suggest(&local, candidates, "declare it with `mass NAME = …` before use");
+        Err(ResolveError::UnknownNode { name: local, at: r.span, help })
     }
 
     /// The one translational direction of a node, for forces and scalar contacts.
@@ -909,7 +929,7 @@ fn snippet(e: &Expr) -> String {
 }
 
 fn opt<'a>(opts: Option<&'a Options>, key: &str) -> Option<&'a Value> {
-    opts?.entries.iter().find(|e| e.key.name.name == key && e.key.index.is_none() && e.key.dir.is_none()).map(|e| &e.value)
+    opts?.entries.iter().find(|e| e.key.simple().is_some_and(|n| n.name == key)).map(|e| &e.value)
 }
 
 fn value_span(opts: Option<&Options>, key: &str, fallback: Span) -> Span {
@@ -921,8 +941,8 @@ pub(crate) fn check_keys(opts: Option<&Options>, allowed: &[&str], owner: &str) 
     let Some(opts) = opts else { return Ok(()) };
     let mut seen: Vec<(&str, Span)> = Vec::with_capacity(opts.entries.len());
     for e in &opts.entries {
-        let k = e.key.name.name.as_str();
-        if !allowed.contains(&k) || e.key.index.is_some() || e.key.dir.is_some() {
+        let k = e.key.head().name.as_str();
+        if !allowed.contains(&k) || e.key.simple().is_none() {
             let help = suggest(k, allowed.iter().copied(), &format!("the options of {owner} are"));
             return Err(ResolveError::UnknownOption { name: k.to_string(), owner: owner.to_string(), at: e.key.span, help });
         }

@@ -32,6 +32,12 @@ pub struct Modes {
 }
 
 impl Modes {
+    /// Modes at ω ≈ 0 (below 1e-6 of the highest computed frequency): rigid-body motions.
+    pub fn rigid_body_modes(&self) -> usize {
+        let top = self.omega.iter().copied().fold(0.0, f64::max);
+        self.omega.iter().filter(|w| **w <= 1e-6 * top).count()
+    }
+
     fn from_eigenvalues(lambdas: Vec<f64>, shapes: DMatrix<f64>) -> Modes {
         Modes { omega: lambdas.iter().map(|l| l.max(0.0).sqrt()).collect(), shapes }
     }
