@@ -596,12 +596,12 @@ impl<'p> Resolver<'p> {
                         _ => return Err(ResolveError::WrongType { expected: "two directions".into(), found: "another list".into(), at: v.span(), help: "write `directions = (tangent, normal)`, e.g. `(x, y)`".into() }),
                     },
                 };
+                // The tangent must be a DOF of each node; a node without the normal direction
+                // is held in it (a fixed pad: the normal load stays N0 on that side).
                 for node in [a, b] {
                     let n = &self.nodes[node.0];
-                    for d in [tangent, normal] {
-                        if !n.is_support() && !n.dirs.contains(&d) {
-                            return Err(ResolveError::MissingDirection { node: n.name.clone(), dir: d.to_string(), dirs: dir_names(&n.dirs), at: span });
-                        }
+                    if !n.is_support() && !n.dirs.contains(&tangent) {
+                        return Err(ResolveError::MissingDirection { node: n.name.clone(), dir: tangent.to_string(), dirs: dir_names(&n.dirs), at: span });
                     }
                 }
                 Ok(Friction::Contact2d { kt, kn, mu, n0, angle, tangent, normal })

@@ -78,6 +78,24 @@ pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<M
     Ok(Modes { omega: reduced.omega, shapes })
 }
 
+/// Adds the stiffness `block` acting on the relative displacement `x_a − x_b` of two
+/// attachment lists (supports contribute nothing).
+fn couple(extra: &mut TriMat<f64>, a: &[Attach], b: &[Attach], block: &[Vec<f64>]) {
+    for (p, q) in [(a, b), (b, a)] {
+        for (r, row) in block.iter().enumerate() {
+            let Some(Attach::Dof(i)) = p.get(r) else { continue };
+            for (col, v) in row.iter().enumerate() {
+                if let Some(Attach::Dof(j)) = p.get(col) {
+                    extra.add_triplet(*i, *j, *v);
+                }
+                if let Some(Attach::Dof(j)) = q.get(col) {
+                    extra.add_triplet(*i, *j, -*v);
+                }
+            }
+        }
+    }
+}
+
 fn dense_of(a: &CsMat<f64>) -> DMatrix<f64> {
     let mut d = DMatrix::zeros(a.rows(), a.cols());
     for (v, (i, j)) in a.iter() {
@@ -105,26 +123,19 @@ fn linear_problem(sys: &System, contacts: Contacts) -> (CsMat<f64>, CsMat<f64>, 
         Attach::Ground | Attach::Base(_) => n,
     };
     if contacts == Contacts::Stuck {
-        let mut spring = |a: Attach, b: Attach, k: f64| {
-            for (p, q) in [(a, b), (b, a)] {
-                if let Attach::Dof(i) = p {
-                    extra.add_triplet(i, i, k);
-                    if let Attach::Dof(j) = q {
-                        extra.add_triplet(i, j, -k);
-                    }
-                }
-            }
-        };
         for el in &sys.nonlinear {
             match &el.law {
                 Nonlinearity::Gap(g) => match g.law {
-                    ContactLaw::Linear { k } | ContactLaw::KelvinVoigt { k, .. } => spring(el.a[0], el.b[0], k),
+                    ContactLaw::Linear { k } | ContactLaw::KelvinVoigt { k, .. } => couple(&mut extra, &el.a, &el.b, &[vec![k]]),
                     _ => {}
                 },
-                Nonlinearity::Friction(Friction::Jenkins { kt, .. }) => spring(el.a[0], el.b[0], *kt),
-                Nonlinearity::Friction(Friction::Contact2d { kt, kn, .. }) => {
-                    spring(el.a[0], el.b[0], *kt);
-                    spring(el.a[1], el.b[1], *kn);
+                Nonlinearity::Friction(Friction::Jenkins { kt, .. }) => couple(&mut extra, &el.a, &el.b, &[vec![*kt]]),
+                Nonlinearity::Friction(Friction::Contact2d { kt, kn, angle, .. }) => {
+                    // Stuck: kt along the contact tangent t = (cos α, sin α) and kn along the
+                    // normal n = (−sin α, cos α), in the plane of the element's two directions.
+                    let (c, s) = (angle.cos(), angle.sin());
+                    let block = [vec![kt * c * c + kn * s * s, (kt - kn) * c * s], vec![(kt - kn) * c * s, kt * s * s + kn * c * c]];
+                    couple(&mut extra, &el.a, &el.b, &block);
                 }
                 Nonlinearity::Friction(Friction::Coulomb { .. }) => {
                     let (ra, rb) = (find(&mut parent, slot(el.a[0])), find(&mut parent, slot(el.b[0])));
