@@ -172,7 +172,7 @@ pub fn check_json(model: &Model, sys: &System, freqs: &[f64]) -> Value {
     let params: serde_json::Map<String, Value> = model.params.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
     json!({
         "model": model.name,
-        "dofs": sys.dofs.iter().map(|d| d.name.clone()).collect::<Vec<_>>(),
+        "dofs": sys.coordinate_names(),
         "elements": elements,
         "natural_frequencies": freqs,
         "parameters": params,
@@ -184,13 +184,14 @@ pub fn check_json(model: &Model, sys: &System, freqs: &[f64]) -> Value {
 fn check_text(model: &Model, sys: &System, freqs: &[f64]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
-    let _ = writeln!(s, "model {}: {} DOFs, {} elements", model.name, sys.n(), model.elements.len());
+    let _ = writeln!(s, "model {}: {} DOFs, {} elements", model.name, sys.coordinate_names().len(), model.elements.len());
     if !model.params.is_empty() {
         let p: Vec<String> = model.params.iter().map(|(k, v)| format!("{k} = {v}")).collect();
         let _ = writeln!(s, "  parameters: {}", p.join(", "));
     }
-    let shown = sys.dofs.iter().take(12).map(|d| d.name.as_str()).collect::<Vec<_>>().join(", ");
-    let more = if sys.n() > 12 { format!(", … ({} more)", sys.n() - 12) } else { String::new() };
+    let names = sys.coordinate_names();
+    let shown = names.iter().take(12).map(String::as_str).collect::<Vec<_>>().join(", ");
+    let more = if names.len() > 12 { format!(", … ({} more)", names.len() - 12) } else { String::new() };
     let _ = writeln!(s, "  DOFs: {shown}{more}");
     if !sys.nonlinear.is_empty() {
         let _ = writeln!(s, "  nonsmooth/nonlinear elements: {}", sys.nonlinear.iter().map(|e| e.name.as_str()).take(8).collect::<Vec<_>>().join(", "));

@@ -722,7 +722,7 @@ impl<'p> Resolver<'p> {
     }
 
     fn body(&mut self, f: &Frame, name: &ast::Ident, o: &Options, span: Span) -> R<()> {
-        check_keys(Some(o), &["mass", "inertia", "at", "orientation", "velocity", "angular_velocity"], "body")?;
+        check_keys(Some(o), &["mass", "inertia", "at", "orientation", "velocity", "angular_velocity", "force", "force_at"], "body")?;
         let s = &f.scope;
         let o = Some(o);
         let mass = num_opt(o, "mass", s, "a mass", Dim::MASS)?.ok_or_else(|| missing("mass", "body", "a rigid body needs its mass and principal inertia", span))?;
@@ -751,7 +751,9 @@ impl<'p> Resolver<'p> {
             }
             Some(v) => return Err(ResolveError::WrongType { expected: "four Euler parameters".into(), found: "something else".into(), at: v.span(), help: "write `orientation = (1, 0, 0, 0)`".into() }),
         };
-        let body = Body { mass, inertia, position, orientation, velocity, angular_velocity };
+        let force = vec_opt(o, "force", s, Dim::FORCE)?.unwrap_or([0.0; 3]);
+        let force_at = vec_opt(o, "force_at", s, Dim::LENGTH)?.unwrap_or([0.0; 3]);
+        let body = Body { mass, inertia, position, orientation, velocity, angular_velocity, force, force_at };
         let dirs = vec![Dir::X, Dir::Y, Dir::Z, Dir::Rx, Dir::Ry, Dir::Rz];
         self.add_node(f, name.name.clone(), NodeKind::Body(body), dirs, vec![], mass, name.span)?;
         Ok(())
@@ -763,7 +765,7 @@ impl<'p> Resolver<'p> {
         if !kinds.contains(&kind.name.as_str()) {
             return Err(ResolveError::UnknownLaw { name: kind.name.clone(), owner: "joint".into(), at: kind.span, help: suggest(&kind.name, kinds, "joints are") });
         }
-        check_keys(o, &["at", "axis", "clearance", "axial_clearance", "law", "mu", "section"], "joint")?;
+        check_keys(o, &["at", "axis", "radius", "length", "clearance", "axial_clearance", "law", "mu", "section"], "joint")?;
         let (a, _) = self.node_ref(f, ra)?;
         let (b, _) = self.node_ref(f, rb)?;
         for (n, r) in [(a, ra), (b, rb)] {
@@ -793,6 +795,14 @@ impl<'p> Resolver<'p> {
             }
             Ok(c)
         };
+        let positive = |k: &str| -> R<f64> {
+            let v = num_opt(o, k, s, "a length", Dim::LENGTH)?.unwrap_or(0.0);
+            if v < 0.0 {
+                return Err(non_physical(&format!("joint `{k}` must not be negative"), value_span(o, k, span), v, "radius and length are dimensions in m, ≥ 0"));
+            }
+            Ok(v)
+        };
+        let (radius, length) = (positive("radius")?, positive("length")?);
         let radial_clearance = clearance("clearance")?;
         let axial_clearance = clearance("axial_clearance")?;
         let law = match opt(o, "law") {
@@ -812,7 +822,7 @@ impl<'p> Resolver<'p> {
             }
         };
         let name = self.element_name(f, label, "joint", a, b)?;
-        let joint = Joint { kind: jk, at, axis, radial_clearance, axial_clearance, law, mu };
+        let joint = Joint { kind: jk, at, axis, radius, length, radial_clearance, axial_clearance, law, mu };
         self.elements.push(Element { name, kind: ElementKind::Joint(joint), a: Endpoint { node: a, dir: None }, b: Endpoint { node: b, dir: None }, span });
         Ok(())
     }

@@ -216,6 +216,9 @@ pub struct Body {
     pub orientation: [f64; 4],
     pub velocity: [f64; 3],
     pub angular_velocity: [f64; 3],
+    /// A constant external force (global frame, N) applied at `force_at` (body frame, m).
+    pub force: [f64; 3],
+    pub force_at: [f64; 3],
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -236,6 +239,10 @@ pub struct Joint {
     pub at: [f64; 3],
     /// Unit joint axis, global frame.
     pub axis: [f64; 3],
+    /// Journal (pin or rod) radius and bearing length along the axis, m; they place the
+    /// contact points of a joint with clearance.
+    pub radius: f64,
+    pub length: f64,
     pub radial_clearance: Option<f64>,
     pub axial_clearance: Option<f64>,
     /// Contact law inside the clearance (`impact(e)` for the nonsmooth time stepping).

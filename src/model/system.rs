@@ -69,6 +69,15 @@ pub struct Multibody {
     pub gravity: [f64; 3],
 }
 
+impl Multibody {
+    /// Generalised coordinates, 7 per body (paper 002): position of the centre of mass and the
+    /// Euler parameters, named `body.x`, `body.y`, `body.z`, `body.e0` … `body.e3`.
+    pub fn coordinate_names(&self) -> Vec<String> {
+        let parts = ["x", "y", "z", "e0", "e1", "e2", "e3"];
+        self.bodies.iter().flat_map(|(b, _)| parts.iter().map(move |p| format!("{b}.{p}"))).collect()
+    }
+}
+
 /// A model warning (floating subsystems, rigid-body modes, …).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Warning {
@@ -96,6 +105,15 @@ pub struct System {
 impl System {
     pub fn n(&self) -> usize {
         self.dofs.len()
+    }
+
+    /// Every unknown by name: the lumped/FE DOFs, then the rigid-body coordinates.
+    pub fn coordinate_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.dofs.iter().map(|d| d.name.clone()).collect();
+        if let Some(mb) = &self.multibody {
+            names.extend(mb.coordinate_names());
+        }
+        names
     }
 
     pub fn dof_index(&self, name: &str) -> Option<usize> {
