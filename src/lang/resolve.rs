@@ -119,7 +119,8 @@ struct Resolver<'p> {
     /// Names of nodes and labelled elements, with where they were declared.
     names: HashMap<String, Span>,
     elements: Vec<Element>,
-    auto_names: HashMap<String, usize>,
+    /// How many unlabelled elements of each kind join the same two nodes (for `#2` suffixes).
+    auto_names: HashMap<(&'static str, NodeId, NodeId), usize>,
     forces: Vec<Force>,
     base: Vec<BaseMotion>,
     damping: Option<(Rayleigh, Span)>,
@@ -361,23 +362,27 @@ impl<'p> Resolver<'p> {
 
     /// The full name of a node path, with indices evaluated and the instance prefix applied.
     fn path_name(&self, f: &Frame, r: &NodeRef) -> R<String> {
-        let mut parts = Vec::with_capacity(r.segments.len());
-        for s in &r.segments {
-            parts.push(match &s.index {
-                Some(i) => format!("{}[{}]", s.name.name, eval::integer(i, &f.scope)?),
-                None => s.name.name.clone(),
-            });
-        }
-        // The first segment may be a component parameter bound to a caller's node.
-        let head = match (r.segments[0].index.is_none()).then(|| f.aliases.get(&parts[0])).flatten() {
-            Some(alias) => alias.clone(),
-            None if parts.len() == 1 && (parts[0] == "ground" || parts[0] == "base") => parts[0].clone(),
-            None => format!("{}{}", f.prefix, parts[0]),
-        };
-        let mut full = head;
-        for p in &parts[1..] {
-            full.push('.');
-            full.push_str(p);
+        use std::fmt::Write;
+        let mut full = String::with_capacity(f.prefix.len() + 16);
+        for (i, seg) in r.segments.iter().enumerate() {
+            if i == 0 {
+                // The first segment may be a component parameter bound to a caller's node.
+                let alias = if seg.index.is_none() { f.aliases.get(&seg.name.name) } else { None };
+                let support = r.segments.len() == 1 && seg.index.is_none() && (seg.name.name == "ground" || seg.name.name == "base");
+                if let Some(alias) = alias {
+                    full.push_str(alias);
+                    continue;
+                } else if !support {
+                    full.push_str(&f.prefix);
+                }
+            } else {
+                full.push('.');
+            }
+            full.push_str(&seg.name.name);
+            if let Some(ix) = &seg.index {
+                // Writing into a String cannot fail.
+                let _ = write!(full, "[{}]", eval::integer(ix, &f.scope)?);
+            }
         }
         Ok(full)
     }
@@ -457,7 +462,7 @@ impl<'p> Resolver<'p> {
         }
     }
 
-    fn element_name(&mut self, f: &Frame, label: Option<&ast::Label>, kind: &str, a: NodeId, b: NodeId) -> R<String> {
+    fn element_name(&mut self, f: &Frame, label: Option<&ast::Label>, kind: &'static str, a: NodeId, b: NodeId) -> R<String> {
         if let Some(l) = label {
             let local = match &l.index {
                 Some(i) => format!("{}[{}]", l.name.name, eval::integer(i, &f.scope)?),
@@ -467,9 +472,9 @@ impl<'p> Resolver<'p> {
             self.claim_name(&name, l.name.span)?;
             return Ok(name);
         }
-        let base = format!("{kind}({}--{})", self.nodes[a.0].name, self.nodes[b.0].name);
-        let n = self.auto_names.entry(base.clone()).or_insert(0);
+        let n = self.auto_names.entry((kind, a, b)).or_insert(0);
         *n += 1;
+        let base = format!("{kind}({}--{})", self.nodes[a.0].name, self.nodes[b.0].name);
         Ok(if *n == 1 { base } else { format!("{base}#{n}") })
     }
 

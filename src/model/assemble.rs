@@ -11,14 +11,14 @@ use rustc_hash::FxHashMap as HashMap;
 /// Assembles the system of a resolved model (contacts open: gaps and friction are not in K).
 pub fn assemble(model: &Model) -> System {
     let mut dofs = Vec::new();
-    let mut index: HashMap<(NodeId, Dir), usize> = HashMap::default();
+    let mut index = DofIndex { range: vec![(0, 0); model.nodes.len()], dirs: Vec::new() };
     for (i, node) in model.nodes.iter().enumerate() {
         if node.is_support() || matches!(node.kind, NodeKind::Body(_)) {
             continue;
         }
         for &d in &node.dirs {
             if !node.fixed.contains(&d) {
-                index.insert((NodeId(i), d), dofs.len());
+                index.insert(NodeId(i), d, dofs.len());
                 dofs.push(Dof { name: format!("{}.{d}", node.name), node: NodeId(i), dir: d });
             }
         }
@@ -53,7 +53,7 @@ pub fn assemble(model: &Model) -> System {
             ElementKind::Beam(seg) => a.beam(el, seg, g, &mut static_load),
             ElementKind::Matrices(sub) => {
                 let ids: Vec<Option<usize>> =
-                    (0..sub.size).map(|j| a.index.get(&(el.a.node, Dir::Index(j as u32 + 1))).copied()).collect();
+                    (0..sub.size).map(|j| a.index.get(el.a.node, Dir::Index(j as u32 + 1))).collect();
                 for (mat, trip) in [(Matrix::M, &sub.m), (Matrix::K, &sub.k), (Matrix::C, &sub.c)] {
                     for &(r, c, v) in trip.iter() {
                         if let (Some(i), Some(j)) = (ids[r], ids[c]) {
@@ -80,7 +80,7 @@ pub fn assemble(model: &Model) -> System {
         .iter()
         .filter_map(|f| {
             let dir = f.target.dir?;
-            Some(DofForce { dof: *a.index.get(&(f.target.node, dir))?, f: f.f.clone() })
+            Some(DofForce { dof: a.index.get(f.target.node, dir)?, f: f.f.clone() })
         })
         .collect();
     let base = model
@@ -128,6 +128,30 @@ fn multibody(model: &Model) -> Multibody {
     Multibody { bodies, joints, gravity: model.gravity.unwrap_or([0.0; 3]) }
 }
 
+/// DOF numbers by (node, direction): each node's DOFs are consecutive, `range[node]` is
+/// their span in `dirs` (a node has at most a handful of directions, so a scan beats hashing).
+struct DofIndex {
+    range: Vec<(usize, usize)>,
+    dirs: Vec<Dir>,
+}
+
+impl DofIndex {
+    fn insert(&mut self, node: NodeId, dir: Dir, dof: usize) {
+        debug_assert_eq!(dof, self.dirs.len());
+        let r = &mut self.range[node.0];
+        if r.0 == r.1 {
+            *r = (dof, dof);
+        }
+        r.1 = dof + 1;
+        self.dirs.push(dir);
+    }
+
+    fn get(&self, node: NodeId, dir: Dir) -> Option<usize> {
+        let (start, end) = *self.range.get(node.0)?;
+        (start..end).find(|&i| self.dirs[i] == dir)
+    }
+}
+
 #[derive(Clone, Copy)]
 enum Matrix {
     M,
@@ -137,7 +161,7 @@ enum Matrix {
 
 struct Assembler {
     n: usize,
-    index: HashMap<(NodeId, Dir), usize>,
+    index: DofIndex,
     m: TriMat<f64>,
     k: TriMat<f64>,
     c: TriMat<f64>,
@@ -161,7 +185,7 @@ impl Assembler {
         match model.node(e.node).kind {
             NodeKind::Ground => Attach::Ground,
             NodeKind::Base => Attach::Base(dir),
-            _ => self.index.get(&(e.node, dir)).map_or(Attach::Ground, |&i| Attach::Dof(i)),
+            _ => self.index.get(e.node, dir).map_or(Attach::Ground, Attach::Dof),
         }
     }
 
@@ -199,7 +223,7 @@ impl Assembler {
     }
 
     fn beam(&mut self, el: &Element, s: &BeamSegment, g: [f64; 3], load: &mut [f64]) {
-        let dof = |node: NodeId, d: Dir| self.index.get(&(node, d)).copied();
+        let dof = |node: NodeId, d: Dir| self.index.get(node, d);
         let ids = [dof(el.a.node, s.transverse), dof(el.a.node, s.rotation), dof(el.b.node, s.transverse), dof(el.b.node, s.rotation)];
         let kb = beam::bending_stiffness(s.ei, s.length);
         let mb = beam::bending_mass(s.rho_a, s.length);
