@@ -181,7 +181,8 @@ pub fn check_json(model: &Model, sys: &System, freqs: &[f64]) -> Value {
     })
 }
 
-fn check_text(model: &Model, sys: &System, freqs: &[f64]) -> String {
+/// The human summary `check` prints for one model (also the REPL's `:show`).
+pub(crate) fn check_text(model: &Model, sys: &System, freqs: &[f64]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let _ = writeln!(s, "model {}: {} DOFs, {} elements", model.name, sys.coordinate_names().len(), model.elements.len());
