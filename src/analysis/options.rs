@@ -68,7 +68,7 @@ impl<'a> OptionReader<'a> {
                 if let Some(c) = choices.iter().find(|c| **c == name.name) {
                     return Ok(Some(c));
                 }
-                let help = suggest(&name.name, choices.iter().copied(), "choose one of");
+                let help = suggest(&name.name, choices.iter().copied(), "the choices are");
                 return Err(self.bad(key, e.span, &format!("expected one of {list}"), &help));
             }
         }

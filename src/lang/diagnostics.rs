@@ -30,12 +30,17 @@ pub enum ParseError {
 }
 
 impl ParseError {
-    pub(crate) fn from_pest(e: pest::error::Error<super::parse::Rule>, file: FileId) -> ParseError {
+    pub(crate) fn from_pest(e: pest::error::Error<super::parse::Rule>, file: FileId, text: &str) -> ParseError {
         use pest::error::{ErrorVariant, InputLocation};
-        let (start, end) = match e.location {
+        let (mut start, mut end) = match e.location {
             InputLocation::Pos(p) => (p, p),
             InputLocation::Span((a, b)) => (a, b),
         };
+        // At the end of the text, point at its last visible character so the label shows.
+        if start >= text.trim_end().len() && !text.trim_end().is_empty() {
+            let last = text.trim_end().char_indices().last().map_or(0, |(i, _)| i);
+            (start, end) = (last, last + text[last..].chars().next().map_or(1, char::len_utf8));
+        }
         let expected = match &e.variant {
             ErrorVariant::ParsingError { positives, .. } => {
                 let mut names: Vec<&str> =
@@ -50,7 +55,8 @@ impl ParseError {
             }
             ErrorVariant::CustomError { message } => message.clone(),
         };
-        ParseError::Syntax { expected, at: Span::new(file, start, end.max(start)), found: "unexpected here".into() }
+        let found = if end > start && start >= text.trim_end().len().saturating_sub(1) { "the text ends here" } else { "unexpected here" };
+        ParseError::Syntax { expected, at: Span::new(file, start, end.max(start)), found: found.into() }
     }
 
     pub fn span(&self) -> Span {
@@ -264,12 +270,12 @@ pub enum ResolveError {
         #[label("not a whole number")]
         at: Span,
     },
-    #[error("unknown law `{name}` for {owner}")]
+    #[error("unknown {owner} `{name}`")]
     #[diagnostic(code(nsd::resolve::unknown_law), help("{help}"))]
     UnknownLaw {
         name: String,
         owner: String,
-        #[label("unknown law")]
+        #[label("unknown {owner}")]
         at: Span,
         help: String,
     },
@@ -351,8 +357,10 @@ pub enum ResolveError {
     },
 }
 
-/// "did you mean `x`?" from the closest candidate (Jaro–Winkler ≥ 0.8), else a list.
-pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>, fallback: &str) -> String {
+/// "did you mean `x`?" from the closest candidate (Jaro–Winkler ≥ 0.8); otherwise the lead
+/// followed by the candidates when there are few ("sides are `positive`, …"), or the lead
+/// alone. A lead that does not end in "are" gets the list in parentheses.
+pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>, lead: &str) -> String {
     let mut best: Option<(&str, f64)> = None;
     let mut all: Vec<&str> = Vec::new();
     for c in candidates {
@@ -366,8 +374,13 @@ pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>, fa
         Some((c, _)) => format!("did you mean `{c}`?"),
         None if !all.is_empty() && all.len() <= 12 => {
             all.sort_unstable();
-            format!("{fallback}; known: {}", all.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", "))
+            let list = all.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
+            if lead.ends_with(" are") {
+                format!("{lead} {list}")
+            } else {
+                format!("{lead} (known: {list})")
+            }
         }
-        None => fallback.to_string(),
+        None => lead.to_string(),
     }
 }

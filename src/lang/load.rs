@@ -155,7 +155,7 @@ impl Program {
             let e = ResolveError::MissingFile {
                 path: rel.to_string(),
                 reason: "no such file".into(),
-                stdlib: stdlib_dir().display().to_string(),
+                stdlib: "`stdlib/`, or `$NSD_STDLIB`".into(),
                 at: span,
             };
             errors.push(Failure::located(&self.sources, span.file, e));
@@ -181,7 +181,7 @@ impl Program {
                 let e = ResolveError::MissingFile {
                     path: rel.to_string(),
                     reason: err.to_string(),
-                    stdlib: stdlib_dir().display().to_string(),
+                    stdlib: "`stdlib/`, or `$NSD_STDLIB`".into(),
                     at: span,
                 };
                 errors.push(Failure::located(&self.sources, span.file, e));

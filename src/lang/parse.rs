@@ -17,16 +17,16 @@ struct NsdParser;
 
 /// Parses one file. The first syntax error stops the parse (pest reports one position).
 pub fn parse_file(text: &str, file: FileId) -> Result<File, ParseError> {
-    let mut pairs = NsdParser::parse(Rule::file, text).map_err(|e| ParseError::from_pest(e, file))?;
+    let mut pairs = NsdParser::parse(Rule::file, text).map_err(|e| ParseError::from_pest(e, file, text))?;
     let p = Builder { file };
     let root = pairs.next().expect("grammar: `file` always yields one pair");
-    let items = root.into_inner().filter(|i| i.as_rule() != Rule::EOI).map(|i| p.item(i)).collect();
+    let items = root.into_inner().filter(not_token).filter(|i| i.as_rule() != Rule::EOI).map(|i| p.item(i)).collect();
     Ok(File { items })
 }
 
 /// Parses a single expression (used for `--set NAME=VALUE` and the REPL's `:set`).
 pub fn parse_expr(text: &str, file: FileId) -> Result<Expr, ParseError> {
-    let mut pairs = NsdParser::parse(Rule::expr, text).map_err(|e| ParseError::from_pest(e, file))?;
+    let mut pairs = NsdParser::parse(Rule::expr, text).map_err(|e| ParseError::from_pest(e, file, text))?;
     let pair = pairs.next().expect("grammar: `expr` yields one pair");
     if pair.as_span().end() != text.trim_end().len() {
         let at = Span::new(file, pair.as_span().end(), text.len());
@@ -65,7 +65,7 @@ impl Builder {
         let span = self.span(&p);
         match p.as_rule() {
             Rule::import => {
-                let s = p.into_inner().next().expect("grammar: import has a string");
+                let s = p.into_inner().filter(not_token).next().expect("grammar: import has a string");
                 Item::Import { path: string_body(s), span }
             }
             Rule::model => Item::Model(self.template(p)),
@@ -77,13 +77,13 @@ impl Builder {
 
     fn template(&self, p: Pair<Rule>) -> Template {
         let span = self.span(&p);
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_token);
         let name = self.ident(inner.next().expect("grammar: template name"));
         let mut params = Vec::new();
         let mut body = Vec::new();
         for q in inner {
             match q.as_rule() {
-                Rule::param_list => params = q.into_inner().map(|d| self.param_decl(d)).collect(),
+                Rule::param_list => params = q.into_inner().filter(not_token).map(|d| self.param_decl(d)).collect(),
                 _ => body.push(self.stmt(q)),
             }
         }
@@ -91,7 +91,7 @@ impl Builder {
     }
 
     fn param_decl(&self, p: Pair<Rule>) -> ParamDecl {
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_token);
         let name = self.ident(inner.next().expect("grammar: param name"));
         let default = inner.next().map(|e| self.expr(e));
         ParamDecl { name, default }
@@ -100,7 +100,7 @@ impl Builder {
     fn stmt(&self, p: Pair<Rule>) -> Stmt {
         let span = self.span(&p);
         let rule = p.as_rule();
-        let mut inner = p.into_inner().peekable();
+        let mut inner = p.into_inner().filter(not_token).peekable();
         match rule {
             Rule::param_stmt => Stmt::Param(inner.map(|d| self.param_decl(d)).collect()),
             Rule::mass_stmt => {
@@ -113,7 +113,7 @@ impl Builder {
                 for q in inner {
                     match q.as_rule() {
                         Rule::family => {
-                            let mut r = q.into_inner();
+                            let mut r = q.into_inner().filter(not_token);
                             let a = self.expr(r.next().expect("grammar: family start"));
                             let b = self.expr(r.next().expect("grammar: family end"));
                             family = Some((a, b));
@@ -130,7 +130,7 @@ impl Builder {
             }
             Rule::element_stmt => {
                 let kind_pair = inner.next().expect("grammar: element kind");
-                let kind = match kind_pair.into_inner().next().map(|k| k.as_rule()) {
+                let kind = match kind_pair.into_inner().filter(not_token).next().map(|k| k.as_rule()) {
                     Some(Rule::kw_spring) => ElementKind::Spring,
                     Some(Rule::kw_damper) => ElementKind::Damper,
                     Some(Rule::kw_gap) => ElementKind::Gap,
@@ -201,9 +201,9 @@ impl Builder {
         }
     }
 
-    fn maybe_label<'i>(&self, inner: &mut std::iter::Peekable<pest::iterators::Pairs<'i, Rule>>) -> Option<Label> {
+    fn maybe_label<'i>(&self, inner: &mut std::iter::Peekable<impl Iterator<Item = Pair<'i, Rule>>>) -> Option<Label> {
         if inner.peek().map(|q| q.as_rule()) == Some(Rule::label) {
-            let mut l = inner.next().expect("peeked").into_inner();
+            let mut l = inner.next().expect("peeked").into_inner().filter(not_token);
             let name = self.ident(l.next().expect("grammar: label name"));
             let index = l.next().map(|i| self.index(i));
             Some(Label { name, index })
@@ -225,7 +225,7 @@ impl Builder {
     }
 
     fn repeat(&self, p: Pair<Rule>) -> Repeat {
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_token);
         let var = self.ident(inner.next().expect("grammar: for var"));
         let from = self.expr(inner.next().expect("grammar: for from"));
         let to = self.expr(inner.next().expect("grammar: for to"));
@@ -233,30 +233,33 @@ impl Builder {
     }
 
     fn index(&self, p: Pair<Rule>) -> Expr {
-        self.expr(p.into_inner().next().expect("grammar: index expr"))
+        self.expr(p.into_inner().filter(not_token).next().expect("grammar: index expr"))
     }
 
     fn node_ref(&self, p: Pair<Rule>) -> NodeRef {
-        let span = self.span(&p);
-        let segments = p
-            .into_inner()
+        let segments: Vec<Segment> = p
+            .into_inner().filter(not_token)
             .map(|seg| {
-                let mut inner = seg.into_inner();
+                let mut inner = seg.into_inner().filter(not_token);
                 let name = self.ident(inner.next().expect("grammar: segment name"));
                 let index = inner.next().map(|i| self.index(i));
                 Segment { name, index }
             })
             .collect();
-        NodeRef { segments, span }
+        // The pair's own span can include trailing blanks; the segments' cannot.
+        let first = segments.first().expect("grammar: a path has a segment").name.span;
+        let last = segments.last().map_or(first, |s| s.index.as_ref().map_or(s.name.span, |i| s.name.span.join(i.span)));
+        let end = if segments.last().is_some_and(|s| s.index.is_some()) { last.end + 1 } else { last.end };
+        NodeRef { segments, span: Span { end, ..first.join(last) } }
     }
 
     fn options(&self, p: Pair<Rule>) -> Options {
         let span = self.span(&p);
         let entries = p
-            .into_inner()
+            .into_inner().filter(not_token)
             .map(|o| {
                 let span = self.span(&o);
-                let mut inner = o.into_inner();
+                let mut inner = o.into_inner().filter(not_token);
                 let key = self.node_ref(inner.next().expect("grammar: option key"));
                 let value = self.value(inner.next().expect("grammar: option value"));
                 OptionEntry { key, value, span }
@@ -266,12 +269,12 @@ impl Builder {
     }
 
     fn value(&self, p: Pair<Rule>) -> Value {
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_token);
         let q = inner.next().expect("grammar: value body");
         match q.as_rule() {
             Rule::sweep => {
                 let span = self.span(&q);
-                let mut parts = q.into_inner();
+                let mut parts = q.into_inner().filter(not_token);
                 let param = self.ident(parts.next().expect("grammar: sweep param"));
                 let from = parts.next().expect("grammar: sweep from");
                 let tail = parts.next().expect("grammar: sweep range");
@@ -290,7 +293,7 @@ impl Builder {
     fn range(&self, from: Pair<Rule>, tail: Pair<Rule>) -> Range {
         let span = self.span(&from).join(self.span(&tail));
         let from = self.expr(from);
-        let mut inner = tail.into_inner();
+        let mut inner = tail.into_inner().filter(not_token);
         let to = self.expr(inner.next().expect("grammar: range to"));
         let step = inner.next().map(|s| self.expr(s));
         Range { from, to, step, span }
@@ -298,9 +301,9 @@ impl Builder {
 
     fn analysis(&self, p: Pair<Rule>) -> Analysis {
         let span = self.span(&p);
-        let mut inner = p.into_inner();
+        let mut inner = p.into_inner().filter(not_token);
         let kind_pair = inner.next().expect("grammar: analysis kind");
-        let kind = match kind_pair.into_inner().next().map(|k| k.as_rule()) {
+        let kind = match kind_pair.into_inner().filter(not_token).next().map(|k| k.as_rule()) {
             Some(Rule::kw_modes) => AnalysisKind::Modes,
             Some(Rule::kw_simulate) => AnalysisKind::Simulate,
             Some(Rule::kw_sweep_regimes) => AnalysisKind::SweepRegimes,
@@ -324,9 +327,9 @@ impl Builder {
     }
 
     fn args(&self, p: Pair<Rule>) -> Vec<Arg> {
-        p.into_inner()
+        p.into_inner().filter(not_token)
             .map(|a| {
-                let mut inner = a.into_inner().collect::<Vec<_>>();
+                let mut inner = a.into_inner().filter(not_token).collect::<Vec<_>>();
                 let value = self.expr(inner.pop().expect("grammar: arg value"));
                 let name = inner.pop().map(|n| self.ident(n));
                 Arg { name, value }
@@ -352,7 +355,7 @@ impl Builder {
                 let span = lhs.span.join(rhs.span);
                 Expr { kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span }
             })
-            .parse(p.into_inner())
+            .parse(p.into_inner().filter(not_token))
     }
 
     fn primary(&self, p: Pair<Rule>) -> Expr {
@@ -360,7 +363,7 @@ impl Builder {
         let kind = match p.as_rule() {
             Rule::expr => return self.expr(p),
             Rule::quantity => {
-                let mut inner = p.into_inner();
+                let mut inner = p.into_inner().filter(not_token);
                 let num = inner.next().expect("grammar: number");
                 // The grammar admits only digit strings that `f64::from_str` accepts.
                 let value = num.as_str().parse::<f64>().unwrap_or(f64::NAN);
@@ -368,18 +371,18 @@ impl Builder {
                 ExprKind::Number { value, unit }
             }
             Rule::named => {
-                let mut inner = p.into_inner();
+                let mut inner = p.into_inner().filter(not_token);
                 let name = self.ident(inner.next().expect("grammar: a name"));
                 match inner.next() {
                     Some(q) if q.as_rule() == Rule::call_args => {
-                        let args = q.into_inner().next().map(|a| self.args(a)).unwrap_or_default();
+                        let args = q.into_inner().filter(not_token).next().map(|a| self.args(a)).unwrap_or_default();
                         ExprKind::Call { name, args }
                     }
                     Some(q) => ExprKind::Var { name, index: Some(Box::new(self.index(q))) },
                     None => ExprKind::Var { name, index: None },
                 }
             }
-            Rule::tuple => ExprKind::Tuple(p.into_inner().map(|e| self.expr(e)).collect()),
+            Rule::tuple => ExprKind::Tuple(p.into_inner().filter(not_token).map(|e| self.expr(e)).collect()),
             Rule::string => ExprKind::Str(string_body(p)),
             r => unreachable!("grammar: unexpected primary {r:?}"),
         };
@@ -390,12 +393,12 @@ impl Builder {
         let span = self.span(&p);
         let mut factors = Vec::new();
         let mut sign = 1;
-        for q in p.into_inner() {
+        for q in p.into_inner().filter(not_token) {
             match q.as_rule() {
                 Rule::unit_mul => sign = 1,
                 Rule::unit_div => sign = -1,
                 _ => {
-                    let mut r = q.into_inner();
+                    let mut r = q.into_inner().filter(not_token);
                     let atom = r.next().expect("grammar: unit atom").as_str().to_string();
                     let power = r.next().and_then(|e| e.as_str().parse::<i32>().ok()).unwrap_or(1);
                     factors.push((atom, sign * power));
@@ -406,8 +409,13 @@ impl Builder {
     }
 }
 
+/// Punctuation pairs (`--`, `=`, `{`, `}`) exist only for error messages.
+fn not_token(p: &Pair<Rule>) -> bool {
+    !matches!(p.as_rule(), Rule::link | Rule::assign | Rule::open_brace | Rule::close_brace)
+}
+
 fn string_body(p: Pair<Rule>) -> String {
-    p.into_inner().next().map(|b| b.as_str().to_string()).unwrap_or_default()
+    p.into_inner().filter(not_token).next().map(|b| b.as_str().to_string()).unwrap_or_default()
 }
 
 /// Human names for grammar rules in "expected …" messages.
@@ -436,7 +444,7 @@ pub(crate) fn rule_name(rule: Rule) -> &'static str {
         | Rule::use_stmt
         | Rule::for_block => "a statement (`mass`, `spring`, `gap`, ...)",
         Rule::element_kind | Rule::kw_spring | Rule::kw_damper | Rule::kw_gap | Rule::kw_friction => {
-            "`spring`, `damper`, `gap` or `friction`"
+            "a statement (`mass`, `spring`, `gap`, ...)"
         }
         Rule::family => "`[from..to]`",
         Rule::node_ref | Rule::segment | Rule::seg_number => "a node name",
@@ -467,6 +475,10 @@ pub(crate) fn rule_name(rule: Rule) -> &'static str {
         | Rule::kw_continue_periodic
         | Rule::kw_continue_backbone
         | Rule::kw_nsmodes => "an analysis keyword",
+        Rule::link => "`--`",
+        Rule::assign => "`=`",
+        Rule::open_brace => "`{`",
+        Rule::close_brace => "`}`",
         Rule::WHITESPACE | Rule::COMMENT | Rule::unit_gap | Rule::ident_char => "",
     }
 }

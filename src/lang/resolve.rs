@@ -251,7 +251,7 @@ impl<'p> Resolver<'p> {
 
     fn single(&mut self, f: &mut Frame, s: &Stmt) -> R<()> {
         match s {
-            Stmt::Mass { name, family, index, value, options, span, .. } => {
+            Stmt::Mass { name, family, index, value, options, .. } => {
                 let m = eval::quantity(value, &f.scope, "a mass", Dim::MASS)?;
                 if m <= 0.0 {
                     return Err(non_physical("a mass must be positive", value.span, m, "masses are in kg and > 0; a massless point is not a DOF"));
@@ -274,7 +274,7 @@ impl<'p> Resolver<'p> {
                     (None, None) => vec![name.name.clone()],
                 };
                 for n in names {
-                    self.add_node(f, n, NodeKind::Mass, dirs.clone(), vec![], m, name.span.join(*span))?;
+                    self.add_node(f, n, NodeKind::Mass, dirs.clone(), vec![], m, name.span)?;
                 }
                 Ok(())
             }
@@ -313,7 +313,7 @@ impl<'p> Resolver<'p> {
                 if kind.name != "rayleigh" {
                     return Err(ResolveError::UnknownLaw {
                         name: kind.name.clone(),
-                        owner: "damping".into(),
+                        owner: "damping kind".into(),
                         at: kind.span,
                         help: "model damping is `damping rayleigh { alpha = …, beta = … }` (C = αM + βK; β alone is stiffness-proportional)".into(),
                     });
@@ -410,7 +410,11 @@ impl<'p> Resolver<'p> {
         }
         let local = full.strip_prefix(f.prefix.as_str()).unwrap_or(&full).to_string();
         let scope_prefix = &f.prefix;
-        let candidates = self.node_ids.keys().filter(|k| k.starts_with(scope_prefix.as_str())).map(|k| &k[scope_prefix.len()..]);
+        let candidates = self
+            .node_ids
+            .keys()
+            .filter(|k| k.starts_with(scope_prefix.as_str()) && *k != "ground" && *k != "base")
+            .map(|k| &k[scope_prefix.len()..]);
         let help = suggest(&local, candidates, "declare it with `mass NAME = …` before use");
         Err(ResolveError::UnknownNode { name: local, at: r.span, help })
     }
@@ -613,7 +617,7 @@ impl<'p> Resolver<'p> {
             }
             other => Err(ResolveError::UnknownLaw {
                 name: other.to_string(),
-                owner: "friction".into(),
+                owner: "friction law".into(),
                 at: opt(opts, "law").map_or(span, Value::span),
                 help: suggest(other, ["coulomb", "jenkins", "contact2d"], "friction laws are"),
             }),
@@ -653,7 +657,7 @@ impl<'p> Resolver<'p> {
                 let read = |x: &Expr| -> R<String> {
                     match &x.kind {
                         ExprKind::Var { name, index: None } if ["clamped", "pinned", "free"].contains(&name.name.as_str()) => Ok(name.name.clone()),
-                        _ => Err(ResolveError::UnknownLaw { name: snippet(x), owner: "a beam end".into(), at: x.span, help: "ends are `clamped`, `pinned` or `free`".into() }),
+                        _ => Err(ResolveError::UnknownLaw { name: snippet(x), owner: "beam end".into(), at: x.span, help: "ends are `clamped`, `pinned` or `free`".into() }),
                     }
                 };
                 let _ = ts;
@@ -768,7 +772,7 @@ impl<'p> Resolver<'p> {
     fn joint(&mut self, f: &Frame, label: Option<&ast::Label>, kind: &ast::Ident, ra: &NodeRef, rb: &NodeRef, o: Option<&Options>, span: Span) -> R<()> {
         let kinds = ["revolute", "cylindrical", "prismatic", "spherical", "fixed"];
         if !kinds.contains(&kind.name.as_str()) {
-            return Err(ResolveError::UnknownLaw { name: kind.name.clone(), owner: "joint".into(), at: kind.span, help: suggest(&kind.name, kinds, "joints are") });
+            return Err(ResolveError::UnknownLaw { name: kind.name.clone(), owner: "joint kind".into(), at: kind.span, help: suggest(&kind.name, kinds, "joint kinds are") });
         }
         check_keys(o, &["at", "axis", "radius", "length", "clearance", "axial_clearance", "law", "mu", "section"], "joint")?;
         let (a, _) = self.node_ref(f, ra)?;
@@ -1061,7 +1065,7 @@ fn polygon(v: &Value, s: &Scope) -> R<Vec<[f64; 2]>> {
 
 /// `rect(b, h)` (h along the bending direction) or `circle(d)` → (area, second moment).
 fn section(v: &Value, s: &Scope) -> R<(f64, f64)> {
-    let bad = |at| ResolveError::UnknownLaw { name: "section".into(), owner: "a beam".into(), at, help: "sections are `rect(b, h)` (h in the bending plane) and `circle(d)`".into() };
+    let bad = |at| ResolveError::UnknownLaw { name: "section".into(), owner: "beam section".into(), at, help: "sections are `rect(b, h)` (h in the bending plane) and `circle(d)`".into() };
     let Value::Expr(Expr { kind: ExprKind::Call { name, args }, span }) = v else { return Err(bad(v.span())) };
     match name.name.as_str() {
         "rect" => {
@@ -1086,7 +1090,7 @@ fn law_args(args: &[Arg], s: &Scope, law: &str, schema: &[(&str, Option<f64>, Di
                 name: n.name.clone(),
                 owner: format!("`{law}`"),
                 at: n.span,
-                help: suggest(&n.name, schema.iter().map(|(k, _, _)| *k), &format!("`{law}` takes")),
+                help: suggest(&n.name, schema.iter().map(|(k, _, _)| *k), &format!("the arguments of `{law}` are")),
             })?,
             None if i < schema.len() => i,
             None => {
@@ -1141,7 +1145,7 @@ fn contact_law(v: &Value, s: &Scope) -> R<ContactLaw> {
             check_restitution(e, span)?;
             ContactLaw::Impact { e }
         }
-        other => return Err(ResolveError::UnknownLaw { name: other.to_string(), owner: "a contact".into(), at: name.span, help: suggest(other, laws, "contact laws are") }),
+        other => return Err(ResolveError::UnknownLaw { name: other.to_string(), owner: "contact law".into(), at: name.span, help: suggest(other, laws, "contact laws are") }),
     };
     let k = match law {
         ContactLaw::Linear { k } | ContactLaw::Hertz { k, .. } | ContactLaw::KelvinVoigt { k, .. } => k,
@@ -1175,7 +1179,7 @@ fn gap(opts: Option<&Options>, s: &Scope, span: Span) -> R<Gap> {
             "positive" => Sides::Positive,
             "negative" => Sides::Negative,
             "both" => Sides::Both,
-            other => return Err(ResolveError::UnknownLaw { name: other.into(), owner: "gap sides".into(), at: v.span(), help: suggest(other, ["positive", "negative", "both"], "sides are") }),
+            other => return Err(ResolveError::UnknownLaw { name: other.into(), owner: "gap side".into(), at: v.span(), help: suggest(other, ["positive", "negative", "both"], "gap sides are") }),
         },
     };
     let law = contact_law(opt(opts, "law").ok_or_else(|| missing("law", "gap", "e.g. `law = linear(1e5)` or `law = impact(e = 0.8)`", span))?, s)?;
