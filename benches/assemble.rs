@@ -21,7 +21,9 @@ fn written_out(n: usize) -> String {
         s.push_str(&format!("  spring m{} -- m{i} {{ k = 1e4 N/m }}\n", i - 1));
     }
     for i in 1..=n {
-        s.push_str(&format!("  gap g{i}: m{i} -- ground {{ clearance = 0.1 mm, law = linear(1e5) }}\n"));
+        s.push_str(&format!(
+            "  gap g{i}: m{i} -- ground {{ clearance = 0.1 mm, law = linear(1e5) }}\n"
+        ));
     }
     s.push_str("}\n");
     s

@@ -9,7 +9,10 @@ fn main() {
         eprintln!("usage: pipeline_timing FILE [NAME=VALUE ...]");
         std::process::exit(1);
     };
-    let overrides: Vec<nsd::lang::Override> = args[1..].iter().filter_map(|s| nsd::lang::parse_override(s).ok()).collect();
+    let overrides: Vec<nsd::lang::Override> = args[1..]
+        .iter()
+        .filter_map(|s| nsd::lang::parse_override(s).ok())
+        .collect();
     let t0 = Instant::now();
     let prog = match nsd::lang::Program::load(std::path::Path::new(path)) {
         Ok(p) => p,

@@ -12,7 +12,11 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
-#[command(name = "nsd", version, about = "Modelling language and interpreter for nonsmooth mechanical dynamics")]
+#[command(
+    name = "nsd",
+    version,
+    about = "Modelling language and interpreter for nonsmooth mechanical dynamics"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -70,8 +74,19 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::Check { file, set, json, model } => check(&file, &set, json, model.as_deref()),
-        Command::Run { file, set, out, json, only } => run(&file, &set, &out, json, only.as_deref()),
+        Command::Check {
+            file,
+            set,
+            json,
+            model,
+        } => check(&file, &set, json, model.as_deref()),
+        Command::Run {
+            file,
+            set,
+            out,
+            json,
+            only,
+        } => run(&file, &set, &out, json, only.as_deref()),
         Command::Repl { file } => crate::repl::main(file.as_deref()),
     }
 }
@@ -119,7 +134,12 @@ fn check(file: &Path, set: &[String], as_json: bool, only: Option<&str>) -> i32 
         let freqs = match modes(&sys, Contacts::Open, None) {
             Ok(m) => {
                 let rigid = m.rigid_body_modes();
-                if rigid > 0 && !sys.warnings.iter().any(|w| w.code == "nsd::model::floating") {
+                if rigid > 0
+                    && !sys
+                        .warnings
+                        .iter()
+                        .any(|w| w.code == "nsd::model::floating")
+                {
                     sys.warnings.push(crate::model::system::Warning {
                         code: "nsd::model::rigid_body_modes",
                         message: format!("{rigid} rigid-body mode(s) at ω = 0 with contacts open: some DOF has no stiffness to a support"),
@@ -169,7 +189,11 @@ pub fn check_json(model: &Model, sys: &System, freqs: &[f64]) -> Value {
         .iter()
         .map(|e| json!({"name": e.name, "kind": element_kind(&e.kind), "a": model.node(e.a.node).name, "b": model.node(e.b.node).name}))
         .collect();
-    let params: serde_json::Map<String, Value> = model.params.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+    let params: serde_json::Map<String, Value> = model
+        .params
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v)))
+        .collect();
     json!({
         "model": model.name,
         "dofs": sys.coordinate_names(),
@@ -185,26 +209,72 @@ pub fn check_json(model: &Model, sys: &System, freqs: &[f64]) -> Value {
 pub(crate) fn check_text(model: &Model, sys: &System, freqs: &[f64]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
-    let _ = writeln!(s, "model {}: {} DOFs, {} elements", model.name, sys.coordinate_names().len(), model.elements.len());
+    let _ = writeln!(
+        s,
+        "model {}: {} DOFs, {} elements",
+        model.name,
+        sys.coordinate_names().len(),
+        model.elements.len()
+    );
     if !model.params.is_empty() {
-        let p: Vec<String> = model.params.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        let p: Vec<String> = model
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
         let _ = writeln!(s, "  parameters: {}", p.join(", "));
     }
     let names = sys.coordinate_names();
-    let shown = names.iter().take(12).map(String::as_str).collect::<Vec<_>>().join(", ");
-    let more = if names.len() > 12 { format!(", … ({} more)", names.len() - 12) } else { String::new() };
+    let shown = names
+        .iter()
+        .take(12)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = if names.len() > 12 {
+        format!(", … ({} more)", names.len() - 12)
+    } else {
+        String::new()
+    };
     let _ = writeln!(s, "  DOFs: {shown}{more}");
     if !sys.nonlinear.is_empty() {
-        let _ = writeln!(s, "  nonsmooth/nonlinear elements: {}", sys.nonlinear.iter().map(|e| e.name.as_str()).take(8).collect::<Vec<_>>().join(", "));
+        let _ = writeln!(
+            s,
+            "  nonsmooth/nonlinear elements: {}",
+            sys.nonlinear
+                .iter()
+                .map(|e| e.name.as_str())
+                .take(8)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     if let Some(mb) = &sys.multibody {
-        let _ = writeln!(s, "  multibody: {} bodies, {} joints", mb.bodies.len(), mb.joints.len());
+        let _ = writeln!(
+            s,
+            "  multibody: {} bodies, {} joints",
+            mb.bodies.len(),
+            mb.joints.len()
+        );
     }
     if !freqs.is_empty() {
-        let which = if sys.n() > DENSE_LIMIT { format!("lowest {}", freqs.len()) } else { "all".into() };
-        let _ = writeln!(s, "  natural frequencies, contacts open ({which}), rad/s [Hz]:");
+        let which = if sys.n() > DENSE_LIMIT {
+            format!("lowest {}", freqs.len())
+        } else {
+            "all".into()
+        };
+        let _ = writeln!(
+            s,
+            "  natural frequencies, contacts open ({which}), rad/s [Hz]:"
+        );
         for (i, w) in freqs.iter().enumerate() {
-            let _ = writeln!(s, "    {:>3}  {:<14.8} [{:.6}]", i + 1, w, w / (2.0 * std::f64::consts::PI));
+            let _ = writeln!(
+                s,
+                "    {:>3}  {:<14.8} [{:.6}]",
+                i + 1,
+                w,
+                w / (2.0 * std::f64::consts::PI)
+            );
         }
     }
     for w in &sys.warnings {
@@ -222,29 +292,54 @@ fn run(file: &Path, set: &[String], out: &Path, as_json: bool, only: Option<&str
         print_failure(&f);
         return 1;
     }
-    let selected: Vec<_> = prog.analyses.iter().filter(|a| only.is_none_or(|n| analysis::name_of(a) == n)).collect();
+    let selected: Vec<_> = prog
+        .analyses
+        .iter()
+        .filter(|a| only.is_none_or(|n| analysis::name_of(a) == n))
+        .collect();
     if let (Some(name), true) = (only, selected.is_empty()) {
         let names: Vec<String> = prog.analyses.iter().map(analysis::name_of).collect();
-        eprintln!("error[nsd::analysis::unknown_name]: no analysis named `{name}` (the file has: {})", names.join(", "));
+        eprintln!(
+            "error[nsd::analysis::unknown_name]: no analysis named `{name}` (the file has: {})",
+            names.join(", ")
+        );
         return 1;
     }
-    let hash = crate::io::report::source_hash((0..prog.files.len()).map(|i| &*prog.sources.get(crate::lang::source::FileId(i as u32)).text));
+    let hash = crate::io::report::source_hash(
+        (0..prog.files.len())
+            .map(|i| &*prog.sources.get(crate::lang::source::FileId(i as u32)).text),
+    );
     let mut code = 0;
     for a in selected {
         match analysis::run(&prog, a, &ov) {
             Ok(r) => match crate::io::report::write(out, &r, &hash) {
                 Ok(dir) => {
                     if as_json {
-                        emit(&format!("{}", json!({"name": r.name, "kind": r.kind, "out": dir.display().to_string(), "summary": r.summary})));
+                        emit(&format!(
+                            "{}",
+                            json!({"name": r.name, "kind": r.kind, "out": dir.display().to_string(), "summary": r.summary})
+                        ));
                     } else {
-                        emit(&format!("{} ({} of {}): {} in {:.3} s → {}", r.name, r.kind, r.model, summary_line(&r.summary), r.wall_s, dir.display()));
+                        emit(&format!(
+                            "{} ({} of {}): {} in {:.3} s → {}",
+                            r.name,
+                            r.kind,
+                            r.model,
+                            summary_line(&r.summary),
+                            r.wall_s,
+                            dir.display()
+                        ));
                         for w in &r.warnings {
                             emit(&format!("  warning: {w}"));
                         }
                     }
                 }
                 Err(e) => {
-                    eprintln!("error[nsd::io::write]: cannot write results of `{}` to {}: {e}", r.name, out.display());
+                    eprintln!(
+                        "error[nsd::io::write]: cannot write results of `{}` to {}: {e}",
+                        r.name,
+                        out.display()
+                    );
                     code = code.max(1);
                 }
             },
@@ -261,7 +356,14 @@ fn summary_line(s: &serde_json::Map<String, Value>) -> String {
     s.iter()
         .map(|(k, v)| {
             let text = v.to_string();
-            let short = if text.len() > 70 { format!("{}…", &text[..text.char_indices().nth(69).map_or(text.len(), |(i, _)| i)]) } else { text };
+            let short = if text.len() > 70 {
+                format!(
+                    "{}…",
+                    &text[..text.char_indices().nth(69).map_or(text.len(), |(i, _)| i)]
+                )
+            } else {
+                text
+            };
             format!("{k} = {short}")
         })
         .collect::<Vec<_>>()

@@ -4,19 +4,21 @@
 //! (numerical backends), `analysis` (one module per analysis statement), `io` (reports),
 //! and the thin shells `cli` and `repl`.
 
+pub mod analysis;
+pub mod cli;
+pub mod io;
 pub mod lang;
 pub mod model;
-pub mod solve;
-pub mod analysis;
-pub mod io;
-pub mod cli;
 pub mod repl;
+pub mod solve;
 
 /// Runs the whole front end (parse, resolve every model, assemble, modes of small systems)
 /// on a text and discards the result: the entry point of the fuzz target and the
 /// no-panic property test. Returns how many models resolved.
 pub fn check_text(text: &str) -> usize {
-    let Ok(prog) = lang::Program::from_source("<input>", text, None) else { return 0 };
+    let Ok(prog) = lang::Program::from_source("<input>", text, None) else {
+        return 0;
+    };
     let mut ok = 0;
     for name in &prog.model_order {
         if let Ok(model) = lang::resolve(&prog, name, &[]) {

@@ -16,19 +16,58 @@ use std::path::{Path, PathBuf};
 
 /// Language keywords and analysis kinds offered by completion.
 const KEYWORDS: [&str; 30] = [
-    "model", "component", "import", "param", "mass", "spring", "damper", "gap", "friction", "force", "base", "gravity",
-    "damping", "beam", "matrices", "body", "joint", "use", "for", "modes", "simulate", "sweep regimes", "sweep bifurcation",
-    "basins", "continue frf", "continue periodic", "continue backbone", "nsmodes", "ground", "rayleigh",
+    "model",
+    "component",
+    "import",
+    "param",
+    "mass",
+    "spring",
+    "damper",
+    "gap",
+    "friction",
+    "force",
+    "base",
+    "gravity",
+    "damping",
+    "beam",
+    "matrices",
+    "body",
+    "joint",
+    "use",
+    "for",
+    "modes",
+    "simulate",
+    "sweep regimes",
+    "sweep bifurcation",
+    "basins",
+    "continue frf",
+    "continue periodic",
+    "continue backbone",
+    "nsmodes",
+    "ground",
+    "rayleigh",
 ];
 
 /// The REPL's commands, for completion and `:help`.
 const COMMANDS: [(&str, &str); 10] = [
-    (":load FILE", "load a model file (replaces the session's program)"),
-    (":set NAME=VALUE", "override a parameter (units allowed); `:set` alone lists overrides"),
+    (
+        ":load FILE",
+        "load a model file (replaces the session's program)",
+    ),
+    (
+        ":set NAME=VALUE",
+        "override a parameter (units allowed); `:set` alone lists overrides",
+    ),
     (":unset NAME", "drop an override"),
-    (":show [NAME]", "the current model (DOFs, elements, frequencies), or a model, parameter, node or element"),
+    (
+        ":show [NAME]",
+        "the current model (DOFs, elements, frequencies), or a model, parameter, node or element",
+    ),
     (":models", "list the models"),
-    (":analyses", "list the analyses of the loaded file and of this session"),
+    (
+        ":analyses",
+        "list the analyses of the loaded file and of this session",
+    ),
     (":run NAME", "run an analysis by name and print its summary"),
     (":use MODEL", "make MODEL the current model"),
     (":help", "this list"),
@@ -46,7 +85,10 @@ pub struct Reply {
 
 impl Reply {
     fn text(text: impl Into<String>) -> Reply {
-        Reply { text: text.into(), ..Reply::default() }
+        Reply {
+            text: text.into(),
+            ..Reply::default()
+        }
     }
 }
 
@@ -84,7 +126,10 @@ pub fn is_open(text: &str) -> bool {
 
 impl Session {
     pub fn new() -> Session {
-        Session { base: std::env::current_dir().ok(), ..Session::default() }
+        Session {
+            base: std::env::current_dir().ok(),
+            ..Session::default()
+        }
     }
 
     /// Loads a file, replacing the program; the first model becomes current.
@@ -97,7 +142,11 @@ impl Session {
                     "loaded {}: models {}; analyses {}",
                     path.display(),
                     p.model_order.join(", "),
-                    p.analyses.iter().map(analysis::name_of).collect::<Vec<_>>().join(", ")
+                    p.analyses
+                        .iter()
+                        .map(analysis::name_of)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 );
                 self.program = p;
                 Reply::text(text)
@@ -113,7 +162,10 @@ impl Session {
         }
         self.pending.push_str(line);
         if is_open(&self.pending) {
-            return Reply { more: true, ..Reply::default() };
+            return Reply {
+                more: true,
+                ..Reply::default()
+            };
         }
         let input = std::mem::take(&mut self.pending);
         let trimmed = input.trim();
@@ -127,15 +179,24 @@ impl Session {
     }
 
     fn command(&mut self, cmd: &str) -> Reply {
-        let (name, arg) = cmd.split_once(char::is_whitespace).map_or((cmd, ""), |(a, b)| (a, b.trim()));
+        let (name, arg) = cmd
+            .split_once(char::is_whitespace)
+            .map_or((cmd, ""), |(a, b)| (a, b.trim()));
         match name {
-            "q" | "quit" | "exit" => Reply { quit: true, ..Reply::default() },
+            "q" | "quit" | "exit" => Reply {
+                quit: true,
+                ..Reply::default()
+            },
             "help" | "h" => Reply::text(help()),
             "load" | "l" if !arg.is_empty() => self.load(Path::new(arg)),
             "set" if arg.is_empty() => Reply::text(if self.overrides.is_empty() {
                 "no overrides".to_string()
             } else {
-                self.overrides.iter().map(|o| format!("{} = {}", o.name, o.value)).collect::<Vec<_>>().join("\n")
+                self.overrides
+                    .iter()
+                    .map(|o| format!("{} = {}", o.name, o.value))
+                    .collect::<Vec<_>>()
+                    .join("\n")
             }),
             "set" => match parse_override(arg) {
                 Ok(o) => {
@@ -149,10 +210,28 @@ impl Session {
             "unset" => {
                 let before = self.overrides.len();
                 self.overrides.retain(|o| o.name != arg);
-                Reply::text(if self.overrides.len() < before { format!("{arg} unset") } else { format!("`{arg}` was not set") })
+                Reply::text(if self.overrides.len() < before {
+                    format!("{arg} unset")
+                } else {
+                    format!("`{arg}` was not set")
+                })
             }
             "models" => Reply::text(self.program.model_order.join("\n")),
-            "analyses" => Reply::text(self.program.analyses.iter().map(|a| format!("{} ({} {})", analysis::name_of(a), a.kind.keyword(), a.model.name)).collect::<Vec<_>>().join("\n")),
+            "analyses" => Reply::text(
+                self.program
+                    .analyses
+                    .iter()
+                    .map(|a| {
+                        format!(
+                            "{} ({} {})",
+                            analysis::name_of(a),
+                            a.kind.keyword(),
+                            a.model.name
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
             "use" => {
                 if self.program.model_order.iter().any(|m| m == arg) {
                     self.current = Some(arg.to_string());
@@ -163,7 +242,9 @@ impl Session {
             }
             "show" | "s" => self.show(arg),
             "run" | "r" if !arg.is_empty() => self.run(arg),
-            _ => Reply::text(format!("unknown command `:{cmd}`; :help lists the commands")),
+            _ => Reply::text(format!(
+                "unknown command `:{cmd}`; :help lists the commands"
+            )),
         }
     }
 
@@ -171,7 +252,9 @@ impl Session {
     fn source(&mut self, text: &str) -> Reply {
         self.inputs += 1;
         // Typed models and components may replace earlier ones of the same name.
-        if let Ok(file) = crate::lang::parse::parse_file(text, crate::lang::source::FileId(u32::MAX)) {
+        if let Ok(file) =
+            crate::lang::parse::parse_file(text, crate::lang::source::FileId(u32::MAX))
+        {
             for item in &file.items {
                 if let Item::Model(t) | Item::Component(t) = item {
                     self.program.templates.remove(&t.name.name);
@@ -181,14 +264,22 @@ impl Session {
         }
         let before_models = self.program.model_order.len();
         let before_analyses = self.program.analyses.len();
-        if let Err(f) = self.program.extend(&format!("<input {}>", self.inputs), text, self.base.as_deref()) {
+        if let Err(f) = self.program.extend(
+            &format!("<input {}>", self.inputs),
+            text,
+            self.base.as_deref(),
+        ) {
             return Reply::text(f.render_plain());
         }
         let mut out = Vec::new();
         if self.program.model_order.len() > before_models {
             let name = self.program.model_order.last().cloned().unwrap_or_default();
             match resolve(&self.program, &name, &self.applicable(&name)) {
-                Ok(m) => out.push(format!("model {name}: {} DOFs, {} elements", assemble(&m).n(), m.elements.len())),
+                Ok(m) => out.push(format!(
+                    "model {name}: {} DOFs, {} elements",
+                    assemble(&m).n(),
+                    m.elements.len()
+                )),
                 Err(f) => out.push(f.render_plain()),
             }
             self.current = Some(name);
@@ -202,23 +293,50 @@ impl Session {
 
     /// The overrides that name parameters of `model` (others are kept for later models).
     fn applicable(&self, model: &str) -> Vec<Override> {
-        let Some((_, _, t)) = self.program.template(model) else { return vec![] };
+        let Some((_, _, t)) = self.program.template(model) else {
+            return vec![];
+        };
         let mut names: Vec<&str> = t.params.iter().map(|p| p.name.name.as_str()).collect();
         for s in &t.body {
             if let crate::lang::ast::Stmt::Param(ds) = s {
                 names.extend(ds.iter().map(|d| d.name.name.as_str()));
             }
         }
-        self.overrides.iter().filter(|o| names.contains(&o.name.as_str())).cloned().collect()
+        self.overrides
+            .iter()
+            .filter(|o| names.contains(&o.name.as_str()))
+            .cloned()
+            .collect()
     }
 
     fn run(&mut self, name: &str) -> Reply {
-        let Some(a) = self.program.analyses.iter().rev().find(|a| analysis::name_of(a) == name).cloned() else {
-            let names: Vec<String> = self.program.analyses.iter().map(analysis::name_of).collect();
-            return Reply::text(format!("no analysis `{name}` (known: {})", names.join(", ")));
+        let Some(a) = self
+            .program
+            .analyses
+            .iter()
+            .rev()
+            .find(|a| analysis::name_of(a) == name)
+            .cloned()
+        else {
+            let names: Vec<String> = self
+                .program
+                .analyses
+                .iter()
+                .map(analysis::name_of)
+                .collect();
+            return Reply::text(format!(
+                "no analysis `{name}` (known: {})",
+                names.join(", ")
+            ));
         };
         match analysis::run(&self.program, &a, &self.applicable(&a.model.name)) {
-            Ok(r) => Reply::text(format!("{} ({} of {}): {}", r.name, r.kind, r.model, serde_json::Value::Object(r.summary))),
+            Ok(r) => Reply::text(format!(
+                "{} ({} of {}): {}",
+                r.name,
+                r.kind,
+                r.model,
+                serde_json::Value::Object(r.summary)
+            )),
             Err(e) => Reply::text(e.failure.render_plain()),
         }
     }
@@ -234,14 +352,22 @@ impl Session {
                 what.to_string()
             }
         } else {
-            let Some(current) = self.current.clone() else { return Reply::text(format!("nothing named `{what}`")) };
+            let Some(current) = self.current.clone() else {
+                return Reply::text(format!("nothing named `{what}`"));
+            };
             return self.show_item(&current, what);
         };
         match resolve(&self.program, &model_name, &self.applicable(&model_name)) {
             Ok(m) => {
                 let sys = assemble(&m);
-                let freqs = modes(&sys, Contacts::Open, None).map(|m| m.omega).unwrap_or_default();
-                Reply::text(crate::cli::check_text(&m, &sys, &freqs).trim_end().to_string())
+                let freqs = modes(&sys, Contacts::Open, None)
+                    .map(|m| m.omega)
+                    .unwrap_or_default();
+                Reply::text(
+                    crate::cli::check_text(&m, &sys, &freqs)
+                        .trim_end()
+                        .to_string(),
+                )
             }
             Err(f) => Reply::text(f.render_plain()),
         }
@@ -258,23 +384,49 @@ impl Session {
         }
         if let Some(n) = m.nodes.iter().find(|n| n.name == what) {
             let dirs: Vec<String> = n.dirs.iter().map(|d| d.to_string()).collect();
-            return Reply::text(format!("node {what}: {:?}, mass {} kg, directions ({})", n.kind, n.mass, dirs.join(", ")));
+            return Reply::text(format!(
+                "node {what}: {:?}, mass {} kg, directions ({})",
+                n.kind,
+                n.mass,
+                dirs.join(", ")
+            ));
         }
         if let Some(e) = m.elements.iter().find(|e| e.name == what) {
-            return Reply::text(format!("element {what}: {} -- {}: {:?}", m.node(e.a.node).name, m.node(e.b.node).name, e.kind));
+            return Reply::text(format!(
+                "element {what}: {} -- {}: {:?}",
+                m.node(e.a.node).name,
+                m.node(e.b.node).name,
+                e.kind
+            ));
         }
-        let names = m.params.iter().map(|(n, _)| n.as_str()).chain(m.nodes.iter().map(|n| n.name.as_str())).chain(m.elements.iter().map(|e| e.name.as_str()));
-        Reply::text(format!("nothing named `{what}` in {model}; {}", crate::lang::diagnostics::suggest(what, names, "try :show")))
+        let names = m
+            .params
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .chain(m.nodes.iter().map(|n| n.name.as_str()))
+            .chain(m.elements.iter().map(|e| e.name.as_str()));
+        Reply::text(format!(
+            "nothing named `{what}` in {model}; {}",
+            crate::lang::diagnostics::suggest(what, names, "try :show")
+        ))
     }
 
     /// Every word completion may offer now: keywords, commands, models, and the current
     /// model's parameters, nodes and elements.
     pub fn completion_words(&self) -> Vec<String> {
         let mut words: Vec<String> = KEYWORDS.iter().map(|k| k.to_string()).collect();
-        words.extend(COMMANDS.iter().map(|(c, _)| c.split_whitespace().next().unwrap_or(c).to_string()));
+        words.extend(
+            COMMANDS
+                .iter()
+                .map(|(c, _)| c.split_whitespace().next().unwrap_or(c).to_string()),
+        );
         words.extend(self.program.model_order.iter().cloned());
         words.extend(self.program.analyses.iter().map(analysis::name_of));
-        if let Some(m) = self.current.as_ref().and_then(|c| resolve(&self.program, c, &self.applicable(c)).ok()) {
+        if let Some(m) = self
+            .current
+            .as_ref()
+            .and_then(|c| resolve(&self.program, c, &self.applicable(c)).ok())
+        {
             words.extend(m.params.iter().map(|(n, _)| n.clone()));
             words.extend(m.nodes.iter().map(|n| n.name.clone()));
             words.extend(m.elements.iter().map(|e| e.name.clone()));
@@ -292,9 +444,15 @@ impl Session {
 /// Completion candidates for the word ending at `pos`: `(start, candidates)`.
 pub fn complete(words: &[String], line: &str, pos: usize) -> (usize, Vec<String>) {
     let head = &line[..pos.min(line.len())];
-    let start = head.rfind(|c: char| !(c.is_alphanumeric() || "_.[]:".contains(c))).map_or(0, |i| i + 1);
+    let start = head
+        .rfind(|c: char| !(c.is_alphanumeric() || "_.[]:".contains(c)))
+        .map_or(0, |i| i + 1);
     let prefix = &head[start..];
-    let found = words.iter().filter(|w| w.starts_with(prefix) && w.as_str() != prefix).cloned().collect();
+    let found = words
+        .iter()
+        .filter(|w| w.starts_with(prefix) && w.as_str() != prefix)
+        .cloned()
+        .collect();
     (start, found)
 }
 
@@ -316,7 +474,12 @@ struct ReplHelper {
 impl Completer for ReplHelper {
     type Candidate = String;
 
-    fn complete(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<String>)> {
         Ok(complete(&self.words, line, pos))
     }
 }
@@ -329,14 +492,20 @@ impl Highlighter for ReplHelper {}
 
 impl Validator for ReplHelper {
     fn validate(&self, ctx: &mut ValidationContext<'_>) -> rustyline::Result<ValidationResult> {
-        Ok(if is_open(ctx.input()) { ValidationResult::Incomplete } else { ValidationResult::Valid(None) })
+        Ok(if is_open(ctx.input()) {
+            ValidationResult::Incomplete
+        } else {
+            ValidationResult::Valid(None)
+        })
     }
 }
 
 impl Helper for ReplHelper {}
 
 fn history_path() -> Option<PathBuf> {
-    std::env::var_os("NSD_HISTORY").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".nsd_history")))
+    std::env::var_os("NSD_HISTORY")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".nsd_history")))
 }
 
 /// `nsd repl [FILE]`; returns the exit code.
@@ -352,12 +521,17 @@ pub fn main(file: Option<&Path>) -> i32 {
             return 1;
         }
     };
-    editor.set_helper(Some(ReplHelper { words: session.completion_words() }));
+    editor.set_helper(Some(ReplHelper {
+        words: session.completion_words(),
+    }));
     let history = history_path();
     if let Some(h) = &history {
         let _ = editor.load_history(h);
     }
-    println!("nsd {} — :help for commands, :quit to leave", env!("CARGO_PKG_VERSION"));
+    println!(
+        "nsd {} — :help for commands, :quit to leave",
+        env!("CARGO_PKG_VERSION")
+    );
     let mut prompt = "nsd> ";
     loop {
         match editor.readline(prompt) {

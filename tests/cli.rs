@@ -8,7 +8,14 @@ use serde_json::Value;
 #[test]
 fn every_shipped_model_passes_check() {
     let mut files = Vec::new();
-    for dir in ["models", "models/seed0", "models/seed1", "models/seed2", "models/seed3", "models/seed4"] {
+    for dir in [
+        "models",
+        "models/seed0",
+        "models/seed1",
+        "models/seed2",
+        "models/seed3",
+        "models/seed4",
+    ] {
         for entry in std::fs::read_dir(root().join(dir)).expect("models folder") {
             let p = entry.expect("entry").path();
             if p.extension().is_some_and(|e| e == "nsd") {
@@ -16,11 +23,19 @@ fn every_shipped_model_passes_check() {
             }
         }
     }
-    assert!(files.len() >= 17, "expected every seed model, found {}", files.len());
+    assert!(
+        files.len() >= 17,
+        "expected every seed model, found {}",
+        files.len()
+    );
     for f in files {
         let (code, _, stderr) = nsd(&["check", f.to_str().expect("utf-8 path")]);
         assert_eq!(code, 0, "{}:\n{stderr}", f.display());
-        assert!(stderr.is_empty(), "{} printed diagnostics:\n{stderr}", f.display());
+        assert!(
+            stderr.is_empty(),
+            "{} printed diagnostics:\n{stderr}",
+            f.display()
+        );
     }
 }
 
@@ -29,7 +44,12 @@ fn check_json_has_the_contract_keys() {
     let v = check_json("models/seed0/two_mass_freeplay.nsd", &[]);
     assert_eq!(v["model"], "two_mass_freeplay");
     assert_eq!(v["dofs"], serde_json::json!(["m1.x", "m2.x"]));
-    let kinds: Vec<&str> = v["elements"].as_array().expect("elements").iter().map(|e| e["kind"].as_str().expect("kind")).collect();
+    let kinds: Vec<&str> = v["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .map(|e| e["kind"].as_str().expect("kind"))
+        .collect();
     assert!(kinds.contains(&"gap") && kinds.contains(&"spring") && kinds.contains(&"damper"));
     let f = frequencies(&v);
     assert!(f.windows(2).all(|w| w[0] <= w[1]), "ascending: {f:?}");
@@ -41,18 +61,35 @@ fn check_json_has_the_contract_keys() {
 fn set_overrides_parameters_with_units() {
     let v = check_json("models/seed0/two_mass_freeplay.nsd", &["m=4kg", "kd=0"]);
     assert_rel(&frequencies(&v), &[0.5, 0.5], 1e-12, "m = 4, kd = 0");
-    let (code, _, stderr) = nsd(&["check", "models/seed0/two_mass_freeplay.nsd", "--set", "Omgea=1"]);
+    let (code, _, stderr) = nsd(&[
+        "check",
+        "models/seed0/two_mass_freeplay.nsd",
+        "--set",
+        "Omgea=1",
+    ]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("nsd::resolve::unknown_override") && stderr.contains("Omega"), "{stderr}");
+    assert!(
+        stderr.contains("nsd::resolve::unknown_override") && stderr.contains("Omega"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn run_writes_one_folder_per_analysis_and_json_lines() {
     let out = root().join("target/test-out/cli-run");
     let _ = std::fs::remove_dir_all(&out);
-    let (code, stdout, stderr) = nsd(&["run", "models/tour.nsd", "--json", "--out", out.to_str().expect("utf-8")]);
+    let (code, stdout, stderr) = nsd(&[
+        "run",
+        "models/tour.nsd",
+        "--json",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
     assert_eq!(code, 0, "{stderr}");
-    let lines: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
     assert_eq!(lines.len(), 3);
     for l in &lines {
         for key in ["name", "kind", "out", "summary"] {
@@ -62,27 +99,62 @@ fn run_writes_one_folder_per_analysis_and_json_lines() {
         for file in ["data.csv", "meta.json", "modes.svg", "shapes.csv"] {
             assert!(dir.join(file).is_file(), "{} lacks {file}", dir.display());
         }
-        let meta: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).expect("meta")).expect("JSON");
-        for key in ["kind", "model", "parameters", "settings", "wall_s", "warnings", "nsd_version", "source_hash"] {
+        let meta: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).expect("meta"))
+                .expect("JSON");
+        for key in [
+            "kind",
+            "model",
+            "parameters",
+            "settings",
+            "wall_s",
+            "warnings",
+            "nsd_version",
+            "source_hash",
+        ] {
             assert!(meta.get(key).is_some(), "meta.json lacks {key}");
         }
     }
-    assert_eq!(lines[0]["summary"]["natural_frequencies"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        lines[0]["summary"]["natural_frequencies"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
     let csv = std::fs::read_to_string(out.join("impact_chain/data.csv")).expect("csv");
     assert_eq!(csv.lines().next(), Some("mode,omega [rad/s],f [Hz]"));
     assert_eq!(csv.lines().count(), 5, "header + 4 modes");
     // No temporary folders are left behind.
-    let leftovers: Vec<_> = std::fs::read_dir(&out).expect("out").filter_map(Result::ok).filter(|e| e.file_name().to_string_lossy().starts_with('.')).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .expect("out")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
     assert!(leftovers.is_empty());
 }
 
 #[test]
 fn only_selects_one_analysis() {
     let out = root().join("target/test-out/cli-only");
-    let (code, stdout, _) = nsd(&["run", "models/tour.nsd", "--json", "--only", "impact_chain", "--out", out.to_str().expect("utf-8")]);
+    let (code, stdout, _) = nsd(&[
+        "run",
+        "models/tour.nsd",
+        "--json",
+        "--only",
+        "impact_chain",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
     assert_eq!(code, 0);
     assert_eq!(stdout.lines().count(), 1);
-    let (code, _, stderr) = nsd(&["run", "models/tour.nsd", "--only", "nope", "--out", out.to_str().expect("utf-8")]);
+    let (code, _, stderr) = nsd(&[
+        "run",
+        "models/tour.nsd",
+        "--only",
+        "nope",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
     assert_eq!(code, 1);
     assert!(stderr.contains("impact_chain"), "lists the names: {stderr}");
 }
@@ -93,22 +165,55 @@ fn exit_codes() {
     std::fs::create_dir_all(&dir).expect("dir");
     let bad = dir.join("bad.nsd");
     std::fs::write(&bad, "model m { mass a = -1 }\n").expect("write");
-    assert_eq!(nsd(&["check", bad.to_str().expect("utf-8")]).0, 1, "model error");
+    assert_eq!(
+        nsd(&["check", bad.to_str().expect("utf-8")]).0,
+        1,
+        "model error"
+    );
     assert_eq!(nsd(&["check", "no/such/file.nsd"]).0, 1, "missing file");
     assert_eq!(nsd(&["frobnicate"]).0, 1, "unknown command");
     let unavailable = dir.join("unavailable.nsd");
-    std::fs::write(&unavailable, "model m { mass a = 1\n spring a -- ground { k = 1 } }\nsimulate m { t = 0..1 }\n").expect("write");
-    let (code, _, stderr) = nsd(&["run", unavailable.to_str().expect("utf-8"), "--out", dir.to_str().expect("utf-8")]);
+    std::fs::write(
+        &unavailable,
+        "model m { mass a = 1\n spring a -- ground { k = 1 } }\nsimulate m { t = 0..1 }\n",
+    )
+    .expect("write");
+    let (code, _, stderr) = nsd(&[
+        "run",
+        unavailable.to_str().expect("utf-8"),
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
     assert_eq!(code, 1);
     assert!(stderr.contains("nsd::analysis::unavailable"), "{stderr}");
     // A singular mass matrix is a numerical failure: exit code 2.
     let singular = dir.join("singular.nsd");
-    std::fs::write(&singular, "model m {\n  matrices fe { M = \"m.mtx\", K = \"k.mtx\" }\n}\nmodes m\n").expect("write");
-    std::fs::write(dir.join("m.mtx"), "%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n1 1 1.0\n").expect("write");
-    std::fs::write(dir.join("k.mtx"), "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 2.0\n2 2 1.0\n").expect("write");
-    let (code, _, stderr) = nsd(&["run", singular.to_str().expect("utf-8"), "--out", dir.to_str().expect("utf-8")]);
+    std::fs::write(
+        &singular,
+        "model m {\n  matrices fe { M = \"m.mtx\", K = \"k.mtx\" }\n}\nmodes m\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("m.mtx"),
+        "%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n1 1 1.0\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("k.mtx"),
+        "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 2.0\n2 2 1.0\n",
+    )
+    .expect("write");
+    let (code, _, stderr) = nsd(&[
+        "run",
+        singular.to_str().expect("utf-8"),
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("nsd::analysis::numerical_failure"), "{stderr}");
+    assert!(
+        stderr.contains("nsd::analysis::numerical_failure"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -32,22 +32,41 @@ fn diagnose(path: &Path) -> String {
 }
 
 fn expected_code(text: &str) -> String {
-    let line = text.lines().find(|l| l.starts_with("# expect: error[")).expect("a `# expect: error[CODE]` line");
-    line.trim_start_matches("# expect: error[").trim_end_matches(']').to_string()
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("# expect: error["))
+        .expect("a `# expect: error[CODE]` line");
+    line.trim_start_matches("# expect: error[")
+        .trim_end_matches(']')
+        .to_string()
 }
 
 #[test]
 fn golden_diagnostics() {
     let mut count = 0;
     insta::glob!("diagnostics/*.nsd", |path| {
-        let rel = path.strip_prefix(env!("CARGO_MANIFEST_DIR")).expect("inside the repo");
+        let rel = path
+            .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+            .expect("inside the repo");
         let text = std::fs::read_to_string(path).expect("readable");
         let report = diagnose(rel);
         let code = expected_code(&text);
-        assert!(report.contains(&code), "{}: expected {code}, got:\n{report}", rel.display());
-        assert!(report.contains("help:"), "{}: every diagnostic needs a help line:\n{report}", rel.display());
+        assert!(
+            report.contains(&code),
+            "{}: expected {code}, got:\n{report}",
+            rel.display()
+        );
+        assert!(
+            report.contains("help:"),
+            "{}: every diagnostic needs a help line:\n{report}",
+            rel.display()
+        );
         if !code.starts_with("nsd::resolve::unknown_override") {
-            assert!(report.contains('╰'), "{}: the report must point at the source:\n{report}", rel.display());
+            assert!(
+                report.contains('╰'),
+                "{}: the report must point at the source:\n{report}",
+                rel.display()
+            );
         }
         insta::assert_snapshot!(report);
         count += 1;
@@ -58,10 +77,15 @@ fn golden_diagnostics() {
 #[test]
 fn unknown_override_suggests_the_parameter() {
     let prog = Program::load(Path::new("models/seed0/two_mass_freeplay.nsd")).expect("loads");
-    let o = nsd::lang::Override { name: "Omgea".into(), value: 1.0 };
+    let o = nsd::lang::Override {
+        name: "Omgea".into(),
+        value: 1.0,
+    };
     let f: Failure = resolve(&prog, "two_mass_freeplay", &[o]).expect_err("unknown parameter");
     let text = f.render_plain();
-    assert!(f.codes().contains(&"nsd::resolve::unknown_override".to_string()));
+    assert!(f
+        .codes()
+        .contains(&"nsd::resolve::unknown_override".to_string()));
     insta::assert_snapshot!(text);
 }
 

@@ -12,20 +12,43 @@ fn cantilever_bending_frequencies_within_half_a_percent() {
     let (e, rho, b, h, l): (f64, f64, f64, f64, f64) = (210e9, 7830.0, 0.01, 0.01, 0.2);
     let (i, a) = (b * h * h * h / 12.0, b * h);
     let scale = (e * i / (rho * a * l.powi(4))).sqrt();
-    let theory: Vec<f64> = [1.8751_f64, 4.6941, 7.8548].iter().map(|bl| bl * bl * scale).collect();
+    let theory: Vec<f64> = [1.8751_f64, 4.6941, 7.8548]
+        .iter()
+        .map(|bl| bl * bl * scale)
+        .collect();
     // 20 consistent-mass Hermite elements converge from above, well inside 0.5 %.
     assert_rel(&f[..3], &theory, 0.005, "cantilever");
-    assert_eq!(v["dofs"].as_array().map(Vec::len), Some(40), "20 free nodes × (w, θ)");
+    assert_eq!(
+        v["dofs"].as_array().map(Vec::len),
+        Some(40),
+        "20 free nodes × (w, θ)"
+    );
 }
 
 #[test]
 fn stuck_pad_stiffens_the_first_mode() {
-    let (code, stdout, stderr) = nsd(&["run", "models/seed3/cantilever_pad.nsd", "--json", "--out", "target/test-out/p003"]);
+    let (code, stdout, stderr) = nsd(&[
+        "run",
+        "models/seed3/cantilever_pad.nsd",
+        "--json",
+        "--out",
+        "target/test-out/p003",
+    ]);
     assert_eq!(code, 0, "{stderr}");
-    let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
-    let open = lines[0]["summary"]["natural_frequencies"][0].as_f64().expect("open ω1");
-    let stuck = lines[1]["summary"]["natural_frequencies"][0].as_f64().expect("stuck ω1");
-    assert!(stuck > 1.05 * open, "a tangential spring of 2e8 N/m at 70 % span must raise ω1: {open} → {stuck}");
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let open = lines[0]["summary"]["natural_frequencies"][0]
+        .as_f64()
+        .expect("open ω1");
+    let stuck = lines[1]["summary"]["natural_frequencies"][0]
+        .as_f64()
+        .expect("stuck ω1");
+    assert!(
+        stuck > 1.05 * open,
+        "a tangential spring of 2e8 N/m at 70 % span must raise ω1: {open} → {stuck}"
+    );
 }
 
 #[test]

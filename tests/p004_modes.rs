@@ -5,7 +5,12 @@ use common::*;
 
 /// Fixed–free chain of n masses 1/n and springs n: ω_j = 2n sin((2j − 1)π / (2(2n + 1))).
 fn chain(n: usize) -> Vec<f64> {
-    (1..=n).map(|j| 2.0 * n as f64 * ((2 * j - 1) as f64 * std::f64::consts::PI / (2.0 * (2 * n + 1) as f64)).sin()).collect()
+    (1..=n)
+        .map(|j| {
+            2.0 * n as f64
+                * ((2 * j - 1) as f64 * std::f64::consts::PI / (2.0 * (2 * n + 1) as f64)).sin()
+        })
+        .collect()
 }
 
 #[test]

@@ -21,7 +21,10 @@ fn multi_line_blocks_wait_for_the_closing_brace() {
     let r = s.eval("model osc(k = 1) {");
     assert!(r.more && r.text.is_empty());
     assert!(s.eval("  mass a = 1 kg").more);
-    assert!(s.eval("  spring a -- ground { k = k }  # a comment with a { brace").more);
+    assert!(
+        s.eval("  spring a -- ground { k = k }  # a comment with a { brace")
+            .more
+    );
     let r = s.eval("}");
     assert!(!r.more);
     assert!(r.text.contains("model osc: 1 DOFs"), "{}", r.text);
@@ -35,7 +38,10 @@ fn set_changes_what_show_reports() {
     assert_eq!(s.eval(":set k=4").text, "k = 4");
     assert!(s.eval(":show").text.contains("2.00000000"), "ω = √4");
     assert_eq!(s.eval(":show k").text, "k = 4");
-    assert!(s.eval(":show stop").text.starts_with("element stop: a -- ground"));
+    assert!(s
+        .eval(":show stop")
+        .text
+        .starts_with("element stop: a -- ground"));
     assert!(s.eval(":unset k").text.contains("unset"));
     assert!(s.eval(":show").text.contains("1.00000000"));
 }
@@ -82,17 +88,32 @@ fn load_and_completion() {
     let r = s.eval(":load models/seed0/two_mass_freeplay.nsd");
     assert!(r.text.contains("two_mass_freeplay"), "{}", r.text);
     let words = s.completion_words();
-    for w in ["freeplay", "Omega", "m1", "spring", ":show", "two_mass_freeplay", "continue frf"] {
+    for w in [
+        "freeplay",
+        "Omega",
+        "m1",
+        "spring",
+        ":show",
+        "two_mass_freeplay",
+        "continue frf",
+    ] {
         assert!(words.iter().any(|x| x == w), "missing completion `{w}`");
     }
     let (start, c) = complete(&words, ":sh", 3);
     assert_eq!((start, c), (0, vec![":show".to_string()]));
     let (start, c) = complete(&words, "force m", 7);
     assert_eq!(start, 6);
-    assert!(c.contains(&"m1".to_string()) && c.contains(&"m2".to_string()) && c.contains(&"mass".to_string()));
+    assert!(
+        c.contains(&"m1".to_string())
+            && c.contains(&"m2".to_string())
+            && c.contains(&"mass".to_string())
+    );
     let (_, c) = complete(&words, "x = Ome", 7);
     assert_eq!(c, vec!["Omega".to_string()]);
-    assert!(s.eval(":load no/such.nsd").text.contains("nsd::resolve::missing_file"));
+    assert!(s
+        .eval(":load no/such.nsd")
+        .text
+        .contains("nsd::resolve::missing_file"));
 }
 
 #[test]
@@ -120,9 +141,17 @@ fn the_binary_reads_piped_input() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("nsd runs");
-    child.stdin.take().expect("stdin").write_all(b":help\n:models\n:run impact_chain\n:quit\n").expect("write");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b":help\n:models\n:run impact_chain\n:quit\n")
+        .expect("write");
     let out = child.wait_with_output().expect("exits");
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(":load FILE") && text.contains("impact_chain (modes of impact_chain)"), "{text}");
+    assert!(
+        text.contains(":load FILE") && text.contains("impact_chain (modes of impact_chain)"),
+        "{text}"
+    );
 }

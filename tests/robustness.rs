@@ -44,7 +44,10 @@ fn small_numbers(text: &str) -> bool {
     true
 }
 
-const MUTATION_CHARS: [char; 22] = ['{', '}', '(', ')', '-', '.', '=', ',', '[', ']', 'x', '1', '0', ' ', '\n', '#', '"', '^', '/', '*', 'e', 't'];
+const MUTATION_CHARS: [char; 22] = [
+    '{', '}', '(', ')', '-', '.', '=', ',', '[', ']', 'x', '1', '0', ' ', '\n', '#', '"', '^', '/',
+    '*', 'e', 't',
+];
 
 fn mutate(text: &str, edits: &[(usize, u8, char)]) -> String {
     let mut chars: Vec<char> = text.chars().collect();
@@ -83,12 +86,19 @@ proptest! {
 
 #[test]
 fn the_seed_text_resolves() {
-    assert!(small_numbers(SEED), "the mutation test would skip every case");
+    assert!(
+        small_numbers(SEED),
+        "the mutation test would skip every case"
+    );
     assert_eq!(nsd::check_text(SEED), 2);
 }
 
 #[test]
 fn deep_nesting_is_an_error_not_a_stack_overflow() {
-    let text = format!("model m {{ param a = {}1{} }}", "(".repeat(100_000), ")".repeat(100_000));
+    let text = format!(
+        "model m {{ param a = {}1{} }}",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
     assert_eq!(nsd::check_text(&text), 0);
 }

@@ -36,7 +36,10 @@ pub enum AnalysisError {
         help: String,
     },
     #[error("two analyses are named `{name}`")]
-    #[diagnostic(code(nsd::analysis::duplicate_name), help("give one of them another name with `as NAME`; results go to a folder of that name"))]
+    #[diagnostic(
+        code(nsd::analysis::duplicate_name),
+        help("give one of them another name with `as NAME`; results go to a folder of that name")
+    )]
     DuplicateName {
         name: String,
         #[label("second analysis with this name")]

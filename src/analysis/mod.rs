@@ -26,21 +26,39 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
     let located = |e: AnalysisError| {
         let code = e.exit_code();
         let file = e.span().file;
-        RunFailure { failure: Failure::one(Failure::located(&prog.sources, file, e)), exit_code: code }
+        RunFailure {
+            failure: Failure::one(Failure::located(&prog.sources, file, e)),
+            exit_code: code,
+        }
     };
     if prog.template(&a.model.name).is_none() {
         let e = crate::lang::diagnostics::ResolveError::UnknownModel {
             name: a.model.name.clone(),
             at: a.model.span,
-            help: crate::lang::diagnostics::suggest(&a.model.name, prog.model_order.iter().map(String::as_str), "the file defines no such model"),
+            help: crate::lang::diagnostics::suggest(
+                &a.model.name,
+                prog.model_order.iter().map(String::as_str),
+                "the file defines no such model",
+            ),
         };
-        return Err(RunFailure { failure: Failure::one(Failure::located(&prog.sources, a.model.span.file, e)), exit_code: 1 });
+        return Err(RunFailure {
+            failure: Failure::one(Failure::located(&prog.sources, a.model.span.file, e)),
+            exit_code: 1,
+        });
     }
-    let model = resolve(prog, &a.model.name, overrides).map_err(|failure| RunFailure { failure, exit_code: 1 })?;
+    let model = resolve(prog, &a.model.name, overrides).map_err(|failure| RunFailure {
+        failure,
+        exit_code: 1,
+    })?;
     let sys = assemble(&model);
     let mut results = match a.kind {
         AnalysisKind::Modes => modes::run(a, &model, &sys).map_err(located)?,
-        kind => return Err(located(AnalysisError::Unavailable { kind: kind.keyword().into(), at: a.span })),
+        kind => {
+            return Err(located(AnalysisError::Unavailable {
+                kind: kind.keyword().into(),
+                at: a.span,
+            }))
+        }
     };
     results.name = name_of(a);
     Ok(results)
@@ -48,7 +66,9 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
 
 /// The result-folder name: `as NAME`, else the statement's slug.
 pub fn name_of(a: &Analysis) -> String {
-    a.name.as_ref().map_or_else(|| a.kind.slug(), |n| n.name.clone())
+    a.name
+        .as_ref()
+        .map_or_else(|| a.kind.slug(), |n| n.name.clone())
 }
 
 /// Checks that analysis names are unique (they name result folders).
@@ -56,8 +76,15 @@ pub fn check_names(prog: &Program) -> Result<(), Failure> {
     let mut seen = std::collections::HashSet::new();
     for a in &prog.analyses {
         if !seen.insert(name_of(a)) {
-            let e = AnalysisError::DuplicateName { name: name_of(a), at: a.span };
-            return Err(Failure::one(Failure::located(&prog.sources, a.span.file, e)));
+            let e = AnalysisError::DuplicateName {
+                name: name_of(a),
+                at: a.span,
+            };
+            return Err(Failure::one(Failure::located(
+                &prog.sources,
+                a.span.file,
+                e,
+            )));
         }
     }
     Ok(())

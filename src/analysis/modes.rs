@@ -33,9 +33,19 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
         .omega
         .iter()
         .enumerate()
-        .map(|(i, w)| vec![Cell::Num((i + 1) as f64), Cell::Num(*w), Cell::Num(w / (2.0 * PI))])
+        .map(|(i, w)| {
+            vec![
+                Cell::Num((i + 1) as f64),
+                Cell::Num(*w),
+                Cell::Num(w / (2.0 * PI)),
+            ]
+        })
         .collect();
-    let data = Table { file: "data.csv".into(), columns: vec!["mode".into(), "omega [rad/s]".into(), "f [Hz]".into()], rows };
+    let data = Table {
+        file: "data.csv".into(),
+        columns: vec!["mode".into(), "omega [rad/s]".into(), "f [Hz]".into()],
+        rows,
+    };
     let mut columns = vec!["dof".to_string()];
     columns.extend((1..=m.omega.len()).map(|i| format!("mode {i}")));
     let shape_rows = sys
@@ -48,7 +58,11 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
             row
         })
         .collect();
-    let shapes = Table { file: "shapes.csv".into(), columns, rows: shape_rows };
+    let shapes = Table {
+        file: "shapes.csv".into(),
+        columns,
+        rows: shape_rows,
+    };
     let plotted = m.omega.len().min(4);
     let series = (0..plotted)
         .map(|i| Series {
@@ -58,15 +72,35 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
             points: false,
         })
         .collect();
-    let plot = Plot { file: "modes.svg".into(), title: format!("{}: mode shapes", model.name), x_label: "DOF".into(), y_label: "φ (mass-normalised)".into(), series };
+    let plot = Plot {
+        file: "modes.svg".into(),
+        title: format!("{}: mode shapes", model.name),
+        x_label: "DOF".into(),
+        y_label: "φ (mass-normalised)".into(),
+        series,
+    };
 
     let mut summary = Map::new();
     summary.insert("natural_frequencies".into(), json!(m.omega));
     summary.insert("dofs".into(), json!(sys.n()));
     let mut settings = Map::new();
-    settings.insert("contacts".into(), json!(if contacts == Contacts::Open { "open" } else { "stuck" }));
+    settings.insert(
+        "contacts".into(),
+        json!(if contacts == Contacts::Open {
+            "open"
+        } else {
+            "stuck"
+        }),
+    );
     settings.insert("count".into(), json!(m.omega.len()));
-    settings.insert("solver".into(), json!(if sys.n() <= crate::solve::modes::DENSE_LIMIT { "dense" } else { "shift-invert Lanczos" }));
+    settings.insert(
+        "solver".into(),
+        json!(if sys.n() <= crate::solve::modes::DENSE_LIMIT {
+            "dense"
+        } else {
+            "shift-invert Lanczos"
+        }),
+    );
     Ok(Results {
         name: String::new(),
         kind: opts.kind().into(),

@@ -26,8 +26,17 @@ impl<'a> OptionReader<'a> {
             for e in &o.entries {
                 let k = e.key.head().name.as_str();
                 if !allowed.contains(&k) || e.key.simple().is_none() {
-                    let help = suggest(k, allowed.iter().copied(), &format!("the options of `{kind}` are"));
-                    return Err(AnalysisError::UnknownOption { name: k.into(), kind: kind.into(), at: e.key.span, help });
+                    let help = suggest(
+                        k,
+                        allowed.iter().copied(),
+                        &format!("the options of `{kind}` are"),
+                    );
+                    return Err(AnalysisError::UnknownOption {
+                        name: k.into(),
+                        kind: kind.into(),
+                        at: e.key.span,
+                        help,
+                    });
                 }
             }
         }
@@ -35,34 +44,73 @@ impl<'a> OptionReader<'a> {
         for (n, v) in &model.params {
             scope.params.insert(n.clone(), eval::Num::free(*v));
         }
-        Ok(OptionReader { options: a.options.as_ref(), kind, span: a.span, scope })
+        Ok(OptionReader {
+            options: a.options.as_ref(),
+            kind,
+            span: a.span,
+            scope,
+        })
     }
 
     fn get(&self, key: &str) -> Option<&'a Value> {
-        self.options?.entries.iter().find(|e| e.key.simple().is_some_and(|n| n.name == key)).map(|e| &e.value)
+        self.options?
+            .entries
+            .iter()
+            .find(|e| e.key.simple().is_some_and(|n| n.name == key))
+            .map(|e| &e.value)
     }
 
     fn bad(&self, key: &str, at: Span, reason: &str, help: &str) -> AnalysisError {
-        AnalysisError::BadOption { name: key.into(), reason: reason.into(), at, help: help.into() }
+        AnalysisError::BadOption {
+            name: key.into(),
+            reason: reason.into(),
+            at,
+            help: help.into(),
+        }
     }
 
     /// A whole number ≥ `min`.
     pub fn count(&self, key: &str, min: i64) -> R<Option<usize>> {
-        let Some(v) = self.get(key) else { return Ok(None) };
-        let Value::Expr(e) = v else {
-            return Err(self.bad(key, v.span(), "expected a whole number", &format!("write `{key} = 10`")));
+        let Some(v) = self.get(key) else {
+            return Ok(None);
         };
-        let n = eval::integer(e, &self.scope).map_err(|_| self.bad(key, e.span, "not a whole number", &format!("write `{key} = 10`")))?;
+        let Value::Expr(e) = v else {
+            return Err(self.bad(
+                key,
+                v.span(),
+                "expected a whole number",
+                &format!("write `{key} = 10`"),
+            ));
+        };
+        let n = eval::integer(e, &self.scope).map_err(|_| {
+            self.bad(
+                key,
+                e.span,
+                "not a whole number",
+                &format!("write `{key} = 10`"),
+            )
+        })?;
         if n < min {
-            return Err(self.bad(key, e.span, &format!("must be at least {min}"), &format!("`{key}` counts something; use a value ≥ {min}")));
+            return Err(self.bad(
+                key,
+                e.span,
+                &format!("must be at least {min}"),
+                &format!("`{key}` counts something; use a value ≥ {min}"),
+            ));
         }
         Ok(Some(n as usize))
     }
 
     /// A bare name out of `choices`.
     pub fn choice(&self, key: &str, choices: &[&'static str]) -> R<Option<&'static str>> {
-        let Some(v) = self.get(key) else { return Ok(None) };
-        let list = choices.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        let list = choices
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
         if let Value::Expr(e) = v {
             if let ExprKind::Var { name, index: None } = &e.kind {
                 if let Some(c) = choices.iter().find(|c| **c == name.name) {
@@ -72,7 +120,12 @@ impl<'a> OptionReader<'a> {
                 return Err(self.bad(key, e.span, &format!("expected one of {list}"), &help));
             }
         }
-        Err(self.bad(key, v.span(), &format!("expected one of {list}"), &format!("write `{key} = {}`", choices[0])))
+        Err(self.bad(
+            key,
+            v.span(),
+            &format!("expected one of {list}"),
+            &format!("write `{key} = {}`", choices[0]),
+        ))
     }
 
     pub fn kind(&self) -> &'static str {

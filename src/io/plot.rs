@@ -31,19 +31,39 @@ pub fn render_svg(p: &Plot) -> Result<String, String> {
             .y_label_area_size(60)
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(|e| e.to_string())?;
-        chart.configure_mesh().x_desc(&p.x_label).y_desc(&p.y_label).draw().map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc(&p.x_label)
+            .y_desc(&p.y_label)
+            .draw()
+            .map_err(|e| e.to_string())?;
         for (i, s) in p.series.iter().enumerate() {
             let color = COLORS[i % COLORS.len()];
-            let pts = s.x.iter().zip(&s.y).map(|(x, y)| (*x, *y)).filter(|(x, y)| x.is_finite() && y.is_finite());
+            let pts =
+                s.x.iter()
+                    .zip(&s.y)
+                    .map(|(x, y)| (*x, *y))
+                    .filter(|(x, y)| x.is_finite() && y.is_finite());
             let drawn = if s.points {
-                chart.draw_series(pts.map(|xy| Circle::new(xy, 2, color.filled()))).map_err(|e| e.to_string())?
+                chart
+                    .draw_series(pts.map(|xy| Circle::new(xy, 2, color.filled())))
+                    .map_err(|e| e.to_string())?
             } else {
-                chart.draw_series(LineSeries::new(pts, color.stroke_width(2))).map_err(|e| e.to_string())?
+                chart
+                    .draw_series(LineSeries::new(pts, color.stroke_width(2)))
+                    .map_err(|e| e.to_string())?
             };
-            drawn.label(&s.label).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            drawn.label(&s.label).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
         }
         if p.series.len() > 1 || p.series.iter().any(|s| !s.label.is_empty()) {
-            chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| e.to_string())?;
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .draw()
+                .map_err(|e| e.to_string())?;
         }
         root.present().map_err(|e| e.to_string())?;
     }
@@ -52,10 +72,16 @@ pub fn render_svg(p: &Plot) -> Result<String, String> {
 
 /// A padded range that is never empty.
 fn bounds<'a>(v: impl Iterator<Item = &'a f64>) -> (f64, f64) {
-    let (lo, hi) = v.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| (l.min(*x), h.max(*x)));
+    let (lo, hi) = v.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
+        (l.min(*x), h.max(*x))
+    });
     if !lo.is_finite() || !hi.is_finite() {
         return (0.0, 1.0);
     }
-    let pad = if hi > lo { 0.05 * (hi - lo) } else { lo.abs().max(1.0) * 0.1 };
+    let pad = if hi > lo {
+        0.05 * (hi - lo)
+    } else {
+        lo.abs().max(1.0) * 0.1
+    };
     (lo - pad, hi + pad)
 }

@@ -21,7 +21,11 @@ pub fn source_hash<'a>(texts: impl IntoIterator<Item = &'a str>) -> String {
 
 /// The content of `meta.json`.
 pub fn meta(r: &Results, source_hash: &str) -> Value {
-    let params: Map<String, Value> = r.params.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+    let params: Map<String, Value> = r
+        .params
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v)))
+        .collect();
     json!({
         "analysis": r.name,
         "kind": r.kind,
@@ -48,7 +52,8 @@ pub fn write(out: &Path, r: &Results, source_hash: &str) -> std::io::Result<Path
     for t in &r.tables {
         std::fs::write(tmp.join(&t.file), csv::render(t))?;
     }
-    let meta = serde_json::to_string_pretty(&meta(r, source_hash)).map_err(std::io::Error::other)?;
+    let meta =
+        serde_json::to_string_pretty(&meta(r, source_hash)).map_err(std::io::Error::other)?;
     std::fs::write(tmp.join("meta.json"), meta + "\n")?;
     for p in &r.plots {
         // A plot that cannot be drawn (e.g. no finite data) is skipped, the data are kept.

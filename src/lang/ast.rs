@@ -127,16 +127,61 @@ pub enum Stmt {
         repeat: Option<Repeat>,
         span: Span,
     },
-    Force { target: NodeRef, value: Expr, repeat: Option<Repeat>, span: Span },
-    Base { dir: Option<Ident>, value: Expr, span: Span },
-    Gravity { value: Expr, span: Span },
-    Damping { kind: Ident, options: Options, span: Span },
-    Beam { name: Ident, options: Options, span: Span },
-    Matrices { name: Ident, options: Options, span: Span },
-    Body { name: Ident, options: Options, span: Span },
-    Joint { label: Option<Label>, kind: Ident, a: NodeRef, b: NodeRef, options: Option<Options>, span: Span },
-    Use { template: Ident, instance: Ident, args: Vec<Arg>, repeat: Option<Repeat>, span: Span },
-    For { repeat: Repeat, body: Vec<Stmt>, span: Span },
+    Force {
+        target: NodeRef,
+        value: Expr,
+        repeat: Option<Repeat>,
+        span: Span,
+    },
+    Base {
+        dir: Option<Ident>,
+        value: Expr,
+        span: Span,
+    },
+    Gravity {
+        value: Expr,
+        span: Span,
+    },
+    Damping {
+        kind: Ident,
+        options: Options,
+        span: Span,
+    },
+    Beam {
+        name: Ident,
+        options: Options,
+        span: Span,
+    },
+    Matrices {
+        name: Ident,
+        options: Options,
+        span: Span,
+    },
+    Body {
+        name: Ident,
+        options: Options,
+        span: Span,
+    },
+    Joint {
+        label: Option<Label>,
+        kind: Ident,
+        a: NodeRef,
+        b: NodeRef,
+        options: Option<Options>,
+        span: Span,
+    },
+    Use {
+        template: Ident,
+        instance: Ident,
+        args: Vec<Arg>,
+        repeat: Option<Repeat>,
+        span: Span,
+    },
+    For {
+        repeat: Repeat,
+        body: Vec<Stmt>,
+        span: Span,
+    },
 }
 
 /// `{ key = value, ... }`.
@@ -157,7 +202,11 @@ pub struct OptionEntry {
 pub enum Value {
     Expr(Expr),
     Range(Range),
-    Sweep { param: Ident, range: Range, span: Span },
+    Sweep {
+        param: Ident,
+        range: Range,
+        span: Span,
+    },
     Block(Options),
 }
 
@@ -199,9 +248,18 @@ pub enum BinOp {
 #[derive(Debug, Clone)]
 pub enum ExprKind {
     /// A literal, with its unit as written (empty when none).
-    Number { value: f64, unit: Option<Unit> },
-    Var { name: Ident, index: Option<Box<Expr>> },
-    Call { name: Ident, args: Vec<Arg> },
+    Number {
+        value: f64,
+        unit: Option<Unit>,
+    },
+    Var {
+        name: Ident,
+        index: Option<Box<Expr>>,
+    },
+    Call {
+        name: Ident,
+        args: Vec<Arg>,
+    },
     Tuple(Vec<Expr>),
     Str(String),
     Neg(Box<Expr>),

@@ -22,7 +22,10 @@ pub enum ParseError {
         found: String,
     },
     #[error("unexpected text after the expression")]
-    #[diagnostic(code(nsd::parse::trailing), help("a value is one expression, e.g. `--set Omega=1.3` or `--set k=2*pi`"))]
+    #[diagnostic(
+        code(nsd::parse::trailing),
+        help("a value is one expression, e.g. `--set Omega=1.3` or `--set k=2*pi`")
+    )]
     Trailing {
         #[label("not part of the expression")]
         at: Span,
@@ -30,7 +33,11 @@ pub enum ParseError {
 }
 
 impl ParseError {
-    pub(crate) fn from_pest(e: pest::error::Error<super::parse::Rule>, file: FileId, text: &str) -> ParseError {
+    pub(crate) fn from_pest(
+        e: pest::error::Error<super::parse::Rule>,
+        file: FileId,
+        text: &str,
+    ) -> ParseError {
         use pest::error::{ErrorVariant, InputLocation};
         let (mut start, mut end) = match e.location {
             InputLocation::Pos(p) => (p, p),
@@ -39,12 +46,18 @@ impl ParseError {
         // At the end of the text, point at its last visible character so the label shows.
         if start >= text.trim_end().len() && !text.trim_end().is_empty() {
             let last = text.trim_end().char_indices().last().map_or(0, |(i, _)| i);
-            (start, end) = (last, last + text[last..].chars().next().map_or(1, char::len_utf8));
+            (start, end) = (
+                last,
+                last + text[last..].chars().next().map_or(1, char::len_utf8),
+            );
         }
         let expected = match &e.variant {
             ErrorVariant::ParsingError { positives, .. } => {
-                let mut names: Vec<&str> =
-                    positives.iter().map(|r| rule_name(*r)).filter(|n| !n.is_empty()).collect();
+                let mut names: Vec<&str> = positives
+                    .iter()
+                    .map(|r| rule_name(*r))
+                    .filter(|n| !n.is_empty())
+                    .collect();
                 names.sort_unstable();
                 names.dedup();
                 match names.len() {
@@ -55,8 +68,16 @@ impl ParseError {
             }
             ErrorVariant::CustomError { message } => message.clone(),
         };
-        let found = if end > start && start >= text.trim_end().len().saturating_sub(1) { "the text ends here" } else { "unexpected here" };
-        ParseError::Syntax { expected, at: Span::new(file, start, end.max(start)), found: found.into() }
+        let found = if end > start && start >= text.trim_end().len().saturating_sub(1) {
+            "the text ends here"
+        } else {
+            "unexpected here"
+        };
+        ParseError::Syntax {
+            expected,
+            at: Span::new(file, start, end.max(start)),
+            found: found.into(),
+        }
     }
 
     pub fn span(&self) -> Span {
@@ -74,17 +95,24 @@ pub struct Failure {
 
 impl Failure {
     pub fn one(report: Report) -> Self {
-        Failure { reports: vec![report] }
+        Failure {
+            reports: vec![report],
+        }
     }
 
     /// Attaches the text of `file` to a diagnostic.
-    pub fn located<E: Diagnostic + Send + Sync + 'static>(sources: &SourceMap, file: FileId, e: E) -> Report {
+    pub fn located<E: Diagnostic + Send + Sync + 'static>(
+        sources: &SourceMap,
+        file: FileId,
+        e: E,
+    ) -> Report {
         Report::new(e).with_source_code(sources.named(file))
     }
 
     /// Renders every report without colour at width 80 (goldens, REPL, non-terminals).
     pub fn render_plain(&self) -> String {
-        let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor()).with_width(80);
+        let handler =
+            GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor()).with_width(80);
         let mut out = String::new();
         for r in &self.reports {
             // Writing into a String cannot fail.
@@ -95,7 +123,10 @@ impl Failure {
 
     /// The stable codes of all reports, in order.
     pub fn codes(&self) -> Vec<String> {
-        self.reports.iter().map(|r| r.code().map(|c| c.to_string()).unwrap_or_default()).collect()
+        self.reports
+            .iter()
+            .map(|r| r.code().map(|c| c.to_string()).unwrap_or_default())
+            .collect()
     }
 }
 
@@ -128,7 +159,12 @@ pub enum ResolveError {
         help: String,
     },
     #[error("`{name}` is defined twice")]
-    #[diagnostic(code(nsd::resolve::duplicate), help("rename one of them; names of nodes, elements and parameters must be unique in a model"))]
+    #[diagnostic(
+        code(nsd::resolve::duplicate),
+        help(
+            "rename one of them; names of nodes, elements and parameters must be unique in a model"
+        )
+    )]
     Duplicate {
         name: String,
         #[label("second definition")]
@@ -154,7 +190,10 @@ pub enum ResolveError {
         help: String,
     },
     #[error("{owner} needs the option `{name}`")]
-    #[diagnostic(code(nsd::resolve::missing_option), help("add `{name} = …` to the options block; {hint}"))]
+    #[diagnostic(
+        code(nsd::resolve::missing_option),
+        help("add `{name} = …` to the options block; {hint}")
+    )]
     MissingOption {
         name: String,
         owner: String,
@@ -190,7 +229,10 @@ pub enum ResolveError {
         help: String,
     },
     #[error("{kind} connects `{node}` to itself")]
-    #[diagnostic(code(nsd::resolve::self_loop), help("an element needs two different nodes (or one node and `ground`/`base`)"))]
+    #[diagnostic(
+        code(nsd::resolve::self_loop),
+        help("an element needs two different nodes (or one node and `ground`/`base`)")
+    )]
     SelfLoop {
         kind: String,
         node: String,
@@ -207,14 +249,20 @@ pub enum ResolveError {
         at: Span,
     },
     #[error("`{dir}` is not a direction")]
-    #[diagnostic(code(nsd::resolve::unknown_direction), help("directions are x, y, z, rx, ry, rz, or 1, 2, … for imported matrices"))]
+    #[diagnostic(
+        code(nsd::resolve::unknown_direction),
+        help("directions are x, y, z, rx, ry, rz, or 1, 2, … for imported matrices")
+    )]
     UnknownDirection {
         dir: String,
         #[label("unknown direction")]
         at: Span,
     },
     #[error("{kind} between `{a}` and `{b}` could act along {dirs}")]
-    #[diagnostic(code(nsd::resolve::ambiguous_direction), help("name the direction on an endpoint, e.g. `{a}.x -- {b}`"))]
+    #[diagnostic(
+        code(nsd::resolve::ambiguous_direction),
+        help("name the direction on an endpoint, e.g. `{a}.x -- {b}`")
+    )]
     AmbiguousDirection {
         kind: String,
         a: String,
@@ -224,7 +272,12 @@ pub enum ResolveError {
         at: Span,
     },
     #[error("import cycle: {chain}")]
-    #[diagnostic(code(nsd::resolve::import_cycle), help("remove one of the imports; a file may not import itself, directly or through others"))]
+    #[diagnostic(
+        code(nsd::resolve::import_cycle),
+        help(
+            "remove one of the imports; a file may not import itself, directly or through others"
+        )
+    )]
     ImportCycle {
         chain: String,
         #[label("this import closes the cycle")]
@@ -258,13 +311,21 @@ pub enum ResolveError {
         at: Span,
     },
     #[error("time `t` is not defined here")]
-    #[diagnostic(code(nsd::resolve::time_not_allowed), help("`t` may appear only in `force` and `base` expressions; element values are constants"))]
+    #[diagnostic(
+        code(nsd::resolve::time_not_allowed),
+        help(
+            "`t` may appear only in `force` and `base` expressions; element values are constants"
+        )
+    )]
     TimeNotAllowed {
         #[label("`t` used in a constant")]
         at: Span,
     },
     #[error("expected an integer, found {value}")]
-    #[diagnostic(code(nsd::resolve::not_integer), help("loop bounds, family ranges, indices and counts must evaluate to whole numbers"))]
+    #[diagnostic(
+        code(nsd::resolve::not_integer),
+        help("loop bounds, family ranges, indices and counts must evaluate to whole numbers")
+    )]
     NotInteger {
         value: f64,
         #[label("not a whole number")]
@@ -280,7 +341,10 @@ pub enum ResolveError {
         help: String,
     },
     #[error("component parameter `{name}` has no value")]
-    #[diagnostic(code(nsd::resolve::missing_argument), help("pass it at the `use` statement: `use {template} as … ({name} = …)`"))]
+    #[diagnostic(
+        code(nsd::resolve::missing_argument),
+        help("pass it at the `use` statement: `use {template} as … ({name} = …)`")
+    )]
     MissingArgument {
         name: String,
         template: String,
@@ -310,7 +374,10 @@ pub enum ResolveError {
     #[diagnostic(code(nsd::resolve::unknown_override), help("{help}"))]
     UnknownOverride { name: String, help: String },
     #[error("value is not a finite number")]
-    #[diagnostic(code(nsd::resolve::non_finite), help("check for division by zero, log or sqrt of a negative number, or overflow"))]
+    #[diagnostic(
+        code(nsd::resolve::non_finite),
+        help("check for division by zero, log or sqrt of a negative number, or overflow")
+    )]
     NonFinite {
         #[label("evaluates to {value}")]
         at: Span,
@@ -325,14 +392,20 @@ pub enum ResolveError {
         node: String,
     },
     #[error("`{name}` is a built-in name")]
-    #[diagnostic(code(nsd::resolve::reserved), help("`t` (time), `pi`, `ground` and `base` have fixed meanings; pick another name"))]
+    #[diagnostic(
+        code(nsd::resolve::reserved),
+        help("`t` (time), `pi`, `ground` and `base` have fixed meanings; pick another name")
+    )]
     Reserved {
         name: String,
         #[label("reserved")]
         at: Span,
     },
     #[error("the range {from}..{to} is empty")]
-    #[diagnostic(code(nsd::resolve::empty_range), help("ranges are inclusive and count upwards: `1..n` needs n ≥ 1"))]
+    #[diagnostic(
+        code(nsd::resolve::empty_range),
+        help("ranges are inclusive and count upwards: `1..n` needs n ≥ 1")
+    )]
     EmptyRange {
         from: i64,
         to: i64,
@@ -360,7 +433,11 @@ pub enum ResolveError {
 /// "did you mean `x`?" from the closest candidate (Jaro–Winkler ≥ 0.8); otherwise the lead
 /// followed by the candidates when there are few ("sides are `positive`, …"), or the lead
 /// alone. A lead that does not end in "are" gets the list in parentheses.
-pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>, lead: &str) -> String {
+pub fn suggest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    lead: &str,
+) -> String {
     let mut best: Option<(&str, f64)> = None;
     let mut all: Vec<&str> = Vec::new();
     for c in candidates {
@@ -374,7 +451,11 @@ pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>, le
         Some((c, _)) => format!("did you mean `{c}`?"),
         None if !all.is_empty() && all.len() <= 12 => {
             all.sort_unstable();
-            let list = all.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
+            let list = all
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
             if lead.ends_with(" are") {
                 format!("{lead} {list}")
             } else {

@@ -33,7 +33,12 @@ pub struct Scope {
 
 impl Scope {
     pub fn lookup(&self, name: &str) -> Option<Num> {
-        self.locals.iter().rev().find(|(n, _)| n == name).map(|(_, v)| *v).or_else(|| self.params.get(name).copied())
+        self.locals
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+            .or_else(|| self.params.get(name).copied())
     }
 
     pub fn push_local(&mut self, name: &str, v: f64) {
@@ -45,14 +50,23 @@ impl Scope {
     }
 
     fn names(&self) -> impl Iterator<Item = &str> {
-        self.params.keys().map(String::as_str).chain(self.locals.iter().map(|(n, _)| n.as_str())).chain(["pi"])
+        self.params
+            .keys()
+            .map(String::as_str)
+            .chain(self.locals.iter().map(|(n, _)| n.as_str()))
+            .chain(["pi"])
     }
 }
 
 type R<T> = Result<T, ResolveError>;
 
 fn wrong_type(expected: &str, found: &str, at: Span, help: &str) -> ResolveError {
-    ResolveError::WrongType { expected: expected.into(), found: found.into(), at, help: help.into() }
+    ResolveError::WrongType {
+        expected: expected.into(),
+        found: found.into(),
+        at,
+        help: help.into(),
+    }
 }
 
 /// Describes what kind of expression `e` is, for "expected …, found …".
@@ -71,17 +85,26 @@ pub fn eval(e: &Expr, scope: &Scope) -> R<Num> {
         ExprKind::Number { value, unit } => match unit {
             None => Ok(Num::free(*value)),
             Some(u) => {
-                let (scale, dim) = units::unit(&u.factors).ok_or_else(|| ResolveError::Invalid {
-                    what: "unknown unit".into(),
-                    at: u.span,
-                    help: "see docs/language.md for the unit symbols".into(),
-                })?;
-                Ok(Num { v: value * scale, dim: Some(dim) })
+                let (scale, dim) =
+                    units::unit(&u.factors).ok_or_else(|| ResolveError::Invalid {
+                        what: "unknown unit".into(),
+                        at: u.span,
+                        help: "see docs/language.md for the unit symbols".into(),
+                    })?;
+                Ok(Num {
+                    v: value * scale,
+                    dim: Some(dim),
+                })
             }
         },
         ExprKind::Var { name, index } => {
             if let Some(i) = index {
-                return Err(wrong_type("a number", "an indexed name", i.span.join(name.span), "only nodes and elements are indexed; parameters are plain names"));
+                return Err(wrong_type(
+                    "a number",
+                    "an indexed name",
+                    i.span.join(name.span),
+                    "only nodes and elements are indexed; parameters are plain names",
+                ));
             }
             if let Some(v) = scope.lookup(&name.name) {
                 return Ok(v);
@@ -102,17 +125,35 @@ pub fn eval(e: &Expr, scope: &Scope) -> R<Num> {
             let mut vals = Vec::with_capacity(args.len());
             for a in args {
                 if let Some(n) = &a.name {
-                    return Err(wrong_type("a positional argument", "a named argument", n.span, "math functions take plain arguments, e.g. `sin(x)`"));
+                    return Err(wrong_type(
+                        "a positional argument",
+                        "a named argument",
+                        n.span,
+                        "math functions take plain arguments, e.g. `sin(x)`",
+                    ));
                 }
                 vals.push(eval(&a.value, scope)?);
             }
             call_dim(f, &vals, e.span)
         }
-        ExprKind::Tuple(_) => Err(wrong_type("a number", "a vector", e.span, "a vector is only allowed where a position, axis or list is expected")),
-        ExprKind::Str(_) => Err(wrong_type("a number", "a string", e.span, "strings are file paths; remove the quotes")),
+        ExprKind::Tuple(_) => Err(wrong_type(
+            "a number",
+            "a vector",
+            e.span,
+            "a vector is only allowed where a position, axis or list is expected",
+        )),
+        ExprKind::Str(_) => Err(wrong_type(
+            "a number",
+            "a string",
+            e.span,
+            "strings are file paths; remove the quotes",
+        )),
         ExprKind::Neg(a) => {
             let x = eval(a, scope)?;
-            Ok(Num { v: -x.v, dim: x.dim })
+            Ok(Num {
+                v: -x.v,
+                dim: x.dim,
+            })
         }
         ExprKind::Binary(op, a, b) => {
             let x = eval(a, scope)?;
@@ -126,7 +167,13 @@ fn function(name: &str, at: Span) -> R<Func> {
     Func::from_name(name).ok_or_else(|| ResolveError::UnknownFunction {
         name: name.to_string(),
         at,
-        help: suggest(name, ["sin", "cos", "tan", "exp", "log", "sqrt", "abs", "min", "max"], "the functions are"),
+        help: suggest(
+            name,
+            [
+                "sin", "cos", "tan", "exp", "log", "sqrt", "abs", "min", "max",
+            ],
+            "the functions are",
+        ),
     })
 }
 
@@ -134,8 +181,18 @@ fn arity(f: Func, name: &str, found: usize, at: Span) -> R<()> {
     if found == f.arity() {
         return Ok(());
     }
-    let usage = if f.arity() == 2 { format!("`{name}(a, b)`") } else { format!("`{name}(x)`") };
-    Err(ResolveError::Arity { name: name.to_string(), expected: f.arity(), found, usage, at })
+    let usage = if f.arity() == 2 {
+        format!("`{name}(a, b)`")
+    } else {
+        format!("`{name}(x)`")
+    };
+    Err(ResolveError::Arity {
+        name: name.to_string(),
+        expected: f.arity(),
+        found,
+        usage,
+        at,
+    })
 }
 
 fn call_dim(f: Func, vals: &[Num], at: Span) -> R<Num> {
@@ -145,13 +202,27 @@ fn call_dim(f: Func, vals: &[Num], at: Span) -> R<Num> {
         Func::Abs => vals[0].dim,
         Func::Min | Func::Max => merge_dims(vals[0].dim, vals[1].dim, at)?,
         Func::Sqrt => match vals[0].dim {
-            Some(d) if d.0.iter().all(|e| e % 2 == 0) => Some(Dim([d.0[0] / 2, d.0[1] / 2, d.0[2] / 2])),
-            Some(d) => return Err(unit_mismatch("the argument of sqrt", "a unit with even powers", d, at)),
+            Some(d) if d.0.iter().all(|e| e % 2 == 0) => {
+                Some(Dim([d.0[0] / 2, d.0[1] / 2, d.0[2] / 2]))
+            }
+            Some(d) => {
+                return Err(unit_mismatch(
+                    "the argument of sqrt",
+                    "a unit with even powers",
+                    d,
+                    at,
+                ))
+            }
             None => None,
         },
         _ => {
             if let Some(d) = vals[0].dim.filter(|d| *d != Dim::NONE) {
-                return Err(unit_mismatch("the argument of a transcendental function", "rad or no unit", d, at));
+                return Err(unit_mismatch(
+                    "the argument of a transcendental function",
+                    "rad or no unit",
+                    d,
+                    at,
+                ));
             }
             vals[0].dim.map(|_| Dim::NONE)
         }
@@ -160,14 +231,22 @@ fn call_dim(f: Func, vals: &[Num], at: Span) -> R<Num> {
 }
 
 fn unit_mismatch(what: &str, expected: &str, found: Dim, at: Span) -> ResolveError {
-    ResolveError::UnitMismatch { what: what.into(), expected: expected.into(), found: found.to_string(), at }
+    ResolveError::UnitMismatch {
+        what: what.into(),
+        expected: expected.into(),
+        found: found.to_string(),
+        at,
+    }
 }
 
 fn merge_dims(a: Option<Dim>, b: Option<Dim>, at: Span) -> R<Option<Dim>> {
     match (a, b) {
-        (Some(x), Some(y)) if x != y => {
-            Err(unit_mismatch("both sides of `+`, `-`, `min` and `max`", &x.to_string(), y, at))
-        }
+        (Some(x), Some(y)) if x != y => Err(unit_mismatch(
+            "both sides of `+`, `-`, `min` and `max`",
+            &x.to_string(),
+            y,
+            at,
+        )),
         (Some(x), _) | (_, Some(x)) => Ok(Some(x)),
         _ => Ok(None),
     }
@@ -179,10 +258,22 @@ fn binary(op: BinOp, x: Num, y: Num, at: Span, rhs: Span) -> R<Num> {
         _ => None,
     };
     Ok(match op {
-        BinOp::Add => Num { v: x.v + y.v, dim: merge_dims(x.dim, y.dim, at)? },
-        BinOp::Sub => Num { v: x.v - y.v, dim: merge_dims(x.dim, y.dim, at)? },
-        BinOp::Mul => Num { v: x.v * y.v, dim: both(Dim::mul) },
-        BinOp::Div => Num { v: x.v / y.v, dim: both(Dim::div) },
+        BinOp::Add => Num {
+            v: x.v + y.v,
+            dim: merge_dims(x.dim, y.dim, at)?,
+        },
+        BinOp::Sub => Num {
+            v: x.v - y.v,
+            dim: merge_dims(x.dim, y.dim, at)?,
+        },
+        BinOp::Mul => Num {
+            v: x.v * y.v,
+            dim: both(Dim::mul),
+        },
+        BinOp::Div => Num {
+            v: x.v / y.v,
+            dim: both(Dim::div),
+        },
         BinOp::Pow => {
             if let Some(d) = y.dim.filter(|d| *d != Dim::NONE) {
                 return Err(unit_mismatch("an exponent", "no unit", d, rhs));
@@ -190,13 +281,21 @@ fn binary(op: BinOp, x: Num, y: Num, at: Span, rhs: Span) -> R<Num> {
             let dim = match x.dim {
                 Some(d) if d != Dim::NONE => {
                     if y.v.fract() != 0.0 || y.v.abs() > 12.0 {
-                        return Err(unit_mismatch("a quantity raised to a non-integer power", "no unit", d, at));
+                        return Err(unit_mismatch(
+                            "a quantity raised to a non-integer power",
+                            "no unit",
+                            d,
+                            at,
+                        ));
                     }
                     Some(d.pow(y.v as i8))
                 }
                 d => d,
             };
-            Num { v: x.v.powf(y.v), dim }
+            Num {
+                v: x.v.powf(y.v),
+                dim,
+            }
         }
     })
 }
@@ -223,10 +322,20 @@ pub fn time_fn(e: &Expr, scope: &Scope) -> R<TimeFn> {
         ExprKind::Call { name, args } => {
             let f = function(&name.name, name.span)?;
             arity(f, &name.name, args.len(), e.span)?;
-            let args = args.iter().map(|a| time_fn(&a.value, scope)).collect::<R<Vec<_>>>()?;
+            let args = args
+                .iter()
+                .map(|a| time_fn(&a.value, scope))
+                .collect::<R<Vec<_>>>()?;
             TimeFn::Call(f, args)
         }
-        _ => return Err(wrong_type("a number", describe(e), e.span, "a force or base motion is one expression of `t`")),
+        _ => {
+            return Err(wrong_type(
+                "a number",
+                describe(e),
+                e.span,
+                "a force or base motion is one expression of `t`",
+            ))
+        }
     })
 }
 
@@ -247,11 +356,19 @@ pub fn quantity(e: &Expr, scope: &Scope, what: &str, dim: Dim) -> R<f64> {
     let n = eval(e, scope)?;
     if let Some(d) = n.dim {
         if d != dim {
-            return Err(ResolveError::UnitMismatch { what: what.into(), expected: dim.to_string(), found: d.to_string(), at: e.span });
+            return Err(ResolveError::UnitMismatch {
+                what: what.into(),
+                expected: dim.to_string(),
+                found: d.to_string(),
+                at: e.span,
+            });
         }
     }
     if !n.v.is_finite() {
-        return Err(ResolveError::NonFinite { at: e.span, value: n.v });
+        return Err(ResolveError::NonFinite {
+            at: e.span,
+            value: n.v,
+        });
     }
     Ok(n.v)
 }
@@ -260,7 +377,10 @@ pub fn quantity(e: &Expr, scope: &Scope, what: &str, dim: Dim) -> R<f64> {
 pub fn integer(e: &Expr, scope: &Scope) -> R<i64> {
     let v = eval(e, scope)?.v;
     if v.fract() != 0.0 || !v.is_finite() || v.abs() > 1e15 {
-        return Err(ResolveError::NotInteger { value: v, at: e.span });
+        return Err(ResolveError::NotInteger {
+            value: v,
+            at: e.span,
+        });
     }
     Ok(v as i64)
 }

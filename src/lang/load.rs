@@ -121,11 +121,19 @@ impl Program {
                 _ => continue,
             };
             if let Some(&(_, f, j)) = self.templates.get(&t.name.name) {
-                let first = if f == id { template_of(&file.items[j]) } else { self.template_at(f, j) };
+                let first = if f == id {
+                    template_of(&file.items[j])
+                } else {
+                    self.template_at(f, j)
+                };
                 let first = first.map(|t| t.name.span);
                 // Only a first span in the same file can be labelled alongside.
                 let first = first.filter(|s| s.file == id);
-                let e = ResolveError::Duplicate { name: t.name.name.clone(), at: t.name.span, first };
+                let e = ResolveError::Duplicate {
+                    name: t.name.name.clone(),
+                    at: t.name.span,
+                    first,
+                };
                 errors.push(Failure::located(&self.sources, id, e));
                 continue;
             }
@@ -166,9 +174,16 @@ impl Program {
             let chain: Vec<String> = stack
                 .iter()
                 .chain(std::iter::once(&canon))
-                .map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+                .map(|p| {
+                    p.file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                })
                 .collect();
-            let e = ResolveError::ImportCycle { chain: chain.join(" → "), at: span };
+            let e = ResolveError::ImportCycle {
+                chain: chain.join(" → "),
+                at: span,
+            };
             errors.push(Failure::located(&self.sources, span.file, e));
             return;
         }
@@ -176,7 +191,14 @@ impl Program {
             return; // Already loaded through another import.
         }
         match std::fs::read_to_string(&canon) {
-            Ok(text) => self.add_file(&found.display().to_string(), &text, Some(canon), stack, errors, false),
+            Ok(text) => self.add_file(
+                &found.display().to_string(),
+                &text,
+                Some(canon),
+                stack,
+                errors,
+                false,
+            ),
             Err(err) => {
                 let e = ResolveError::MissingFile {
                     path: rel.to_string(),
@@ -201,7 +223,11 @@ impl Program {
 
     /// Reads a data file named relative to the source file `from`.
     pub fn read_relative(&self, from: FileId, rel: &str) -> Result<String, std::io::Error> {
-        let base = self.paths.get(from.0 as usize).and_then(|p| p.as_deref()).and_then(Path::parent);
+        let base = self
+            .paths
+            .get(from.0 as usize)
+            .and_then(|p| p.as_deref())
+            .and_then(Path::parent);
         let path = match base {
             Some(b) => b.join(rel),
             None => PathBuf::from(rel),

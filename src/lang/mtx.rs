@@ -4,10 +4,16 @@
 /// Parses a MatrixMarket coordinate file; returns `(rows, triplets)`.
 pub fn parse(text: &str) -> Result<(usize, Vec<(usize, usize, f64)>), String> {
     let mut lines = text.lines();
-    let header = lines.next().ok_or("the file is empty")?.to_ascii_lowercase();
+    let header = lines
+        .next()
+        .ok_or("the file is empty")?
+        .to_ascii_lowercase();
     let words: Vec<&str> = header.split_whitespace().collect();
     if words.first() != Some(&"%%matrixmarket") || words.get(1) != Some(&"matrix") {
-        return Err("the first line must be `%%MatrixMarket matrix coordinate real general|symmetric`".into());
+        return Err(
+            "the first line must be `%%MatrixMarket matrix coordinate real general|symmetric`"
+                .into(),
+        );
     }
     if words.get(2) != Some(&"coordinate") {
         return Err("only the `coordinate` format is supported".into());
@@ -20,11 +26,18 @@ pub fn parse(text: &str) -> Result<(usize, Vec<(usize, usize, f64)>), String> {
         Some(&"symmetric") => true,
         other => return Err(format!("unsupported symmetry `{}`", other.unwrap_or(&""))),
     };
-    let mut data = lines.map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('%'));
-    let size_line = data.next().ok_or("missing the size line `rows cols entries`")?;
+    let mut data = lines
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('%'));
+    let size_line = data
+        .next()
+        .ok_or("missing the size line `rows cols entries`")?;
     let size: Vec<usize> = size_line
         .split_whitespace()
-        .map(|w| w.parse::<usize>().map_err(|_| format!("bad size line `{size_line}`")))
+        .map(|w| {
+            w.parse::<usize>()
+                .map_err(|_| format!("bad size line `{size_line}`"))
+        })
         .collect::<Result<_, _>>()?;
     let [rows, cols, nnz] = size[..] else {
         return Err(format!("bad size line `{size_line}`"));
@@ -45,7 +58,10 @@ pub fn parse(text: &str) -> Result<(usize, Vec<(usize, usize, f64)>), String> {
             _ => return Err(parse_err()),
         };
         if i == 0 || j == 0 || i > rows || j > cols {
-            return Err(format!("entry {} `{line}` is outside the {rows}×{cols} matrix", n + 1));
+            return Err(format!(
+                "entry {} `{line}` is outside the {rows}×{cols} matrix",
+                n + 1
+            ));
         }
         triplets.push((i - 1, j - 1, v));
         if symmetric && i != j {
@@ -59,7 +75,8 @@ pub fn parse(text: &str) -> Result<(usize, Vec<(usize, usize, f64)>), String> {
 mod tests {
     #[test]
     fn symmetric_files_expand_both_triangles() {
-        let text = "%%MatrixMarket matrix coordinate real symmetric\n% c\n2 2 2\n1 1 2.0\n2 1 -1.0\n";
+        let text =
+            "%%MatrixMarket matrix coordinate real symmetric\n% c\n2 2 2\n1 1 2.0\n2 1 -1.0\n";
         let (n, t) = super::parse(text).expect("valid file");
         assert_eq!(n, 2);
         assert_eq!(t, vec![(0, 0, 2.0), (1, 0, -1.0), (0, 1, -1.0)]);

@@ -17,16 +17,25 @@ struct NsdParser;
 
 /// Parses one file. The first syntax error stops the parse (pest reports one position).
 pub fn parse_file(text: &str, file: FileId) -> Result<File, ParseError> {
-    let mut pairs = NsdParser::parse(Rule::file, text).map_err(|e| ParseError::from_pest(e, file, text))?;
+    let mut pairs =
+        NsdParser::parse(Rule::file, text).map_err(|e| ParseError::from_pest(e, file, text))?;
     let p = Builder { file };
-    let root = pairs.next().expect("grammar: `file` always yields one pair");
-    let items = root.into_inner().filter(not_token).filter(|i| i.as_rule() != Rule::EOI).map(|i| p.item(i)).collect();
+    let root = pairs
+        .next()
+        .expect("grammar: `file` always yields one pair");
+    let items = root
+        .into_inner()
+        .filter(not_token)
+        .filter(|i| i.as_rule() != Rule::EOI)
+        .map(|i| p.item(i))
+        .collect();
     Ok(File { items })
 }
 
 /// Parses a single expression (used for `--set NAME=VALUE` and the REPL's `:set`).
 pub fn parse_expr(text: &str, file: FileId) -> Result<Expr, ParseError> {
-    let mut pairs = NsdParser::parse(Rule::expr, text).map_err(|e| ParseError::from_pest(e, file, text))?;
+    let mut pairs =
+        NsdParser::parse(Rule::expr, text).map_err(|e| ParseError::from_pest(e, file, text))?;
     let pair = pairs.next().expect("grammar: `expr` yields one pair");
     if pair.as_span().end() != text.trim_end().len() {
         let at = Span::new(file, pair.as_span().end(), text.len());
@@ -58,15 +67,25 @@ impl Builder {
     }
 
     fn ident(&self, p: Pair<Rule>) -> Ident {
-        Ident { name: p.as_str().to_string(), span: self.span(&p) }
+        Ident {
+            name: p.as_str().to_string(),
+            span: self.span(&p),
+        }
     }
 
     fn item(&self, p: Pair<Rule>) -> Item {
         let span = self.span(&p);
         match p.as_rule() {
             Rule::import => {
-                let s = p.into_inner().filter(not_token).next().expect("grammar: import has a string");
-                Item::Import { path: string_body(s), span }
+                let s = p
+                    .into_inner()
+                    .filter(not_token)
+                    .next()
+                    .expect("grammar: import has a string");
+                Item::Import {
+                    path: string_body(s),
+                    span,
+                }
             }
             Rule::model => Item::Model(self.template(p)),
             Rule::component => Item::Component(self.template(p)),
@@ -83,11 +102,22 @@ impl Builder {
         let mut body = Vec::new();
         for q in inner {
             match q.as_rule() {
-                Rule::param_list => params = q.into_inner().filter(not_token).map(|d| self.param_decl(d)).collect(),
+                Rule::param_list => {
+                    params = q
+                        .into_inner()
+                        .filter(not_token)
+                        .map(|d| self.param_decl(d))
+                        .collect()
+                }
                 _ => body.push(self.stmt(q)),
             }
         }
-        Template { name, params, body, span }
+        Template {
+            name,
+            params,
+            body,
+            span,
+        }
     }
 
     fn param_decl(&self, p: Pair<Rule>) -> ParamDecl {
@@ -126,11 +156,24 @@ impl Builder {
                     }
                 }
                 let value = value.expect("grammar: mass has a value");
-                Stmt::Mass { name, family, index, value, options, repeat, span }
+                Stmt::Mass {
+                    name,
+                    family,
+                    index,
+                    value,
+                    options,
+                    repeat,
+                    span,
+                }
             }
             Rule::element_stmt => {
                 let kind_pair = inner.next().expect("grammar: element kind");
-                let kind = match kind_pair.into_inner().filter(not_token).next().map(|k| k.as_rule()) {
+                let kind = match kind_pair
+                    .into_inner()
+                    .filter(not_token)
+                    .next()
+                    .map(|k| k.as_rule())
+                {
                     Some(Rule::kw_spring) => ElementKind::Spring,
                     Some(Rule::kw_damper) => ElementKind::Damper,
                     Some(Rule::kw_gap) => ElementKind::Gap,
@@ -140,13 +183,26 @@ impl Builder {
                 let a = self.node_ref(inner.next().expect("grammar: endpoint a"));
                 let b = self.node_ref(inner.next().expect("grammar: endpoint b"));
                 let (options, repeat) = self.tail(inner);
-                Stmt::Element { kind, label, a, b, options, repeat, span }
+                Stmt::Element {
+                    kind,
+                    label,
+                    a,
+                    b,
+                    options,
+                    repeat,
+                    span,
+                }
             }
             Rule::force_stmt => {
                 let target = self.node_ref(inner.next().expect("grammar: force target"));
                 let value = self.expr(inner.next().expect("grammar: force value"));
                 let repeat = inner.next().map(|r| self.repeat(r));
-                Stmt::Force { target, value, repeat, span }
+                Stmt::Force {
+                    target,
+                    value,
+                    repeat,
+                    span,
+                }
             }
             Rule::base_stmt => {
                 let first = inner.next().expect("grammar: base value");
@@ -155,18 +211,41 @@ impl Builder {
                     let value = self.expr(inner.next().expect("grammar: base value"));
                     Stmt::Base { dir, value, span }
                 } else {
-                    Stmt::Base { dir: None, value: self.expr(first), span }
+                    Stmt::Base {
+                        dir: None,
+                        value: self.expr(first),
+                        span,
+                    }
                 }
             }
-            Rule::gravity_stmt => Stmt::Gravity { value: self.expr(inner.next().expect("grammar: gravity")), span },
+            Rule::gravity_stmt => Stmt::Gravity {
+                value: self.expr(inner.next().expect("grammar: gravity")),
+                span,
+            },
             Rule::damping_stmt | Rule::beam_stmt | Rule::matrices_stmt | Rule::body_stmt => {
                 let name = self.ident(inner.next().expect("grammar: name"));
                 let options = self.options(inner.next().expect("grammar: options"));
                 match rule {
-                    Rule::damping_stmt => Stmt::Damping { kind: name, options, span },
-                    Rule::beam_stmt => Stmt::Beam { name, options, span },
-                    Rule::matrices_stmt => Stmt::Matrices { name, options, span },
-                    _ => Stmt::Body { name, options, span },
+                    Rule::damping_stmt => Stmt::Damping {
+                        kind: name,
+                        options,
+                        span,
+                    },
+                    Rule::beam_stmt => Stmt::Beam {
+                        name,
+                        options,
+                        span,
+                    },
+                    Rule::matrices_stmt => Stmt::Matrices {
+                        name,
+                        options,
+                        span,
+                    },
+                    _ => Stmt::Body {
+                        name,
+                        options,
+                        span,
+                    },
                 }
             }
             Rule::joint_stmt => {
@@ -175,7 +254,14 @@ impl Builder {
                 let a = self.node_ref(inner.next().expect("grammar: endpoint a"));
                 let b = self.node_ref(inner.next().expect("grammar: endpoint b"));
                 let (options, _) = self.tail(inner);
-                Stmt::Joint { label, kind, a, b, options, span }
+                Stmt::Joint {
+                    label,
+                    kind,
+                    a,
+                    b,
+                    options,
+                    span,
+                }
             }
             Rule::use_stmt => {
                 let template = self.ident(inner.next().expect("grammar: use template"));
@@ -188,20 +274,33 @@ impl Builder {
                         _ => repeat = Some(self.repeat(q)),
                     }
                 }
-                Stmt::Use { template, instance, args, repeat, span }
+                Stmt::Use {
+                    template,
+                    instance,
+                    args,
+                    repeat,
+                    span,
+                }
             }
             Rule::for_block => {
                 let var = self.ident(inner.next().expect("grammar: for var"));
                 let from = self.expr(inner.next().expect("grammar: for from"));
                 let to = self.expr(inner.next().expect("grammar: for to"));
                 let body = inner.map(|s| self.stmt(s)).collect();
-                Stmt::For { repeat: Repeat { var, from, to }, body, span }
+                Stmt::For {
+                    repeat: Repeat { var, from, to },
+                    body,
+                    span,
+                }
             }
             r => unreachable!("grammar: unexpected statement {r:?}"),
         }
     }
 
-    fn maybe_label<'i>(&self, inner: &mut std::iter::Peekable<impl Iterator<Item = Pair<'i, Rule>>>) -> Option<Label> {
+    fn maybe_label<'i>(
+        &self,
+        inner: &mut std::iter::Peekable<impl Iterator<Item = Pair<'i, Rule>>>,
+    ) -> Option<Label> {
         if inner.peek().map(|q| q.as_rule()) == Some(Rule::label) {
             let mut l = inner.next().expect("peeked").into_inner().filter(not_token);
             let name = self.ident(l.next().expect("grammar: label name"));
@@ -212,7 +311,10 @@ impl Builder {
         }
     }
 
-    fn tail<'i>(&self, inner: impl Iterator<Item = Pair<'i, Rule>>) -> (Option<Options>, Option<Repeat>) {
+    fn tail<'i>(
+        &self,
+        inner: impl Iterator<Item = Pair<'i, Rule>>,
+    ) -> (Option<Options>, Option<Repeat>) {
         let mut options = None;
         let mut repeat = None;
         for q in inner {
@@ -233,12 +335,18 @@ impl Builder {
     }
 
     fn index(&self, p: Pair<Rule>) -> Expr {
-        self.expr(p.into_inner().filter(not_token).next().expect("grammar: index expr"))
+        self.expr(
+            p.into_inner()
+                .filter(not_token)
+                .next()
+                .expect("grammar: index expr"),
+        )
     }
 
     fn node_ref(&self, p: Pair<Rule>) -> NodeRef {
         let segments: Vec<Segment> = p
-            .into_inner().filter(not_token)
+            .into_inner()
+            .filter(not_token)
             .map(|seg| {
                 let mut inner = seg.into_inner().filter(not_token);
                 let name = self.ident(inner.next().expect("grammar: segment name"));
@@ -247,16 +355,35 @@ impl Builder {
             })
             .collect();
         // The pair's own span can include trailing blanks; the segments' cannot.
-        let first = segments.first().expect("grammar: a path has a segment").name.span;
-        let last = segments.last().map_or(first, |s| s.index.as_ref().map_or(s.name.span, |i| s.name.span.join(i.span)));
-        let end = if segments.last().is_some_and(|s| s.index.is_some()) { last.end + 1 } else { last.end };
-        NodeRef { segments, span: Span { end, ..first.join(last) } }
+        let first = segments
+            .first()
+            .expect("grammar: a path has a segment")
+            .name
+            .span;
+        let last = segments.last().map_or(first, |s| {
+            s.index
+                .as_ref()
+                .map_or(s.name.span, |i| s.name.span.join(i.span))
+        });
+        let end = if segments.last().is_some_and(|s| s.index.is_some()) {
+            last.end + 1
+        } else {
+            last.end
+        };
+        NodeRef {
+            segments,
+            span: Span {
+                end,
+                ..first.join(last)
+            },
+        }
     }
 
     fn options(&self, p: Pair<Rule>) -> Options {
         let span = self.span(&p);
         let entries = p
-            .into_inner().filter(not_token)
+            .into_inner()
+            .filter(not_token)
             .map(|o| {
                 let span = self.span(&o);
                 let mut inner = o.into_inner().filter(not_token);
@@ -296,14 +423,24 @@ impl Builder {
         let mut inner = tail.into_inner().filter(not_token);
         let to = self.expr(inner.next().expect("grammar: range to"));
         let step = inner.next().map(|s| self.expr(s));
-        Range { from, to, step, span }
+        Range {
+            from,
+            to,
+            step,
+            span,
+        }
     }
 
     fn analysis(&self, p: Pair<Rule>) -> Analysis {
         let span = self.span(&p);
         let mut inner = p.into_inner().filter(not_token);
         let kind_pair = inner.next().expect("grammar: analysis kind");
-        let kind = match kind_pair.into_inner().filter(not_token).next().map(|k| k.as_rule()) {
+        let kind = match kind_pair
+            .into_inner()
+            .filter(not_token)
+            .next()
+            .map(|k| k.as_rule())
+        {
             Some(Rule::kw_modes) => AnalysisKind::Modes,
             Some(Rule::kw_simulate) => AnalysisKind::Simulate,
             Some(Rule::kw_sweep_regimes) => AnalysisKind::SweepRegimes,
@@ -323,11 +460,18 @@ impl Builder {
                 _ => options = Some(self.options(q)),
             }
         }
-        Analysis { kind, model, name, options, span }
+        Analysis {
+            kind,
+            model,
+            name,
+            options,
+            span,
+        }
     }
 
     fn args(&self, p: Pair<Rule>) -> Vec<Arg> {
-        p.into_inner().filter(not_token)
+        p.into_inner()
+            .filter(not_token)
             .map(|a| {
                 let mut inner = a.into_inner().filter(not_token).collect::<Vec<_>>();
                 let value = self.expr(inner.pop().expect("grammar: arg value"));
@@ -342,7 +486,10 @@ impl Builder {
             .map_primary(|q| self.primary(q))
             .map_prefix(|op, rhs| {
                 let span = self.span(&op).join(rhs.span);
-                Expr { kind: ExprKind::Neg(Box::new(rhs)), span }
+                Expr {
+                    kind: ExprKind::Neg(Box::new(rhs)),
+                    span,
+                }
             })
             .map_infix(|lhs, op, rhs| {
                 let op = match op.as_rule() {
@@ -353,7 +500,10 @@ impl Builder {
                     _ => BinOp::Pow,
                 };
                 let span = lhs.span.join(rhs.span);
-                Expr { kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span }
+                Expr {
+                    kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                    span,
+                }
             })
             .parse(p.into_inner().filter(not_token))
     }
@@ -375,14 +525,27 @@ impl Builder {
                 let name = self.ident(inner.next().expect("grammar: a name"));
                 match inner.next() {
                     Some(q) if q.as_rule() == Rule::call_args => {
-                        let args = q.into_inner().filter(not_token).next().map(|a| self.args(a)).unwrap_or_default();
+                        let args = q
+                            .into_inner()
+                            .filter(not_token)
+                            .next()
+                            .map(|a| self.args(a))
+                            .unwrap_or_default();
                         ExprKind::Call { name, args }
                     }
-                    Some(q) => ExprKind::Var { name, index: Some(Box::new(self.index(q))) },
+                    Some(q) => ExprKind::Var {
+                        name,
+                        index: Some(Box::new(self.index(q))),
+                    },
                     None => ExprKind::Var { name, index: None },
                 }
             }
-            Rule::tuple => ExprKind::Tuple(p.into_inner().filter(not_token).map(|e| self.expr(e)).collect()),
+            Rule::tuple => ExprKind::Tuple(
+                p.into_inner()
+                    .filter(not_token)
+                    .map(|e| self.expr(e))
+                    .collect(),
+            ),
             Rule::string => ExprKind::Str(string_body(p)),
             r => unreachable!("grammar: unexpected primary {r:?}"),
         };
@@ -400,7 +563,10 @@ impl Builder {
                 _ => {
                     let mut r = q.into_inner().filter(not_token);
                     let atom = r.next().expect("grammar: unit atom").as_str().to_string();
-                    let power = r.next().and_then(|e| e.as_str().parse::<i32>().ok()).unwrap_or(1);
+                    let power = r
+                        .next()
+                        .and_then(|e| e.as_str().parse::<i32>().ok())
+                        .unwrap_or(1);
                     factors.push((atom, sign * power));
                 }
             }
@@ -411,11 +577,18 @@ impl Builder {
 
 /// Punctuation pairs (`--`, `=`, `{`, `}`) exist only for error messages.
 fn not_token(p: &Pair<Rule>) -> bool {
-    !matches!(p.as_rule(), Rule::link | Rule::assign | Rule::open_brace | Rule::close_brace)
+    !matches!(
+        p.as_rule(),
+        Rule::link | Rule::assign | Rule::open_brace | Rule::close_brace
+    )
 }
 
 fn string_body(p: Pair<Rule>) -> String {
-    p.into_inner().filter(not_token).next().map(|b| b.as_str().to_string()).unwrap_or_default()
+    p.into_inner()
+        .filter(not_token)
+        .next()
+        .map(|b| b.as_str().to_string())
+        .unwrap_or_default()
 }
 
 /// Human names for grammar rules in "expected …" messages.
@@ -443,9 +616,11 @@ pub(crate) fn rule_name(rule: Rule) -> &'static str {
         | Rule::joint_stmt
         | Rule::use_stmt
         | Rule::for_block => "a statement (`mass`, `spring`, `gap`, ...)",
-        Rule::element_kind | Rule::kw_spring | Rule::kw_damper | Rule::kw_gap | Rule::kw_friction => {
-            "a statement (`mass`, `spring`, `gap`, ...)"
-        }
+        Rule::element_kind
+        | Rule::kw_spring
+        | Rule::kw_damper
+        | Rule::kw_gap
+        | Rule::kw_friction => "a statement (`mass`, `spring`, `gap`, ...)",
         Rule::family => "`[from..to]`",
         Rule::node_ref | Rule::segment | Rule::seg_number => "a node name",
         Rule::direction => "a direction (`x`, `y`, `z`, ...)",
@@ -462,9 +637,12 @@ pub(crate) fn rule_name(rule: Rule) -> &'static str {
         Rule::args | Rule::arg => "an argument",
         Rule::tuple => "`(`",
         Rule::quantity | Rule::number => "a number",
-        Rule::unit | Rule::unit_power | Rule::unit_atom | Rule::unit_mul | Rule::unit_div | Rule::unit_exp => {
-            "a unit"
-        }
+        Rule::unit
+        | Rule::unit_power
+        | Rule::unit_atom
+        | Rule::unit_mul
+        | Rule::unit_div
+        | Rule::unit_exp => "a unit",
         Rule::string | Rule::string_body => "a quoted string",
         Rule::kw_modes
         | Rule::kw_simulate

@@ -5,7 +5,9 @@
 //! first one. The result is flat: every node and element has a unique, human name
 //! (`x[3]`, `t1.a`, `spring(m1--m2)`), every value is an SI number.
 
-use super::ast::{self, Arg, ElementKind as Kind, Expr, ExprKind, NodeRef, Options, Repeat, Stmt, Value};
+use super::ast::{
+    self, Arg, ElementKind as Kind, Expr, ExprKind, NodeRef, Options, Repeat, Stmt, Value,
+};
 use super::diagnostics::{suggest, Failure, ResolveError};
 use super::eval::{self, describe, Num, Scope};
 use super::load::{Program, TemplateKind};
@@ -34,8 +36,12 @@ pub fn parse_override(text: &str) -> Result<Override, Failure> {
     };
     let expr = super::parse::parse_expr(value, file)
         .map_err(|e| Failure::one(miette::Report::new(e).with_source_code(value.to_string())))?;
-    let v = eval::eval(&expr, &Scope::default()).map_err(|e| Failure::one(miette::Report::new(e).with_source_code(value.to_string())))?;
-    Ok(Override { name: name.trim().to_string(), value: v.v })
+    let v = eval::eval(&expr, &Scope::default())
+        .map_err(|e| Failure::one(miette::Report::new(e).with_source_code(value.to_string())))?;
+    Ok(Override {
+        name: name.trim().to_string(),
+        value: v.v,
+    })
 }
 
 /// Resolves model `name` of `prog` with the given overrides.
@@ -43,7 +49,11 @@ pub fn resolve(prog: &Program, name: &str, overrides: &[Override]) -> Result<Mod
     let Some((kind, file, t)) = prog.template(name) else {
         return Err(Failure::one(miette::miette!(
             code = "nsd::resolve::unknown_model",
-            help = suggest(name, prog.model_order.iter().map(String::as_str), "the file defines no such model"),
+            help = suggest(
+                name,
+                prog.model_order.iter().map(String::as_str),
+                "the file defines no such model"
+            ),
             "unknown model `{name}`"
         )));
     };
@@ -55,15 +65,32 @@ pub fn resolve(prog: &Program, name: &str, overrides: &[Override]) -> Result<Mod
         )));
     }
     let mut r = Resolver::new(prog);
-    let mut frame = Frame { file, prefix: String::new(), scope: Scope::default(), aliases: HashMap::default(), depth: 0 };
+    let mut frame = Frame {
+        file,
+        prefix: String::new(),
+        scope: Scope::default(),
+        aliases: HashMap::default(),
+        depth: 0,
+    };
     let declared = declared_params(t);
     for o in overrides {
         if !declared.iter().any(|d| *d == o.name) {
-            let help = suggest(&o.name, declared.iter().copied(), "the model's parameters are listed by `nsd check`");
-            r.errors.push(miette::Report::new(ResolveError::UnknownOverride { name: o.name.clone(), help }));
+            let help = suggest(
+                &o.name,
+                declared.iter().copied(),
+                "the model's parameters are listed by `nsd check`",
+            );
+            r.errors
+                .push(miette::Report::new(ResolveError::UnknownOverride {
+                    name: o.name.clone(),
+                    help,
+                }));
         }
     }
-    r.overrides = overrides.iter().map(|o| (o.name.clone(), o.value)).collect();
+    r.overrides = overrides
+        .iter()
+        .map(|o| (o.name.clone(), o.value))
+        .collect();
     for p in &t.params {
         r.param(&mut frame, p, true);
     }
@@ -130,13 +157,26 @@ struct Resolver<'p> {
 
 fn support(name: &str, kind: NodeKind) -> Node {
     let dirs = vec![Dir::X, Dir::Y, Dir::Z, Dir::Rx, Dir::Ry, Dir::Rz];
-    Node { name: name.into(), kind, dirs, fixed: vec![], mass: 0.0, span: Span::default() }
+    Node {
+        name: name.into(),
+        kind,
+        dirs,
+        fixed: vec![],
+        mass: 0.0,
+        span: Span::default(),
+    }
 }
 
 impl<'p> Resolver<'p> {
     fn new(prog: &'p Program) -> Self {
-        let nodes = vec![support("ground", NodeKind::Ground), support("base", NodeKind::Base)];
-        let node_ids: HashMap<String, NodeId> = [("ground".to_string(), GROUND), ("base".to_string(), BASE)].into_iter().collect();
+        let nodes = vec![
+            support("ground", NodeKind::Ground),
+            support("base", NodeKind::Base),
+        ];
+        let node_ids: HashMap<String, NodeId> =
+            [("ground".to_string(), GROUND), ("base".to_string(), BASE)]
+                .into_iter()
+                .collect();
         Resolver {
             prog,
             overrides: HashMap::default(),
@@ -155,16 +195,30 @@ impl<'p> Resolver<'p> {
     }
 
     fn report(&mut self, file: FileId, e: ResolveError) {
-        self.errors.push(Failure::located(&self.prog.sources, file, e));
+        self.errors
+            .push(Failure::located(&self.prog.sources, file, e));
     }
 
     fn param(&mut self, f: &mut Frame, p: &ast::ParamDecl, header: bool) {
         let name = &p.name.name;
         if RESERVED.contains(&name.as_str()) {
-            return self.report(f.file, ResolveError::Reserved { name: name.clone(), at: p.name.span });
+            return self.report(
+                f.file,
+                ResolveError::Reserved {
+                    name: name.clone(),
+                    at: p.name.span,
+                },
+            );
         }
         if f.scope.params.contains_key(name) {
-            return self.report(f.file, ResolveError::Duplicate { name: name.clone(), at: p.name.span, first: None });
+            return self.report(
+                f.file,
+                ResolveError::Duplicate {
+                    name: name.clone(),
+                    at: p.name.span,
+                    first: None,
+                },
+            );
         }
         let top = f.depth == 0;
         let value = match (top.then(|| self.overrides.get(name)).flatten(), &p.default) {
@@ -218,9 +272,10 @@ impl<'p> Resolver<'p> {
                 r.stmts(f, body);
                 Ok(())
             }),
-            Stmt::Mass { repeat, .. } | Stmt::Element { repeat, .. } | Stmt::Force { repeat, .. } | Stmt::Use { repeat, .. } => {
-                self.repeat(f, repeat.as_ref(), |r, f| r.single(f, s))
-            }
+            Stmt::Mass { repeat, .. }
+            | Stmt::Element { repeat, .. }
+            | Stmt::Force { repeat, .. }
+            | Stmt::Use { repeat, .. } => self.repeat(f, repeat.as_ref(), |r, f| r.single(f, s)),
             _ => self.single(f, s),
         };
         if let Err(e) = result {
@@ -229,10 +284,18 @@ impl<'p> Resolver<'p> {
     }
 
     /// Runs `body` once, or once per value of the loop variable.
-    fn repeat(&mut self, f: &mut Frame, rep: Option<&Repeat>, mut body: impl FnMut(&mut Self, &mut Frame) -> R<()>) -> R<()> {
+    fn repeat(
+        &mut self,
+        f: &mut Frame,
+        rep: Option<&Repeat>,
+        mut body: impl FnMut(&mut Self, &mut Frame) -> R<()>,
+    ) -> R<()> {
         let Some(rep) = rep else { return body(self, f) };
         if RESERVED.contains(&rep.var.name.as_str()) {
-            return Err(ResolveError::Reserved { name: rep.var.name.clone(), at: rep.var.span });
+            return Err(ResolveError::Reserved {
+                name: rep.var.name.clone(),
+                at: rep.var.span,
+            });
         }
         let from = eval::integer(&rep.from, &f.scope)?;
         let to = eval::integer(&rep.to, &f.scope)?;
@@ -251,10 +314,22 @@ impl<'p> Resolver<'p> {
 
     fn single(&mut self, f: &mut Frame, s: &Stmt) -> R<()> {
         match s {
-            Stmt::Mass { name, family, index, value, options, .. } => {
+            Stmt::Mass {
+                name,
+                family,
+                index,
+                value,
+                options,
+                ..
+            } => {
                 let m = eval::quantity(value, &f.scope, "a mass", Dim::MASS)?;
                 if m <= 0.0 {
-                    return Err(non_physical("a mass must be positive", value.span, m, "masses are in kg and > 0; a massless point is not a DOF"));
+                    return Err(non_physical(
+                        "a mass must be positive",
+                        value.span,
+                        m,
+                        "masses are in kg and > 0; a massless point is not a DOF",
+                    ));
                 }
                 check_keys(options.as_ref(), &["dofs"], "mass")?;
                 let dirs = match opt(options.as_ref(), "dofs") {
@@ -265,12 +340,18 @@ impl<'p> Resolver<'p> {
                     (Some((a, b)), _) => {
                         let (a_i, b_i) = (eval::integer(a, &f.scope)?, eval::integer(b, &f.scope)?);
                         if b_i < a_i {
-                            return Err(ResolveError::EmptyRange { from: a_i, to: b_i, at: a.span.join(b.span) });
+                            return Err(ResolveError::EmptyRange {
+                                from: a_i,
+                                to: b_i,
+                                at: a.span.join(b.span),
+                            });
                         }
                         check_range_size(a_i, b_i, a.span.join(b.span))?;
                         (a_i..=b_i).map(|k| format!("{}[{k}]", name.name)).collect()
                     }
-                    (None, Some(i)) => vec![format!("{}[{}]", name.name, eval::integer(i, &f.scope)?)],
+                    (None, Some(i)) => {
+                        vec![format!("{}[{}]", name.name, eval::integer(i, &f.scope)?)]
+                    }
                     (None, None) => vec![name.name.clone()],
                 };
                 for n in names {
@@ -278,30 +359,65 @@ impl<'p> Resolver<'p> {
                 }
                 Ok(())
             }
-            Stmt::Element { kind, label, a, b, options, span, .. } => self.element(f, *kind, label.as_ref(), a, b, options.as_ref(), *span),
-            Stmt::Force { target, value, span, .. } => {
+            Stmt::Element {
+                kind,
+                label,
+                a,
+                b,
+                options,
+                span,
+                ..
+            } => self.element(f, *kind, label.as_ref(), a, b, options.as_ref(), *span),
+            Stmt::Force {
+                target,
+                value,
+                span,
+                ..
+            } => {
                 let (node, dir) = self.node_ref(f, target)?;
                 if self.nodes[node.0].is_support() {
-                    return Err(ResolveError::SupportTarget { what: "a force".into(), at: target.span, node: self.nodes[node.0].name.clone() });
+                    return Err(ResolveError::SupportTarget {
+                        what: "a force".into(),
+                        at: target.span,
+                        node: self.nodes[node.0].name.clone(),
+                    });
                 }
                 let dir = match dir {
                     Some(d) => d,
                     None => self.single_dir(node, "force", target.span)?,
                 };
                 let func = eval::time_fn(value, &f.scope)?;
-                self.forces.push(Force { target: Endpoint { node, dir: Some(dir) }, f: func, span: *span });
+                self.forces.push(Force {
+                    target: Endpoint {
+                        node,
+                        dir: Some(dir),
+                    },
+                    f: func,
+                    span: *span,
+                });
                 Ok(())
             }
             Stmt::Base { dir, value, span } => {
                 let d = match dir {
-                    Some(d) => Dir::parse(&d.name).ok_or(ResolveError::UnknownDirection { dir: d.name.clone(), at: d.span })?,
+                    Some(d) => Dir::parse(&d.name).ok_or(ResolveError::UnknownDirection {
+                        dir: d.name.clone(),
+                        at: d.span,
+                    })?,
                     None => Dir::X,
                 };
                 if let Some(prev) = self.base.iter().find(|b| b.dir == d) {
-                    return Err(ResolveError::Duplicate { name: format!("base.{d}"), at: *span, first: Some(prev.span).filter(|s| s.file == span.file) });
+                    return Err(ResolveError::Duplicate {
+                        name: format!("base.{d}"),
+                        at: *span,
+                        first: Some(prev.span).filter(|s| s.file == span.file),
+                    });
                 }
                 let y = eval::time_fn(value, &f.scope)?;
-                self.base.push(BaseMotion { dir: d, y, span: *span });
+                self.base.push(BaseMotion {
+                    dir: d,
+                    y,
+                    span: *span,
+                });
                 Ok(())
             }
             Stmt::Gravity { value, .. } => {
@@ -309,7 +425,11 @@ impl<'p> Resolver<'p> {
                 self.gravity = Some(g);
                 Ok(())
             }
-            Stmt::Damping { kind, options, span } => {
+            Stmt::Damping {
+                kind,
+                options,
+                span,
+            } => {
                 if kind.name != "rayleigh" {
                     return Err(ResolveError::UnknownLaw {
                         name: kind.name.clone(),
@@ -319,34 +439,85 @@ impl<'p> Resolver<'p> {
                     });
                 }
                 check_keys(Some(options), &["alpha", "beta"], "damping rayleigh")?;
-                let alpha = num_opt(Some(options), "alpha", &f.scope, "alpha", Dim::FREQUENCY)?.unwrap_or(0.0);
-                let beta = num_opt(Some(options), "beta", &f.scope, "beta", Dim::TIME)?.unwrap_or(0.0);
+                let alpha = num_opt(Some(options), "alpha", &f.scope, "alpha", Dim::FREQUENCY)?
+                    .unwrap_or(0.0);
+                let beta =
+                    num_opt(Some(options), "beta", &f.scope, "beta", Dim::TIME)?.unwrap_or(0.0);
                 if alpha < 0.0 || beta < 0.0 {
-                    return Err(non_physical("Rayleigh coefficients must not be negative", options.span, alpha.min(beta), "negative damping feeds energy into the model"));
+                    return Err(non_physical(
+                        "Rayleigh coefficients must not be negative",
+                        options.span,
+                        alpha.min(beta),
+                        "negative damping feeds energy into the model",
+                    ));
                 }
                 if let Some((_, first)) = self.damping {
-                    return Err(ResolveError::Duplicate { name: "damping".into(), at: *span, first: Some(first).filter(|s| s.file == span.file) });
+                    return Err(ResolveError::Duplicate {
+                        name: "damping".into(),
+                        at: *span,
+                        first: Some(first).filter(|s| s.file == span.file),
+                    });
                 }
                 self.damping = Some((Rayleigh { alpha, beta }, *span));
                 Ok(())
             }
-            Stmt::Beam { name, options, span } => self.beam(f, name, options, *span),
-            Stmt::Matrices { name, options, span } => self.matrices(f, name, options, *span),
-            Stmt::Body { name, options, span } => self.body(f, name, options, *span),
-            Stmt::Joint { label, kind, a, b, options, span } => self.joint(f, label.as_ref(), kind, a, b, options.as_ref(), *span),
-            Stmt::Use { template, instance, args, .. } => self.use_component(f, template, instance, args),
+            Stmt::Beam {
+                name,
+                options,
+                span,
+            } => self.beam(f, name, options, *span),
+            Stmt::Matrices {
+                name,
+                options,
+                span,
+            } => self.matrices(f, name, options, *span),
+            Stmt::Body {
+                name,
+                options,
+                span,
+            } => self.body(f, name, options, *span),
+            Stmt::Joint {
+                label,
+                kind,
+                a,
+                b,
+                options,
+                span,
+            } => self.joint(f, label.as_ref(), kind, a, b, options.as_ref(), *span),
+            Stmt::Use {
+                template,
+                instance,
+                args,
+                ..
+            } => self.use_component(f, template, instance, args),
             Stmt::Param(_) | Stmt::For { .. } => unreachable!("handled in `stmt`"),
         }
     }
 
-    fn add_node(&mut self, f: &Frame, local: String, kind: NodeKind, dirs: Vec<Dir>, fixed: Vec<Dir>, mass: f64, span: Span) -> R<NodeId> {
+    fn add_node(
+        &mut self,
+        f: &Frame,
+        local: String,
+        kind: NodeKind,
+        dirs: Vec<Dir>,
+        fixed: Vec<Dir>,
+        mass: f64,
+        span: Span,
+    ) -> R<NodeId> {
         let name = format!("{}{local}", f.prefix);
         if RESERVED.contains(&name.as_str()) {
             return Err(ResolveError::Reserved { name, at: span });
         }
         self.claim_name(&name, span)?;
         let id = NodeId(self.nodes.len());
-        self.nodes.push(Node { name: name.clone(), kind, dirs, fixed, mass, span });
+        self.nodes.push(Node {
+            name: name.clone(),
+            kind,
+            dirs,
+            fixed,
+            mass,
+            span,
+        });
         self.node_ids.insert(name, id);
         Ok(id)
     }
@@ -354,7 +525,11 @@ impl<'p> Resolver<'p> {
     fn claim_name(&mut self, name: &str, span: Span) -> R<()> {
         if let Some(first) = self.names.get(name) {
             let first = Some(*first).filter(|s| s.file == span.file && *s != span);
-            return Err(ResolveError::Duplicate { name: name.to_string(), at: span, first });
+            return Err(ResolveError::Duplicate {
+                name: name.to_string(),
+                at: span,
+                first,
+            });
         }
         self.names.insert(name.to_string(), span);
         Ok(())
@@ -367,8 +542,14 @@ impl<'p> Resolver<'p> {
         for (i, seg) in r.segments.iter().enumerate() {
             if i == 0 {
                 // The first segment may be a component parameter bound to a caller's node.
-                let alias = if seg.index.is_none() { f.aliases.get(&seg.name.name) } else { None };
-                let support = r.segments.len() == 1 && seg.index.is_none() && (seg.name.name == "ground" || seg.name.name == "base");
+                let alias = if seg.index.is_none() {
+                    f.aliases.get(&seg.name.name)
+                } else {
+                    None
+                };
+                let support = r.segments.len() == 1
+                    && seg.index.is_none()
+                    && (seg.name.name == "ground" || seg.name.name == "base");
                 if let Some(alias) = alias {
                     full.push_str(alias);
                     continue;
@@ -400,37 +581,74 @@ impl<'p> Resolver<'p> {
             let node_name = &full[..full.len() - last.name.name.len() - 1];
             if let Some(&id) = self.node_ids.get(node_name) {
                 let d = &last.name;
-                let dir = Dir::parse(&d.name).ok_or_else(|| ResolveError::UnknownDirection { dir: d.name.clone(), at: d.span })?;
+                let dir = Dir::parse(&d.name).ok_or_else(|| ResolveError::UnknownDirection {
+                    dir: d.name.clone(),
+                    at: d.span,
+                })?;
                 let node = &self.nodes[id.0];
                 if !node.dirs.contains(&dir) {
-                    return Err(ResolveError::MissingDirection { node: node.name.clone(), dir: d.name.clone(), dirs: dir_names(&node.dirs), at: d.span });
+                    return Err(ResolveError::MissingDirection {
+                        node: node.name.clone(),
+                        dir: d.name.clone(),
+                        dirs: dir_names(&node.dirs),
+                        at: d.span,
+                    });
                 }
                 return Ok((id, Some(dir)));
             }
         }
-        let local = full.strip_prefix(f.prefix.as_str()).unwrap_or(&full).to_string();
+        let local = full
+            .strip_prefix(f.prefix.as_str())
+            .unwrap_or(&full)
+            .to_string();
         let scope_prefix = &f.prefix;
         let candidates = self
             .node_ids
             .keys()
             .filter(|k| k.starts_with(scope_prefix.as_str()) && *k != "ground" && *k != "base")
             .map(|k| &k[scope_prefix.len()..]);
-        let help = suggest(&local, candidates, "declare it with `mass NAME = …` before use");
-        Err(ResolveError::UnknownNode { name: local, at: r.span, help })
+        let help = suggest(
+            &local,
+            candidates,
+            "declare it with `mass NAME = …` before use",
+        );
+        Err(ResolveError::UnknownNode {
+            name: local,
+            at: r.span,
+            help,
+        })
     }
 
     /// The one translational direction of a node, for forces and scalar contacts.
     fn single_dir(&self, node: NodeId, what: &str, at: Span) -> R<Dir> {
         let n = &self.nodes[node.0];
-        let cands: Vec<Dir> = n.dirs.iter().copied().filter(|d| !matches!(d, Dir::Rx | Dir::Ry | Dir::Rz)).collect();
+        let cands: Vec<Dir> = n
+            .dirs
+            .iter()
+            .copied()
+            .filter(|d| !matches!(d, Dir::Rx | Dir::Ry | Dir::Rz))
+            .collect();
         match cands[..] {
             [d] => Ok(d),
-            _ => Err(ResolveError::AmbiguousDirection { kind: what.into(), a: n.name.clone(), b: String::new(), dirs: dir_names(&cands), at }),
+            _ => Err(ResolveError::AmbiguousDirection {
+                kind: what.into(),
+                a: n.name.clone(),
+                b: String::new(),
+                dirs: dir_names(&cands),
+                at,
+            }),
         }
     }
 
     /// The direction pairs an element between `a` and `b` acts along.
-    fn element_dirs(&self, kind: &str, a: (NodeId, Option<Dir>), b: (NodeId, Option<Dir>), ra: &NodeRef, rb: &NodeRef) -> R<Vec<(Dir, Dir)>> {
+    fn element_dirs(
+        &self,
+        kind: &str,
+        a: (NodeId, Option<Dir>),
+        b: (NodeId, Option<Dir>),
+        ra: &NodeRef,
+        rb: &NodeRef,
+    ) -> R<Vec<(Dir, Dir)>> {
         let (na, nb) = (&self.nodes[a.0 .0], &self.nodes[b.0 .0]);
         let pick = |n: &Node, d: Dir, r: &NodeRef| -> R<Dir> {
             if n.is_support() || n.dirs.contains(&d) {
@@ -438,7 +656,12 @@ impl<'p> Resolver<'p> {
             } else if n.dirs.len() == 1 {
                 Ok(n.dirs[0])
             } else {
-                Err(ResolveError::MissingDirection { node: n.name.clone(), dir: d.to_string(), dirs: dir_names(&n.dirs), at: r.span })
+                Err(ResolveError::MissingDirection {
+                    node: n.name.clone(),
+                    dir: d.to_string(),
+                    dirs: dir_names(&n.dirs),
+                    at: r.span,
+                })
             }
         };
         match (a.1, b.1) {
@@ -446,7 +669,13 @@ impl<'p> Resolver<'p> {
             (Some(da), None) => Ok(vec![(da, pick(nb, da, rb)?)]),
             (None, Some(db)) => Ok(vec![(pick(na, db, ra)?, db)]),
             (None, None) => {
-                let trans = |n: &Node| -> Vec<Dir> { n.dirs.iter().copied().filter(|d| !matches!(d, Dir::Rx | Dir::Ry | Dir::Rz)).collect() };
+                let trans = |n: &Node| -> Vec<Dir> {
+                    n.dirs
+                        .iter()
+                        .copied()
+                        .filter(|d| !matches!(d, Dir::Rx | Dir::Ry | Dir::Rz))
+                        .collect()
+                };
                 let common: Vec<Dir> = match (na.is_support(), nb.is_support()) {
                     (true, _) => trans(nb),
                     (_, true) => trans(na),
@@ -456,17 +685,35 @@ impl<'p> Resolver<'p> {
                     }
                 };
                 if common.is_empty() {
-                    return Err(ResolveError::MissingDirection { node: nb.name.clone(), dir: dir_names(&trans(na)), dirs: dir_names(&nb.dirs), at: rb.span });
+                    return Err(ResolveError::MissingDirection {
+                        node: nb.name.clone(),
+                        dir: dir_names(&trans(na)),
+                        dirs: dir_names(&nb.dirs),
+                        at: rb.span,
+                    });
                 }
                 if common.len() > 1 && kind != "spring" && kind != "damper" {
-                    return Err(ResolveError::AmbiguousDirection { kind: kind.into(), a: na.name.clone(), b: nb.name.clone(), dirs: dir_names(&common), at: ra.span.join(rb.span) });
+                    return Err(ResolveError::AmbiguousDirection {
+                        kind: kind.into(),
+                        a: na.name.clone(),
+                        b: nb.name.clone(),
+                        dirs: dir_names(&common),
+                        at: ra.span.join(rb.span),
+                    });
                 }
                 Ok(common.into_iter().map(|d| (d, d)).collect())
             }
         }
     }
 
-    fn element_name(&mut self, f: &Frame, label: Option<&ast::Label>, kind: &'static str, a: NodeId, b: NodeId) -> R<String> {
+    fn element_name(
+        &mut self,
+        f: &Frame,
+        label: Option<&ast::Label>,
+        kind: &'static str,
+        a: NodeId,
+        b: NodeId,
+    ) -> R<String> {
         if let Some(l) = label {
             let local = match &l.index {
                 Some(i) => format!("{}[{}]", l.name.name, eval::integer(i, &f.scope)?),
@@ -483,12 +730,25 @@ impl<'p> Resolver<'p> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn element(&mut self, f: &Frame, kind: Kind, label: Option<&ast::Label>, ra: &NodeRef, rb: &NodeRef, opts: Option<&Options>, span: Span) -> R<()> {
+    fn element(
+        &mut self,
+        f: &Frame,
+        kind: Kind,
+        label: Option<&ast::Label>,
+        ra: &NodeRef,
+        rb: &NodeRef,
+        opts: Option<&Options>,
+        span: Span,
+    ) -> R<()> {
         let a = self.node_ref(f, ra)?;
         let b = self.node_ref(f, rb)?;
         let kw = kind.keyword();
         if a.0 == b.0 && (a.1 == b.1 || a.1.is_none() || b.1.is_none()) {
-            return Err(ResolveError::SelfLoop { kind: kw.into(), node: self.nodes[a.0 .0].name.clone(), at: ra.span.join(rb.span) });
+            return Err(ResolveError::SelfLoop {
+                kind: kw.into(),
+                node: self.nodes[a.0 .0].name.clone(),
+                at: ra.span.join(rb.span),
+            });
         }
         if self.nodes[a.0 .0].is_support() && self.nodes[b.0 .0].is_support() {
             return Err(ResolveError::Invalid {
@@ -505,39 +765,94 @@ impl<'p> Resolver<'p> {
                 let k2 = num_opt(opts, "k2", s, "a quadratic stiffness k2", Dim::STIFFNESS2)?;
                 let k3 = num_opt(opts, "k3", s, "a cubic stiffness k3", Dim::STIFFNESS3)?;
                 if k.is_none() && k2.is_none() && k3.is_none() {
-                    return Err(missing("k", "spring", "the force is k·u + k2·u² + k3·u³", span));
+                    return Err(missing(
+                        "k",
+                        "spring",
+                        "the force is k·u + k2·u² + k3·u³",
+                        span,
+                    ));
                 }
-                vec![ElementKind::Spring { k: k.unwrap_or(0.0), k2: k2.unwrap_or(0.0), k3: k3.unwrap_or(0.0) }]
+                vec![ElementKind::Spring {
+                    k: k.unwrap_or(0.0),
+                    k2: k2.unwrap_or(0.0),
+                    k3: k3.unwrap_or(0.0),
+                }]
             }
             Kind::Damper => {
                 check_keys(opts, &["c"], "damper")?;
-                let c = num_opt(opts, "c", s, "a damping coefficient c", Dim::DAMPING)?.ok_or_else(|| missing("c", "damper", "c is in N·s/m", span))?;
+                let c = num_opt(opts, "c", s, "a damping coefficient c", Dim::DAMPING)?
+                    .ok_or_else(|| missing("c", "damper", "c is in N·s/m", span))?;
                 if c < 0.0 {
-                    return Err(non_physical("a damping coefficient must not be negative", value_span(opts, "c", span), c, "c ≥ 0 dissipates energy; use a force expression for active elements"));
+                    return Err(non_physical(
+                        "a damping coefficient must not be negative",
+                        value_span(opts, "c", span),
+                        c,
+                        "c ≥ 0 dissipates energy; use a force expression for active elements",
+                    ));
                 }
                 vec![ElementKind::Damper { c }]
             }
             Kind::Gap => vec![ElementKind::Gap(gap(opts, s, span)?)],
-            Kind::Friction => vec![ElementKind::Friction(self.friction(opts, s, span, a.0, b.0)?)],
+            Kind::Friction => vec![ElementKind::Friction(
+                self.friction(opts, s, span, a.0, b.0)?,
+            )],
         };
         let ElementKind::Friction(Friction::Contact2d { .. }) = &kinds[0] else {
             let dirs = self.element_dirs(kw, a, b, ra, rb)?;
             let base_name = self.element_name(f, label, kw, a.0, b.0)?;
             let multi = dirs.len() > 1;
             for (da, db) in dirs {
-                let name = if multi { format!("{base_name}.{da}") } else { base_name.clone() };
-                let (ea, eb) = (Endpoint { node: a.0, dir: Some(da) }, Endpoint { node: b.0, dir: Some(db) });
-                self.elements.push(Element { name, kind: kinds[0].clone(), a: ea, b: eb, span });
+                let name = if multi {
+                    format!("{base_name}.{da}")
+                } else {
+                    base_name.clone()
+                };
+                let (ea, eb) = (
+                    Endpoint {
+                        node: a.0,
+                        dir: Some(da),
+                    },
+                    Endpoint {
+                        node: b.0,
+                        dir: Some(db),
+                    },
+                );
+                self.elements.push(Element {
+                    name,
+                    kind: kinds[0].clone(),
+                    a: ea,
+                    b: eb,
+                    span,
+                });
             }
             return Ok(());
         };
         // The 2-D contact acts along its own two directions on both nodes.
         let name = self.element_name(f, label, kw, a.0, b.0)?;
-        self.elements.push(Element { name, kind: kinds[0].clone(), a: Endpoint { node: a.0, dir: None }, b: Endpoint { node: b.0, dir: None }, span });
+        self.elements.push(Element {
+            name,
+            kind: kinds[0].clone(),
+            a: Endpoint {
+                node: a.0,
+                dir: None,
+            },
+            b: Endpoint {
+                node: b.0,
+                dir: None,
+            },
+            span,
+        });
         Ok(())
     }
 
-    fn friction(&self, opts: Option<&Options>, s: &Scope, span: Span, a: NodeId, b: NodeId) -> R<Friction> {
+    fn friction(
+        &self,
+        opts: Option<&Options>,
+        s: &Scope,
+        span: Span,
+        a: NodeId,
+        b: NodeId,
+    ) -> R<Friction> {
         let law = match opt(opts, "law") {
             None => "coulomb".to_string(),
             Some(v) => ident_value(v, "a friction law")?.0,
@@ -550,42 +865,100 @@ impl<'p> Resolver<'p> {
             match (force, mu, normal) {
                 (Some(f), None, None) => {
                     if f < 0.0 {
-                        return Err(non_physical("a slip force must not be negative", value_span(opts, "force", span), f, "the slip force μN is ≥ 0"));
+                        return Err(non_physical(
+                            "a slip force must not be negative",
+                            value_span(opts, "force", span),
+                            f,
+                            "the slip force μN is ≥ 0",
+                        ));
                     }
                     Ok(f)
                 }
                 (None, Some(mu), Some(n)) => {
                     if n < 0.0 {
-                        return Err(non_physical("a normal force must not be negative", value_span(opts, "normal", span), n, "contacts push, they do not pull: N ≥ 0"));
+                        return Err(non_physical(
+                            "a normal force must not be negative",
+                            value_span(opts, "normal", span),
+                            n,
+                            "contacts push, they do not pull: N ≥ 0",
+                        ));
                     }
                     Ok(mu * n)
                 }
-                (None, Some(_), None) => Err(missing("normal", "friction", "the slip force is mu·normal", span)),
-                (None, None, _) => Err(missing("force", "friction", "give the slip force (`force = …`) or `mu` and `normal`", span)),
+                (None, Some(_), None) => Err(missing(
+                    "normal",
+                    "friction",
+                    "the slip force is mu·normal",
+                    span,
+                )),
+                (None, None, _) => Err(missing(
+                    "force",
+                    "friction",
+                    "give the slip force (`force = …`) or `mu` and `normal`",
+                    span,
+                )),
                 _ => Err(ResolveError::Invalid {
                     what: "friction with both `force` and `mu`".into(),
                     at: span,
-                    help: "give either the slip force `force = …` or `mu = …` with `normal = …`".into(),
+                    help: "give either the slip force `force = …` or `mu = …` with `normal = …`"
+                        .into(),
                 }),
             }
         };
         match law.as_str() {
             "coulomb" => {
-                check_keys(opts, &["law", "force", "mu", "normal"], "friction (coulomb)")?;
-                Ok(Friction::Coulomb { slip_force: slip_force(opts)? })
+                check_keys(
+                    opts,
+                    &["law", "force", "mu", "normal"],
+                    "friction (coulomb)",
+                )?;
+                Ok(Friction::Coulomb {
+                    slip_force: slip_force(opts)?,
+                })
             }
             "jenkins" => {
-                check_keys(opts, &["law", "force", "mu", "normal", "kt"], "friction (jenkins)")?;
-                let kt = num_opt(opts, "kt", s, "a tangential stiffness", Dim::STIFFNESS)?.ok_or_else(|| missing("kt", "a Jenkins element", "kt is the stiffness in series with the slider", span))?;
+                check_keys(
+                    opts,
+                    &["law", "force", "mu", "normal", "kt"],
+                    "friction (jenkins)",
+                )?;
+                let kt = num_opt(opts, "kt", s, "a tangential stiffness", Dim::STIFFNESS)?
+                    .ok_or_else(|| {
+                        missing(
+                            "kt",
+                            "a Jenkins element",
+                            "kt is the stiffness in series with the slider",
+                            span,
+                        )
+                    })?;
                 if kt <= 0.0 {
-                    return Err(non_physical("the tangential stiffness must be positive", value_span(opts, "kt", span), kt, "kt > 0; for a rigid slider use the default `coulomb` law"));
+                    return Err(non_physical(
+                        "the tangential stiffness must be positive",
+                        value_span(opts, "kt", span),
+                        kt,
+                        "kt > 0; for a rigid slider use the default `coulomb` law",
+                    ));
                 }
-                Ok(Friction::Jenkins { kt, slip_force: slip_force(opts)? })
+                Ok(Friction::Jenkins {
+                    kt,
+                    slip_force: slip_force(opts)?,
+                })
             }
             "contact2d" => {
-                check_keys(opts, &["law", "kt", "kn", "mu", "N0", "angle", "directions"], "friction (contact2d)")?;
+                check_keys(
+                    opts,
+                    &["law", "kt", "kn", "mu", "N0", "angle", "directions"],
+                    "friction (contact2d)",
+                )?;
                 let need = |k: &str, what: &str, d: Dim| -> R<f64> {
-                    num_opt(opts, k, s, what, d)?.ok_or_else(|| missing(k, "a 2-D contact", "contact2d needs kt, kn, mu and N0", span))
+                    num_opt(opts, k, s, what, d)?.ok_or_else(|| {
+                        missing(
+                            k,
+                            "a 2-D contact",
+                            "contact2d needs kt, kn, mu and N0",
+                            span,
+                        )
+                    })
                 };
                 let kt = need("kt", "a tangential stiffness", Dim::STIFFNESS)?;
                 let kn = need("kn", "a normal stiffness", Dim::STIFFNESS)?;
@@ -594,7 +967,12 @@ impl<'p> Resolver<'p> {
                 check_mu(Some(mu), opts, span)?;
                 for (k, v) in [("kt", kt), ("kn", kn)] {
                     if v <= 0.0 {
-                        return Err(non_physical("contact stiffnesses must be positive", value_span(opts, k, span), v, "kt and kn are penalty stiffnesses > 0"));
+                        return Err(non_physical(
+                            "contact stiffnesses must be positive",
+                            value_span(opts, k, span),
+                            v,
+                            "kt and kn are penalty stiffnesses > 0",
+                        ));
                     }
                 }
                 let angle = num_opt(opts, "angle", s, "a contact angle", Dim::NONE)?.unwrap_or(0.0);
@@ -602,7 +980,15 @@ impl<'p> Resolver<'p> {
                     None => (Dir::X, Dir::Y),
                     Some(v) => match dir_list(v)?[..] {
                         [t, n] => (t, n),
-                        _ => return Err(ResolveError::WrongType { expected: "two directions".into(), found: "another list".into(), at: v.span(), help: "write `directions = (tangent, normal)`, e.g. `(x, y)`".into() }),
+                        _ => {
+                            return Err(ResolveError::WrongType {
+                                expected: "two directions".into(),
+                                found: "another list".into(),
+                                at: v.span(),
+                                help: "write `directions = (tangent, normal)`, e.g. `(x, y)`"
+                                    .into(),
+                            })
+                        }
                     },
                 };
                 // The tangent must be a DOF of each node; a node without the normal direction
@@ -610,29 +996,53 @@ impl<'p> Resolver<'p> {
                 for node in [a, b] {
                     let n = &self.nodes[node.0];
                     if !n.is_support() && !n.dirs.contains(&tangent) {
-                        return Err(ResolveError::MissingDirection { node: n.name.clone(), dir: tangent.to_string(), dirs: dir_names(&n.dirs), at: span });
+                        return Err(ResolveError::MissingDirection {
+                            node: n.name.clone(),
+                            dir: tangent.to_string(),
+                            dirs: dir_names(&n.dirs),
+                            at: span,
+                        });
                     }
                 }
-                Ok(Friction::Contact2d { kt, kn, mu, n0, angle, tangent, normal })
+                Ok(Friction::Contact2d {
+                    kt,
+                    kn,
+                    mu,
+                    n0,
+                    angle,
+                    tangent,
+                    normal,
+                })
             }
             other => Err(ResolveError::UnknownLaw {
                 name: other.to_string(),
                 owner: "friction law".into(),
                 at: opt(opts, "law").map_or(span, Value::span),
-                help: suggest(other, ["coulomb", "jenkins", "contact2d"], "friction laws are"),
+                help: suggest(
+                    other,
+                    ["coulomb", "jenkins", "contact2d"],
+                    "friction laws are",
+                ),
             }),
         }
     }
 
     fn beam(&mut self, f: &Frame, name: &ast::Ident, o: &Options, span: Span) -> R<()> {
-        let keys = ["E", "rho", "area", "I", "section", "length", "elements", "ends", "plane", "axial"];
+        let keys = [
+            "E", "rho", "area", "I", "section", "length", "elements", "ends", "plane", "axial",
+        ];
         check_keys(Some(o), &keys, "beam")?;
         let s = &f.scope;
         let o = Some(o);
         let need = |k: &str, what: &str, d: Dim| -> R<f64> {
             let v = num_opt(o, k, s, what, d)?.ok_or_else(|| missing(k, "beam", "a beam needs E, rho, length, elements and a section (area and I, or `section = rect(b, h)`)", span))?;
             if v <= 0.0 {
-                return Err(non_physical(&format!("beam `{k}` must be positive"), value_span(o, k, span), v, "geometry and material constants are > 0"));
+                return Err(non_physical(
+                    &format!("beam `{k}` must be positive"),
+                    value_span(o, k, span),
+                    v,
+                    "geometry and material constants are > 0",
+                ));
             }
             Ok(v)
         };
@@ -641,36 +1051,82 @@ impl<'p> Resolver<'p> {
         let length = need("length", "a length", Dim::LENGTH)?;
         let (area, inertia) = match opt(o, "section") {
             Some(v) => section(v, s)?,
-            None => (need("area", "an area", Dim::AREA)?, need("I", "a second moment of area", Dim::SECOND_MOMENT)?),
+            None => (
+                need("area", "an area", Dim::AREA)?,
+                need("I", "a second moment of area", Dim::SECOND_MOMENT)?,
+            ),
         };
         let ne = match opt(o, "elements") {
             Some(Value::Expr(x)) => eval::integer(x, s)?,
-            Some(v) => return Err(ResolveError::WrongType { expected: "a number".into(), found: "a range or block".into(), at: v.span(), help: "`elements = 20`".into() }),
-            None => return Err(missing("elements", "beam", "the number of beam elements, e.g. `elements = 20`", span)),
+            Some(v) => {
+                return Err(ResolveError::WrongType {
+                    expected: "a number".into(),
+                    found: "a range or block".into(),
+                    at: v.span(),
+                    help: "`elements = 20`".into(),
+                })
+            }
+            None => {
+                return Err(missing(
+                    "elements",
+                    "beam",
+                    "the number of beam elements, e.g. `elements = 20`",
+                    span,
+                ))
+            }
         };
         if ne < 1 {
-            return Err(non_physical("a beam needs at least one element", value_span(o, "elements", span), ne as f64, "elements ≥ 1"));
+            return Err(non_physical(
+                "a beam needs at least one element",
+                value_span(o, "elements", span),
+                ne as f64,
+                "elements ≥ 1",
+            ));
         }
         let ends = match opt(o, "ends") {
             None => ("clamped".to_string(), "free".to_string()),
-            Some(Value::Expr(Expr { kind: ExprKind::Tuple(items), span: ts })) if items.len() == 2 => {
+            Some(Value::Expr(Expr {
+                kind: ExprKind::Tuple(items),
+                span: ts,
+            })) if items.len() == 2 => {
                 let read = |x: &Expr| -> R<String> {
                     match &x.kind {
-                        ExprKind::Var { name, index: None } if ["clamped", "pinned", "free"].contains(&name.name.as_str()) => Ok(name.name.clone()),
-                        _ => Err(ResolveError::UnknownLaw { name: snippet(x), owner: "beam end".into(), at: x.span, help: "ends are `clamped`, `pinned` or `free`".into() }),
+                        ExprKind::Var { name, index: None }
+                            if ["clamped", "pinned", "free"].contains(&name.name.as_str()) =>
+                        {
+                            Ok(name.name.clone())
+                        }
+                        _ => Err(ResolveError::UnknownLaw {
+                            name: snippet(x),
+                            owner: "beam end".into(),
+                            at: x.span,
+                            help: "ends are `clamped`, `pinned` or `free`".into(),
+                        }),
                     }
                 };
                 let _ = ts;
                 (read(&items[0])?, read(&items[1])?)
             }
-            Some(v) => return Err(ResolveError::WrongType { expected: "two end conditions".into(), found: "something else".into(), at: v.span(), help: "write `ends = (clamped, free)`".into() }),
+            Some(v) => {
+                return Err(ResolveError::WrongType {
+                    expected: "two end conditions".into(),
+                    found: "something else".into(),
+                    at: v.span(),
+                    help: "write `ends = (clamped, free)`".into(),
+                })
+            }
         };
         let (transverse, rotation) = match opt(o, "plane") {
             None => (Dir::Y, Dir::Rz),
             Some(v) => match ident_value(v, "a bending plane")?.0.as_str() {
                 "y" => (Dir::Y, Dir::Rz),
                 "z" => (Dir::Z, Dir::Ry),
-                other => return Err(ResolveError::UnknownDirection { dir: other.into(), at: v.span() }),
+                other => {
+                    return Err(ResolveError::UnknownDirection {
+                        dir: other.into(),
+                        at: v.span(),
+                    })
+                }
             },
         };
         let axial = match opt(o, "axial") {
@@ -691,12 +1147,43 @@ impl<'p> Resolver<'p> {
         let le = length / ne as f64;
         let mut prev = None;
         for i in 0..=ne {
-            let fixed = if i == 0 { fixed_for(&ends.0) } else if i == ne { fixed_for(&ends.1) } else { vec![] };
-            let id = self.add_node(f, format!("{}[{i}]", name.name), NodeKind::BeamNode, dirs.clone(), fixed, 0.0, name.span)?;
+            let fixed = if i == 0 {
+                fixed_for(&ends.0)
+            } else if i == ne {
+                fixed_for(&ends.1)
+            } else {
+                vec![]
+            };
+            let id = self.add_node(
+                f,
+                format!("{}[{i}]", name.name),
+                NodeKind::BeamNode,
+                dirs.clone(),
+                fixed,
+                0.0,
+                name.span,
+            )?;
             if let Some(p) = prev {
-                let seg = BeamSegment { ei: e * inertia, rho_a: rho * area, ea: axial.then_some(e * area), length: le, transverse, rotation, axial: axial.then_some(Dir::X) };
+                let seg = BeamSegment {
+                    ei: e * inertia,
+                    rho_a: rho * area,
+                    ea: axial.then_some(e * area),
+                    length: le,
+                    transverse,
+                    rotation,
+                    axial: axial.then_some(Dir::X),
+                };
                 let ename = format!("{}{}.seg[{i}]", f.prefix, name.name);
-                self.elements.push(Element { name: ename, kind: ElementKind::Beam(seg), a: Endpoint { node: p, dir: None }, b: Endpoint { node: id, dir: None }, span });
+                self.elements.push(Element {
+                    name: ename,
+                    kind: ElementKind::Beam(seg),
+                    a: Endpoint { node: p, dir: None },
+                    b: Endpoint {
+                        node: id,
+                        dir: None,
+                    },
+                    span,
+                });
             }
             prev = Some(id);
         }
@@ -706,12 +1193,37 @@ impl<'p> Resolver<'p> {
     fn matrices(&mut self, f: &Frame, name: &ast::Ident, o: &Options, span: Span) -> R<()> {
         check_keys(Some(o), &["M", "K", "C"], "matrices")?;
         let read = |key: &str| -> R<Option<(usize, Vec<(usize, usize, f64)>)>> {
-            let Some(v) = opt(Some(o), key) else { return Ok(None) };
-            let Value::Expr(Expr { kind: ExprKind::Str(path), span: at }) = v else {
-                return Err(ResolveError::WrongType { expected: "a file path".into(), found: "something else".into(), at: v.span(), help: format!("write `{key} = \"file.mtx\"`") });
+            let Some(v) = opt(Some(o), key) else {
+                return Ok(None);
             };
-            let text = self.prog.read_relative(f.file, path).map_err(|e| ResolveError::MissingFile { path: path.clone(), reason: e.to_string(), stdlib: "-".into(), at: *at })?;
-            super::mtx::parse(&text).map(Some).map_err(|reason| ResolveError::BadMatrix { path: path.clone(), reason, at: *at })
+            let Value::Expr(Expr {
+                kind: ExprKind::Str(path),
+                span: at,
+            }) = v
+            else {
+                return Err(ResolveError::WrongType {
+                    expected: "a file path".into(),
+                    found: "something else".into(),
+                    at: v.span(),
+                    help: format!("write `{key} = \"file.mtx\"`"),
+                });
+            };
+            let text =
+                self.prog
+                    .read_relative(f.file, path)
+                    .map_err(|e| ResolveError::MissingFile {
+                        path: path.clone(),
+                        reason: e.to_string(),
+                        stdlib: "-".into(),
+                        at: *at,
+                    })?;
+            super::mtx::parse(&text)
+                .map(Some)
+                .map_err(|reason| ResolveError::BadMatrix {
+                    path: path.clone(),
+                    reason,
+                    at: *at,
+                })
         };
         let m = read("M")?.ok_or_else(|| missing("M", "matrices", "M and K are required", span))?;
         let k = read("K")?.ok_or_else(|| missing("K", "matrices", "M and K are required", span))?;
@@ -719,62 +1231,188 @@ impl<'p> Resolver<'p> {
         for (key, size) in [("K", k.0), ("C", c.0)] {
             if size != m.0 {
                 let at = value_span(Some(o), key, span);
-                return Err(ResolveError::BadMatrix { path: key.into(), reason: format!("it is {size}×{size} but M is {}×{}", m.0, m.0), at });
+                return Err(ResolveError::BadMatrix {
+                    path: key.into(),
+                    reason: format!("it is {size}×{size} but M is {}×{}", m.0, m.0),
+                    at,
+                });
             }
         }
         let dirs = (1..=m.0 as u32).map(Dir::Index).collect();
-        let id = self.add_node(f, name.name.clone(), NodeKind::Substructure, dirs, vec![], 0.0, name.span)?;
-        let sub = Substructure { size: m.0, m: m.1, k: k.1, c: c.1 };
-        let ep = Endpoint { node: id, dir: None };
-        self.elements.push(Element { name: format!("{}{}.matrices", f.prefix, name.name), kind: ElementKind::Matrices(sub), a: ep, b: ep, span });
+        let id = self.add_node(
+            f,
+            name.name.clone(),
+            NodeKind::Substructure,
+            dirs,
+            vec![],
+            0.0,
+            name.span,
+        )?;
+        let sub = Substructure {
+            size: m.0,
+            m: m.1,
+            k: k.1,
+            c: c.1,
+        };
+        let ep = Endpoint {
+            node: id,
+            dir: None,
+        };
+        self.elements.push(Element {
+            name: format!("{}{}.matrices", f.prefix, name.name),
+            kind: ElementKind::Matrices(sub),
+            a: ep,
+            b: ep,
+            span,
+        });
         Ok(())
     }
 
     fn body(&mut self, f: &Frame, name: &ast::Ident, o: &Options, span: Span) -> R<()> {
-        check_keys(Some(o), &["mass", "inertia", "at", "orientation", "velocity", "angular_velocity", "force", "force_at"], "body")?;
+        check_keys(
+            Some(o),
+            &[
+                "mass",
+                "inertia",
+                "at",
+                "orientation",
+                "velocity",
+                "angular_velocity",
+                "force",
+                "force_at",
+            ],
+            "body",
+        )?;
         let s = &f.scope;
         let o = Some(o);
-        let mass = num_opt(o, "mass", s, "a mass", Dim::MASS)?.ok_or_else(|| missing("mass", "body", "a rigid body needs its mass and principal inertia", span))?;
+        let mass = num_opt(o, "mass", s, "a mass", Dim::MASS)?.ok_or_else(|| {
+            missing(
+                "mass",
+                "body",
+                "a rigid body needs its mass and principal inertia",
+                span,
+            )
+        })?;
         if mass <= 0.0 {
-            return Err(non_physical("a mass must be positive", value_span(o, "mass", span), mass, "masses are in kg and > 0"));
+            return Err(non_physical(
+                "a mass must be positive",
+                value_span(o, "mass", span),
+                mass,
+                "masses are in kg and > 0",
+            ));
         }
-        let inertia = vec_opt(o, "inertia", s, Dim::INERTIA)?.ok_or_else(|| missing("inertia", "body", "principal moments `inertia = (Ixx, Iyy, Izz)`", span))?;
+        let inertia = vec_opt(o, "inertia", s, Dim::INERTIA)?.ok_or_else(|| {
+            missing(
+                "inertia",
+                "body",
+                "principal moments `inertia = (Ixx, Iyy, Izz)`",
+                span,
+            )
+        })?;
         if inertia.iter().any(|i| *i <= 0.0) {
-            return Err(non_physical("principal moments of inertia must be positive", value_span(o, "inertia", span), inertia.iter().copied().fold(f64::INFINITY, f64::min), "each of Ixx, Iyy, Izz > 0"));
+            return Err(non_physical(
+                "principal moments of inertia must be positive",
+                value_span(o, "inertia", span),
+                inertia.iter().copied().fold(f64::INFINITY, f64::min),
+                "each of Ixx, Iyy, Izz > 0",
+            ));
         }
         let position = vec_opt(o, "at", s, Dim::LENGTH)?.unwrap_or([0.0; 3]);
         let velocity = vec_opt(o, "velocity", s, Dim([0, 1, -1]))?.unwrap_or([0.0; 3]);
-        let angular_velocity = vec_opt(o, "angular_velocity", s, Dim::FREQUENCY)?.unwrap_or([0.0; 3]);
+        let angular_velocity =
+            vec_opt(o, "angular_velocity", s, Dim::FREQUENCY)?.unwrap_or([0.0; 3]);
         let orientation = match opt(o, "orientation") {
             None => [1.0, 0.0, 0.0, 0.0],
-            Some(Value::Expr(e @ Expr { kind: ExprKind::Tuple(items), .. })) if items.len() == 4 => {
+            Some(Value::Expr(
+                e @ Expr {
+                    kind: ExprKind::Tuple(items),
+                    ..
+                },
+            )) if items.len() == 4 => {
                 let mut q = [0.0; 4];
                 for (qi, x) in q.iter_mut().zip(items) {
                     *qi = eval::quantity(x, s, "an Euler parameter", Dim::NONE)?;
                 }
                 let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
                 if n < 1e-12 {
-                    return Err(non_physical("Euler parameters must not all be zero", e.span, n, "give a unit quaternion (e0, e1, e2, e3)"));
+                    return Err(non_physical(
+                        "Euler parameters must not all be zero",
+                        e.span,
+                        n,
+                        "give a unit quaternion (e0, e1, e2, e3)",
+                    ));
                 }
                 q.map(|x| x / n)
             }
-            Some(v) => return Err(ResolveError::WrongType { expected: "four Euler parameters".into(), found: "something else".into(), at: v.span(), help: "write `orientation = (1, 0, 0, 0)`".into() }),
+            Some(v) => {
+                return Err(ResolveError::WrongType {
+                    expected: "four Euler parameters".into(),
+                    found: "something else".into(),
+                    at: v.span(),
+                    help: "write `orientation = (1, 0, 0, 0)`".into(),
+                })
+            }
         };
         let force = vec_opt(o, "force", s, Dim::FORCE)?.unwrap_or([0.0; 3]);
         let force_at = vec_opt(o, "force_at", s, Dim::LENGTH)?.unwrap_or([0.0; 3]);
-        let body = Body { mass, inertia, position, orientation, velocity, angular_velocity, force, force_at };
+        let body = Body {
+            mass,
+            inertia,
+            position,
+            orientation,
+            velocity,
+            angular_velocity,
+            force,
+            force_at,
+        };
         let dirs = vec![Dir::X, Dir::Y, Dir::Z, Dir::Rx, Dir::Ry, Dir::Rz];
-        self.add_node(f, name.name.clone(), NodeKind::Body(body), dirs, vec![], mass, name.span)?;
+        self.add_node(
+            f,
+            name.name.clone(),
+            NodeKind::Body(body),
+            dirs,
+            vec![],
+            mass,
+            name.span,
+        )?;
         Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn joint(&mut self, f: &Frame, label: Option<&ast::Label>, kind: &ast::Ident, ra: &NodeRef, rb: &NodeRef, o: Option<&Options>, span: Span) -> R<()> {
+    fn joint(
+        &mut self,
+        f: &Frame,
+        label: Option<&ast::Label>,
+        kind: &ast::Ident,
+        ra: &NodeRef,
+        rb: &NodeRef,
+        o: Option<&Options>,
+        span: Span,
+    ) -> R<()> {
         let kinds = ["revolute", "cylindrical", "prismatic", "spherical", "fixed"];
         if !kinds.contains(&kind.name.as_str()) {
-            return Err(ResolveError::UnknownLaw { name: kind.name.clone(), owner: "joint kind".into(), at: kind.span, help: suggest(&kind.name, kinds, "joint kinds are") });
+            return Err(ResolveError::UnknownLaw {
+                name: kind.name.clone(),
+                owner: "joint kind".into(),
+                at: kind.span,
+                help: suggest(&kind.name, kinds, "joint kinds are"),
+            });
         }
-        check_keys(o, &["at", "axis", "radius", "length", "clearance", "axial_clearance", "law", "mu", "section"], "joint")?;
+        check_keys(
+            o,
+            &[
+                "at",
+                "axis",
+                "radius",
+                "length",
+                "clearance",
+                "axial_clearance",
+                "law",
+                "mu",
+                "section",
+            ],
+            "joint",
+        )?;
         let (a, _) = self.node_ref(f, ra)?;
         let (b, _) = self.node_ref(f, rb)?;
         for (n, r) in [(a, ra), (b, rb)] {
@@ -787,27 +1425,46 @@ impl<'p> Resolver<'p> {
             }
         }
         if a == b {
-            return Err(ResolveError::SelfLoop { kind: "joint".into(), node: self.nodes[a.0].name.clone(), at: ra.span.join(rb.span) });
+            return Err(ResolveError::SelfLoop {
+                kind: "joint".into(),
+                node: self.nodes[a.0].name.clone(),
+                at: ra.span.join(rb.span),
+            });
         }
         let s = &f.scope;
         let at = vec_opt(o, "at", s, Dim::LENGTH)?.unwrap_or([0.0; 3]);
         let axis = vec_opt(o, "axis", s, Dim::NONE)?.unwrap_or([0.0, 0.0, 1.0]);
         let norm = axis.iter().map(|x| x * x).sum::<f64>().sqrt();
         if norm < 1e-12 {
-            return Err(non_physical("a joint axis must not be zero", value_span(o, "axis", span), norm, "give a direction, e.g. `axis = (0, 0, 1)`"));
+            return Err(non_physical(
+                "a joint axis must not be zero",
+                value_span(o, "axis", span),
+                norm,
+                "give a direction, e.g. `axis = (0, 0, 1)`",
+            ));
         }
         let axis = axis.map(|x| x / norm);
         let clearance = |k: &str| -> R<Option<f64>> {
             let c = num_opt(o, k, s, "a clearance", Dim::LENGTH)?;
             if let Some(c) = c.filter(|c| *c < 0.0) {
-                return Err(non_physical("a clearance must not be negative", value_span(o, k, span), c, "clearances are gaps in m (e.g. `0.1 mm`), ≥ 0"));
+                return Err(non_physical(
+                    "a clearance must not be negative",
+                    value_span(o, k, span),
+                    c,
+                    "clearances are gaps in m (e.g. `0.1 mm`), ≥ 0",
+                ));
             }
             Ok(c)
         };
         let positive = |k: &str| -> R<f64> {
             let v = num_opt(o, k, s, "a length", Dim::LENGTH)?.unwrap_or(0.0);
             if v < 0.0 {
-                return Err(non_physical(&format!("joint `{k}` must not be negative"), value_span(o, k, span), v, "radius and length are dimensions in m, ≥ 0"));
+                return Err(non_physical(
+                    &format!("joint `{k}` must not be negative"),
+                    value_span(o, k, span),
+                    v,
+                    "radius and length are dimensions in m, ≥ 0",
+                ));
             }
             Ok(v)
         };
@@ -826,43 +1483,123 @@ impl<'p> Resolver<'p> {
             "spherical" => JointKind::Spherical,
             "fixed" => JointKind::Fixed,
             _ => {
-                let v = opt(o, "section").ok_or_else(|| missing("section", "a prismatic joint", "the polygonal guide section, `section = ((x1, y1), (x2, y2), (x3, y3))`", span))?;
-                JointKind::Prismatic { section: polygon(v, s)? }
+                let v = opt(o, "section").ok_or_else(|| {
+                    missing(
+                        "section",
+                        "a prismatic joint",
+                        "the polygonal guide section, `section = ((x1, y1), (x2, y2), (x3, y3))`",
+                        span,
+                    )
+                })?;
+                JointKind::Prismatic {
+                    section: polygon(v, s)?,
+                }
             }
         };
         let name = self.element_name(f, label, "joint", a, b)?;
-        let joint = Joint { kind: jk, at, axis, radius, length, radial_clearance, axial_clearance, law, mu };
-        self.elements.push(Element { name, kind: ElementKind::Joint(joint), a: Endpoint { node: a, dir: None }, b: Endpoint { node: b, dir: None }, span });
+        let joint = Joint {
+            kind: jk,
+            at,
+            axis,
+            radius,
+            length,
+            radial_clearance,
+            axial_clearance,
+            law,
+            mu,
+        };
+        self.elements.push(Element {
+            name,
+            kind: ElementKind::Joint(joint),
+            a: Endpoint { node: a, dir: None },
+            b: Endpoint { node: b, dir: None },
+            span,
+        });
         Ok(())
     }
 
-    fn use_component(&mut self, f: &mut Frame, template: &ast::Ident, instance: &ast::Ident, args: &[Arg]) -> R<()> {
+    fn use_component(
+        &mut self,
+        f: &mut Frame,
+        template: &ast::Ident,
+        instance: &ast::Ident,
+        args: &[Arg],
+    ) -> R<()> {
         let Some((kind, file, t)) = self.prog.template(&template.name) else {
-            let names = self.prog.templates.iter().filter(|(_, v)| v.0 == TemplateKind::Component).map(|(k, _)| k.as_str());
-            return Err(ResolveError::UnknownModel { name: template.name.clone(), at: template.span, help: suggest(&template.name, names, "define it with `component NAME(…) { … }` or import its file") });
+            let names = self
+                .prog
+                .templates
+                .iter()
+                .filter(|(_, v)| v.0 == TemplateKind::Component)
+                .map(|(k, _)| k.as_str());
+            return Err(ResolveError::UnknownModel {
+                name: template.name.clone(),
+                at: template.span,
+                help: suggest(
+                    &template.name,
+                    names,
+                    "define it with `component NAME(…) { … }` or import its file",
+                ),
+            });
         };
         if kind == TemplateKind::Model {
-            return Err(ResolveError::WrongTemplate { name: template.name.clone(), found: "model".into(), expected: "component".into(), at: template.span, help: "declare reusable parts with `component`; models are analysed, not instantiated".into() });
+            return Err(ResolveError::WrongTemplate {
+                name: template.name.clone(),
+                found: "model".into(),
+                expected: "component".into(),
+                at: template.span,
+                help:
+                    "declare reusable parts with `component`; models are analysed, not instantiated"
+                        .into(),
+            });
         }
         if f.depth > 32 {
-            return Err(ResolveError::Invalid { what: format!("`{}` instantiates itself", template.name), at: template.span, help: "components may nest, but not recursively".into() });
+            return Err(ResolveError::Invalid {
+                what: format!("`{}` instantiates itself", template.name),
+                at: template.span,
+                help: "components may nest, but not recursively".into(),
+            });
         }
-        let mut inner = Frame { file, prefix: format!("{}{}.", f.prefix, instance.name), scope: Scope::default(), aliases: HashMap::default(), depth: f.depth + 1 };
+        let mut inner = Frame {
+            file,
+            prefix: format!("{}{}.", f.prefix, instance.name),
+            scope: Scope::default(),
+            aliases: HashMap::default(),
+            depth: f.depth + 1,
+        };
         // Bind arguments: node references become aliases, everything else a number.
         let mut given: HashMap<&str, &Expr> = HashMap::default();
         for (i, a) in args.iter().enumerate() {
             let pname = match &a.name {
                 Some(n) => {
                     if !t.params.iter().any(|p| p.name.name == n.name) {
-                        let help = suggest(&n.name, t.params.iter().map(|p| p.name.name.as_str()), "the component's parameters are");
-                        return Err(ResolveError::UnknownArgument { name: n.name.clone(), template: template.name.clone(), at: n.span, help });
+                        let help = suggest(
+                            &n.name,
+                            t.params.iter().map(|p| p.name.name.as_str()),
+                            "the component's parameters are",
+                        );
+                        return Err(ResolveError::UnknownArgument {
+                            name: n.name.clone(),
+                            template: template.name.clone(),
+                            at: n.span,
+                            help,
+                        });
                     }
                     n.name.as_str()
                 }
                 None => match t.params.get(i) {
                     Some(p) => p.name.name.as_str(),
                     None => {
-                        return Err(ResolveError::UnknownArgument { name: format!("#{}", i + 1), template: template.name.clone(), at: a.value.span, help: format!("`{}` takes {} parameter(s)", template.name, t.params.len()) })
+                        return Err(ResolveError::UnknownArgument {
+                            name: format!("#{}", i + 1),
+                            template: template.name.clone(),
+                            at: a.value.span,
+                            help: format!(
+                                "`{}` takes {} parameter(s)",
+                                template.name,
+                                t.params.len()
+                            ),
+                        })
                     }
                 },
             };
@@ -884,7 +1621,13 @@ impl<'p> Resolver<'p> {
                         let v = eval::eval(d, &inner.scope)?;
                         inner.scope.params.insert(pname.to_string(), v);
                     }
-                    None => return Err(ResolveError::MissingArgument { name: pname.to_string(), template: template.name.clone(), at: template.span }),
+                    None => {
+                        return Err(ResolveError::MissingArgument {
+                            name: pname.to_string(),
+                            template: template.name.clone(),
+                            at: template.span,
+                        })
+                    }
                 },
             }
         }
@@ -894,7 +1637,9 @@ impl<'p> Resolver<'p> {
 
     /// If `e` names a node visible in `f` (and not a parameter), its full name.
     fn node_alias(&self, f: &Frame, e: &Expr) -> R<Option<String>> {
-        let ExprKind::Var { name, index } = &e.kind else { return Ok(None) };
+        let ExprKind::Var { name, index } = &e.kind else {
+            return Ok(None);
+        };
         if index.is_none() && f.scope.lookup(&name.name).is_some() {
             return Ok(None);
         }
@@ -920,18 +1665,29 @@ fn check_range_size(from: i64, to: i64, at: Span) -> R<()> {
         return Err(ResolveError::Invalid {
             what: format!("the range {from}..{to} has more than {MAX_RANGE} values"),
             at,
-            help: "models are limited to 20 million generated items per loop; check the bounds".into(),
+            help: "models are limited to 20 million generated items per loop; check the bounds"
+                .into(),
         });
     }
     Ok(())
 }
 
 fn missing(name: &str, owner: &str, hint: &str, at: Span) -> ResolveError {
-    ResolveError::MissingOption { name: name.into(), owner: owner.into(), hint: hint.into(), at }
+    ResolveError::MissingOption {
+        name: name.into(),
+        owner: owner.into(),
+        hint: hint.into(),
+        at,
+    }
 }
 
 fn non_physical(what: &str, at: Span, value: f64, help: &str) -> ResolveError {
-    ResolveError::NonPhysical { what: what.into(), at, value, help: help.into() }
+    ResolveError::NonPhysical {
+        what: what.into(),
+        at,
+        value,
+        help: help.into(),
+    }
 }
 
 fn dir_names(dirs: &[Dir]) -> String {
@@ -948,7 +1704,11 @@ fn snippet(e: &Expr) -> String {
 }
 
 fn opt<'a>(opts: Option<&'a Options>, key: &str) -> Option<&'a Value> {
-    opts?.entries.iter().find(|e| e.key.simple().is_some_and(|n| n.name == key)).map(|e| &e.value)
+    opts?
+        .entries
+        .iter()
+        .find(|e| e.key.simple().is_some_and(|n| n.name == key))
+        .map(|e| &e.value)
 }
 
 fn value_span(opts: Option<&Options>, key: &str, fallback: Span) -> Span {
@@ -962,11 +1722,24 @@ pub(crate) fn check_keys(opts: Option<&Options>, allowed: &[&str], owner: &str) 
     for e in &opts.entries {
         let k = e.key.head().name.as_str();
         if !allowed.contains(&k) || e.key.simple().is_none() {
-            let help = suggest(k, allowed.iter().copied(), &format!("the options of {owner} are"));
-            return Err(ResolveError::UnknownOption { name: k.to_string(), owner: owner.to_string(), at: e.key.span, help });
+            let help = suggest(
+                k,
+                allowed.iter().copied(),
+                &format!("the options of {owner} are"),
+            );
+            return Err(ResolveError::UnknownOption {
+                name: k.to_string(),
+                owner: owner.to_string(),
+                at: e.key.span,
+                help,
+            });
         }
         if let Some((_, first)) = seen.iter().find(|(s, _)| *s == k) {
-            return Err(ResolveError::Duplicate { name: k.to_string(), at: e.key.span, first: Some(*first) });
+            return Err(ResolveError::Duplicate {
+                name: k.to_string(),
+                at: e.key.span,
+                first: Some(*first),
+            });
         }
         seen.push((k, e.key.span));
     }
@@ -977,21 +1750,39 @@ fn num_opt(opts: Option<&Options>, key: &str, s: &Scope, what: &str, dim: Dim) -
     match opt(opts, key) {
         None => Ok(None),
         Some(Value::Expr(e)) => eval::quantity(e, s, what, dim).map(Some),
-        Some(v) => Err(ResolveError::WrongType { expected: "a number".into(), found: "a range or block".into(), at: v.span(), help: format!("write `{key} = <number>`") }),
+        Some(v) => Err(ResolveError::WrongType {
+            expected: "a number".into(),
+            found: "a range or block".into(),
+            at: v.span(),
+            help: format!("write `{key} = <number>`"),
+        }),
     }
 }
 
 fn check_mu(mu: Option<f64>, opts: Option<&Options>, span: Span) -> R<()> {
     match mu {
-        Some(m) if m < 0.0 => Err(non_physical("a friction coefficient must not be negative", value_span(opts, "mu", span), m, "μ ≥ 0 (typical values 0.1–1)")),
+        Some(m) if m < 0.0 => Err(non_physical(
+            "a friction coefficient must not be negative",
+            value_span(opts, "mu", span),
+            m,
+            "μ ≥ 0 (typical values 0.1–1)",
+        )),
         _ => Ok(()),
     }
 }
 
 fn ident_value(v: &Value, what: &str) -> R<(String, Span)> {
     match v {
-        Value::Expr(Expr { kind: ExprKind::Var { name, index: None }, .. }) => Ok((name.name.clone(), name.span)),
-        _ => Err(ResolveError::WrongType { expected: what.into(), found: "something else".into(), at: v.span(), help: "write a bare name, e.g. `law = jenkins`".into() }),
+        Value::Expr(Expr {
+            kind: ExprKind::Var { name, index: None },
+            ..
+        }) => Ok((name.name.clone(), name.span)),
+        _ => Err(ResolveError::WrongType {
+            expected: what.into(),
+            found: "something else".into(),
+            at: v.span(),
+            help: "write a bare name, e.g. `law = jenkins`".into(),
+        }),
     }
 }
 
@@ -999,25 +1790,55 @@ fn bool_value(v: &Value) -> R<bool> {
     match ident_value(v, "true or false")?.0.as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
-        _ => Err(ResolveError::WrongType { expected: "true or false".into(), found: "another name".into(), at: v.span(), help: "write `true` or `false`".into() }),
+        _ => Err(ResolveError::WrongType {
+            expected: "true or false".into(),
+            found: "another name".into(),
+            at: v.span(),
+            help: "write `true` or `false`".into(),
+        }),
     }
 }
 
 /// `dofs = x` or `dofs = (x, y)`.
 fn dir_list(v: &Value) -> R<Vec<Dir>> {
     let items: Vec<&Expr> = match v {
-        Value::Expr(e @ Expr { kind: ExprKind::Var { .. }, .. }) => vec![e],
-        Value::Expr(Expr { kind: ExprKind::Tuple(items), .. }) => items.iter().collect(),
-        _ => return Err(ResolveError::WrongType { expected: "directions".into(), found: "something else".into(), at: v.span(), help: "write `dofs = (x, y)`".into() }),
+        Value::Expr(
+            e @ Expr {
+                kind: ExprKind::Var { .. },
+                ..
+            },
+        ) => vec![e],
+        Value::Expr(Expr {
+            kind: ExprKind::Tuple(items),
+            ..
+        }) => items.iter().collect(),
+        _ => {
+            return Err(ResolveError::WrongType {
+                expected: "directions".into(),
+                found: "something else".into(),
+                at: v.span(),
+                help: "write `dofs = (x, y)`".into(),
+            })
+        }
     };
     let mut dirs = Vec::new();
     for e in items {
         let ExprKind::Var { name, index: None } = &e.kind else {
-            return Err(ResolveError::UnknownDirection { dir: snippet(e), at: e.span });
+            return Err(ResolveError::UnknownDirection {
+                dir: snippet(e),
+                at: e.span,
+            });
         };
-        let d = Dir::parse(&name.name).ok_or_else(|| ResolveError::UnknownDirection { dir: name.name.clone(), at: name.span })?;
+        let d = Dir::parse(&name.name).ok_or_else(|| ResolveError::UnknownDirection {
+            dir: name.name.clone(),
+            at: name.span,
+        })?;
         if dirs.contains(&d) {
-            return Err(ResolveError::Duplicate { name: name.name.clone(), at: name.span, first: None });
+            return Err(ResolveError::Duplicate {
+                name: name.name.clone(),
+                at: name.span,
+                first: None,
+            });
         }
         dirs.push(d);
     }
@@ -1027,10 +1848,20 @@ fn dir_list(v: &Value) -> R<Vec<Dir>> {
 /// A 3-vector (a 2-vector gets z = 0).
 fn vector(e: &Expr, s: &Scope, what: &str, dim: Dim) -> R<[f64; 3]> {
     let ExprKind::Tuple(items) = &e.kind else {
-        return Err(ResolveError::WrongType { expected: "a vector".into(), found: describe(e).into(), at: e.span, help: format!("write {what} as `(x, y, z)`") });
+        return Err(ResolveError::WrongType {
+            expected: "a vector".into(),
+            found: describe(e).into(),
+            at: e.span,
+            help: format!("write {what} as `(x, y, z)`"),
+        });
     };
     if items.len() > 3 {
-        return Err(ResolveError::WrongType { expected: "a vector of 2 or 3 entries".into(), found: format!("{} entries", items.len()), at: e.span, help: format!("write {what} as `(x, y, z)`") });
+        return Err(ResolveError::WrongType {
+            expected: "a vector of 2 or 3 entries".into(),
+            found: format!("{} entries", items.len()),
+            at: e.span,
+            help: format!("write {what} as `(x, y, z)`"),
+        });
     }
     let mut v = [0.0; 3];
     for (vi, x) in v.iter_mut().zip(items) {
@@ -1043,21 +1874,41 @@ fn vec_opt(opts: Option<&Options>, key: &str, s: &Scope, dim: Dim) -> R<Option<[
     match opt(opts, key) {
         None => Ok(None),
         Some(Value::Expr(e)) => vector(e, s, key, dim).map(Some),
-        Some(v) => Err(ResolveError::WrongType { expected: "a vector".into(), found: "a range or block".into(), at: v.span(), help: format!("write `{key} = (x, y, z)`") }),
+        Some(v) => Err(ResolveError::WrongType {
+            expected: "a vector".into(),
+            found: "a range or block".into(),
+            at: v.span(),
+            help: format!("write `{key} = (x, y, z)`"),
+        }),
     }
 }
 
 /// `((x1, y1), (x2, y2), …)`, at least three vertices.
 fn polygon(v: &Value, s: &Scope) -> R<Vec<[f64; 2]>> {
-    let bad = |at| ResolveError::WrongType { expected: "a polygon".into(), found: "something else".into(), at, help: "write `section = ((x1, y1), (x2, y2), (x3, y3))` with at least three vertices".into() };
-    let Value::Expr(Expr { kind: ExprKind::Tuple(items), span }) = v else { return Err(bad(v.span())) };
+    let bad = |at| ResolveError::WrongType {
+        expected: "a polygon".into(),
+        found: "something else".into(),
+        at,
+        help: "write `section = ((x1, y1), (x2, y2), (x3, y3))` with at least three vertices"
+            .into(),
+    };
+    let Value::Expr(Expr {
+        kind: ExprKind::Tuple(items),
+        span,
+    }) = v
+    else {
+        return Err(bad(v.span()));
+    };
     if items.len() < 3 {
         return Err(bad(*span));
     }
     items
         .iter()
         .map(|p| match &p.kind {
-            ExprKind::Tuple(xy) if xy.len() == 2 => Ok([eval::quantity(&xy[0], s, "a vertex", Dim::LENGTH)?, eval::quantity(&xy[1], s, "a vertex", Dim::LENGTH)?]),
+            ExprKind::Tuple(xy) if xy.len() == 2 => Ok([
+                eval::quantity(&xy[0], s, "a vertex", Dim::LENGTH)?,
+                eval::quantity(&xy[1], s, "a vertex", Dim::LENGTH)?,
+            ]),
             _ => Err(bad(p.span)),
         })
         .collect()
@@ -1065,11 +1916,28 @@ fn polygon(v: &Value, s: &Scope) -> R<Vec<[f64; 2]>> {
 
 /// `rect(b, h)` (h along the bending direction) or `circle(d)` → (area, second moment).
 fn section(v: &Value, s: &Scope) -> R<(f64, f64)> {
-    let bad = |at| ResolveError::UnknownLaw { name: "section".into(), owner: "beam section".into(), at, help: "sections are `rect(b, h)` (h in the bending plane) and `circle(d)`".into() };
-    let Value::Expr(Expr { kind: ExprKind::Call { name, args }, span }) = v else { return Err(bad(v.span())) };
+    let bad = |at| ResolveError::UnknownLaw {
+        name: "section".into(),
+        owner: "beam section".into(),
+        at,
+        help: "sections are `rect(b, h)` (h in the bending plane) and `circle(d)`".into(),
+    };
+    let Value::Expr(Expr {
+        kind: ExprKind::Call { name, args },
+        span,
+    }) = v
+    else {
+        return Err(bad(v.span()));
+    };
     match name.name.as_str() {
         "rect" => {
-            let x = law_args(args, s, "rect", &[("b", None, Dim::LENGTH), ("h", None, Dim::LENGTH)], *span)?;
+            let x = law_args(
+                args,
+                s,
+                "rect",
+                &[("b", None, Dim::LENGTH), ("h", None, Dim::LENGTH)],
+                *span,
+            )?;
             Ok((x[0] * x[1], x[0] * x[1].powi(3) / 12.0))
         }
         "circle" => {
@@ -1082,62 +1950,156 @@ fn section(v: &Value, s: &Scope) -> R<(f64, f64)> {
 }
 
 /// Reads call arguments against a schema of (name, default, dimension).
-fn law_args(args: &[Arg], s: &Scope, law: &str, schema: &[(&str, Option<f64>, Dim)], span: Span) -> R<Vec<f64>> {
+fn law_args(
+    args: &[Arg],
+    s: &Scope,
+    law: &str,
+    schema: &[(&str, Option<f64>, Dim)],
+    span: Span,
+) -> R<Vec<f64>> {
     let mut vals: Vec<Option<f64>> = schema.iter().map(|(_, d, _)| *d).collect();
     for (i, a) in args.iter().enumerate() {
         let slot = match &a.name {
-            Some(n) => schema.iter().position(|(k, _, _)| *k == n.name).ok_or_else(|| ResolveError::UnknownOption {
-                name: n.name.clone(),
-                owner: format!("`{law}`"),
-                at: n.span,
-                help: suggest(&n.name, schema.iter().map(|(k, _, _)| *k), &format!("the arguments of `{law}` are")),
-            })?,
+            Some(n) => schema
+                .iter()
+                .position(|(k, _, _)| *k == n.name)
+                .ok_or_else(|| ResolveError::UnknownOption {
+                    name: n.name.clone(),
+                    owner: format!("`{law}`"),
+                    at: n.span,
+                    help: suggest(
+                        &n.name,
+                        schema.iter().map(|(k, _, _)| *k),
+                        &format!("the arguments of `{law}` are"),
+                    ),
+                })?,
             None if i < schema.len() => i,
             None => {
-                return Err(ResolveError::Arity { name: law.into(), expected: schema.len(), found: args.len(), usage: usage(law, schema), at: span });
+                return Err(ResolveError::Arity {
+                    name: law.into(),
+                    expected: schema.len(),
+                    found: args.len(),
+                    usage: usage(law, schema),
+                    at: span,
+                });
             }
         };
         let (k, _, dim) = schema[slot];
-        vals[slot] = Some(eval::quantity(&a.value, s, &format!("`{k}` of {law}"), dim)?);
+        vals[slot] = Some(eval::quantity(
+            &a.value,
+            s,
+            &format!("`{k}` of {law}"),
+            dim,
+        )?);
     }
     vals.into_iter()
         .zip(schema)
-        .map(|(v, (k, _, _))| v.ok_or_else(|| missing(k, &format!("`{law}`"), &format!("write it as {}", usage(law, schema)), span)))
+        .map(|(v, (k, _, _))| {
+            v.ok_or_else(|| {
+                missing(
+                    k,
+                    &format!("`{law}`"),
+                    &format!("write it as {}", usage(law, schema)),
+                    span,
+                )
+            })
+        })
         .collect()
 }
 
 fn usage(law: &str, schema: &[(&str, Option<f64>, Dim)]) -> String {
-    let parts: Vec<String> = schema.iter().map(|(k, d, _)| if let Some(d) = d { format!("{k} = {d}") } else { k.to_string() }).collect();
+    let parts: Vec<String> = schema
+        .iter()
+        .map(|(k, d, _)| {
+            if let Some(d) = d {
+                format!("{k} = {d}")
+            } else {
+                k.to_string()
+            }
+        })
+        .collect();
     format!("`{law}({})`", parts.join(", "))
 }
 
 /// A contact law: `linear(k)`, `hertz(k, n = 1.5)`, `kelvin_voigt(k, c)`, `hunt_crossley(k, e, n = 1.5)`,
 /// `lankarani_nikravesh(k, e, n = 1.5)`, `impact(e)`.
 fn contact_law(v: &Value, s: &Scope) -> R<ContactLaw> {
-    let laws = ["linear", "hertz", "kelvin_voigt", "hunt_crossley", "lankarani_nikravesh", "impact"];
+    let laws = [
+        "linear",
+        "hertz",
+        "kelvin_voigt",
+        "hunt_crossley",
+        "lankarani_nikravesh",
+        "impact",
+    ];
     let (name, args, span) = match v {
-        Value::Expr(Expr { kind: ExprKind::Call { name, args }, span }) => (name, args.as_slice(), *span),
-        Value::Expr(Expr { kind: ExprKind::Var { name, index: None }, span }) => (name, &[][..], *span),
-        _ => return Err(ResolveError::WrongType { expected: "a contact law".into(), found: "something else".into(), at: v.span(), help: "e.g. `law = linear(1e5)` or `law = impact(e = 0.8)`".into() }),
+        Value::Expr(Expr {
+            kind: ExprKind::Call { name, args },
+            span,
+        }) => (name, args.as_slice(), *span),
+        Value::Expr(Expr {
+            kind: ExprKind::Var { name, index: None },
+            span,
+        }) => (name, &[][..], *span),
+        _ => {
+            return Err(ResolveError::WrongType {
+                expected: "a contact law".into(),
+                found: "something else".into(),
+                at: v.span(),
+                help: "e.g. `law = linear(1e5)` or `law = impact(e = 0.8)`".into(),
+            })
+        }
     };
     let k_hertz = Dim([1, 0, -2]); // nominal; the Hertz constant's unit depends on n, so it is checked only for n = 1.
     let law = match name.name.as_str() {
-        "linear" => ContactLaw::Linear { k: law_args(args, s, "linear", &[("k", None, Dim::STIFFNESS)], span)?[0] },
+        "linear" => ContactLaw::Linear {
+            k: law_args(args, s, "linear", &[("k", None, Dim::STIFFNESS)], span)?[0],
+        },
         "hertz" => {
-            let x = law_args(args, s, "hertz", &[("k", None, k_hertz), ("n", Some(1.5), Dim::NONE)], span)?;
+            let x = law_args(
+                args,
+                s,
+                "hertz",
+                &[("k", None, k_hertz), ("n", Some(1.5), Dim::NONE)],
+                span,
+            )?;
             ContactLaw::Hertz { k: x[0], n: x[1] }
         }
         "kelvin_voigt" => {
-            let x = law_args(args, s, "kelvin_voigt", &[("k", None, Dim::STIFFNESS), ("c", None, Dim::DAMPING)], span)?;
+            let x = law_args(
+                args,
+                s,
+                "kelvin_voigt",
+                &[("k", None, Dim::STIFFNESS), ("c", None, Dim::DAMPING)],
+                span,
+            )?;
             ContactLaw::KelvinVoigt { k: x[0], c: x[1] }
         }
         "hunt_crossley" | "lankarani_nikravesh" => {
-            let x = law_args(args, s, &name.name, &[("k", None, k_hertz), ("e", None, Dim::NONE), ("n", Some(1.5), Dim::NONE)], span)?;
+            let x = law_args(
+                args,
+                s,
+                &name.name,
+                &[
+                    ("k", None, k_hertz),
+                    ("e", None, Dim::NONE),
+                    ("n", Some(1.5), Dim::NONE),
+                ],
+                span,
+            )?;
             check_restitution(x[1], span)?;
             if name.name == "hunt_crossley" {
-                ContactLaw::HuntCrossley { k: x[0], n: x[2], e: x[1] }
+                ContactLaw::HuntCrossley {
+                    k: x[0],
+                    n: x[2],
+                    e: x[1],
+                }
             } else {
-                ContactLaw::LankaraniNikravesh { k: x[0], n: x[2], e: x[1] }
+                ContactLaw::LankaraniNikravesh {
+                    k: x[0],
+                    n: x[2],
+                    e: x[1],
+                }
             }
         }
         "impact" => {
@@ -1145,15 +2107,29 @@ fn contact_law(v: &Value, s: &Scope) -> R<ContactLaw> {
             check_restitution(e, span)?;
             ContactLaw::Impact { e }
         }
-        other => return Err(ResolveError::UnknownLaw { name: other.to_string(), owner: "contact law".into(), at: name.span, help: suggest(other, laws, "contact laws are") }),
+        other => {
+            return Err(ResolveError::UnknownLaw {
+                name: other.to_string(),
+                owner: "contact law".into(),
+                at: name.span,
+                help: suggest(other, laws, "contact laws are"),
+            })
+        }
     };
     let k = match law {
-        ContactLaw::Linear { k } | ContactLaw::Hertz { k, .. } | ContactLaw::KelvinVoigt { k, .. } => k,
+        ContactLaw::Linear { k }
+        | ContactLaw::Hertz { k, .. }
+        | ContactLaw::KelvinVoigt { k, .. } => k,
         ContactLaw::HuntCrossley { k, .. } | ContactLaw::LankaraniNikravesh { k, .. } => k,
         ContactLaw::Impact { .. } => 1.0,
     };
     if k <= 0.0 {
-        return Err(non_physical("a contact stiffness must be positive", span, k, "contact laws push the bodies apart: k > 0"));
+        return Err(non_physical(
+            "a contact stiffness must be positive",
+            span,
+            k,
+            "contact laws push the bodies apart: k > 0",
+        ));
     }
     Ok(law)
 }
@@ -1162,14 +2138,27 @@ fn check_restitution(e: f64, at: Span) -> R<()> {
     if (0.0..=1.0).contains(&e) {
         Ok(())
     } else {
-        Err(non_physical("a coefficient of restitution must lie in [0, 1]", at, e, "e = 1 is elastic, e = 0 plastic; values outside [0, 1] create or reverse energy"))
+        Err(non_physical(
+            "a coefficient of restitution must lie in [0, 1]",
+            at,
+            e,
+            "e = 1 is elastic, e = 0 plastic; values outside [0, 1] create or reverse energy",
+        ))
     }
 }
 
 /// `gap` options: clearance, sides, law, smooth.
 fn gap(opts: Option<&Options>, s: &Scope, span: Span) -> R<Gap> {
     check_keys(opts, &["clearance", "sides", "law", "smooth"], "gap")?;
-    let clearance = num_opt(opts, "clearance", s, "a clearance", Dim::LENGTH)?.ok_or_else(|| missing("clearance", "gap", "the free distance before contact, in m", span))?;
+    let clearance =
+        num_opt(opts, "clearance", s, "a clearance", Dim::LENGTH)?.ok_or_else(|| {
+            missing(
+                "clearance",
+                "gap",
+                "the free distance before contact, in m",
+                span,
+            )
+        })?;
     if clearance < 0.0 {
         return Err(non_physical("a clearance must not be negative", value_span(opts, "clearance", span), clearance, "the clearance is the free distance before contact (≥ 0); an interference fit is a preloaded spring"));
     }
@@ -1179,29 +2168,82 @@ fn gap(opts: Option<&Options>, s: &Scope, span: Span) -> R<Gap> {
             "positive" => Sides::Positive,
             "negative" => Sides::Negative,
             "both" => Sides::Both,
-            other => return Err(ResolveError::UnknownLaw { name: other.into(), owner: "gap side".into(), at: v.span(), help: suggest(other, ["positive", "negative", "both"], "gap sides are") }),
+            other => {
+                return Err(ResolveError::UnknownLaw {
+                    name: other.into(),
+                    owner: "gap side".into(),
+                    at: v.span(),
+                    help: suggest(other, ["positive", "negative", "both"], "gap sides are"),
+                })
+            }
         },
     };
-    let law = contact_law(opt(opts, "law").ok_or_else(|| missing("law", "gap", "e.g. `law = linear(1e5)` or `law = impact(e = 0.8)`", span))?, s)?;
+    let law = contact_law(
+        opt(opts, "law").ok_or_else(|| {
+            missing(
+                "law",
+                "gap",
+                "e.g. `law = linear(1e5)` or `law = impact(e = 0.8)`",
+                span,
+            )
+        })?,
+        s,
+    )?;
     let smooth = match opt(opts, "smooth") {
         None => None,
         Some(v) => {
-            let Value::Expr(Expr { kind: ExprKind::Call { name, args }, span: at }) = v else {
-                return Err(ResolveError::WrongType { expected: "a smoothing".into(), found: "something else".into(), at: v.span(), help: "write `smooth = sigmoid(1500)` or `smooth = tanh(1500)`".into() });
+            let Value::Expr(Expr {
+                kind: ExprKind::Call { name, args },
+                span: at,
+            }) = v
+            else {
+                return Err(ResolveError::WrongType {
+                    expected: "a smoothing".into(),
+                    found: "something else".into(),
+                    at: v.span(),
+                    help: "write `smooth = sigmoid(1500)` or `smooth = tanh(1500)`".into(),
+                });
             };
-            let delta = law_args(args, s, &name.name, &[("delta", None, Dim([0, -1, 0]))], *at)?[0];
+            let delta = law_args(
+                args,
+                s,
+                &name.name,
+                &[("delta", None, Dim([0, -1, 0]))],
+                *at,
+            )?[0];
             if delta <= 0.0 {
-                return Err(non_physical("the smoothing sharpness δ must be positive", *at, delta, "larger δ is closer to the exact piecewise law (paper 000, eq. 8)"));
+                return Err(non_physical(
+                    "the smoothing sharpness δ must be positive",
+                    *at,
+                    delta,
+                    "larger δ is closer to the exact piecewise law (paper 000, eq. 8)",
+                ));
             }
             if !matches!(law, ContactLaw::Linear { .. }) {
-                return Err(ResolveError::Invalid { what: "smoothing applies to piecewise-linear gaps only".into(), at: *at, help: "use `law = linear(k)` with `smooth`, or drop `smooth`".into() });
+                return Err(ResolveError::Invalid {
+                    what: "smoothing applies to piecewise-linear gaps only".into(),
+                    at: *at,
+                    help: "use `law = linear(k)` with `smooth`, or drop `smooth`".into(),
+                });
             }
             match name.name.as_str() {
                 "sigmoid" => Some(Smoothing::Sigmoid { delta }),
                 "tanh" => Some(Smoothing::Tanh { delta }),
-                other => return Err(ResolveError::UnknownLaw { name: other.into(), owner: "smoothing".into(), at: name.span, help: suggest(other, ["sigmoid", "tanh"], "smoothings are") }),
+                other => {
+                    return Err(ResolveError::UnknownLaw {
+                        name: other.into(),
+                        owner: "smoothing".into(),
+                        at: name.span,
+                        help: suggest(other, ["sigmoid", "tanh"], "smoothings are"),
+                    })
+                }
             }
         }
     };
-    Ok(Gap { clearance, sides, law, smooth })
+    Ok(Gap {
+        clearance,
+        sides,
+        law,
+        smooth,
+    })
 }

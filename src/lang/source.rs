@@ -20,12 +20,20 @@ pub struct Span {
 
 impl Span {
     pub fn new(file: FileId, start: usize, end: usize) -> Self {
-        Span { file, start: start as u32, end: end as u32 }
+        Span {
+            file,
+            start: start as u32,
+            end: end as u32,
+        }
     }
 
     /// The smallest span covering both (same file assumed).
     pub fn join(self, other: Span) -> Span {
-        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 }
 
@@ -51,7 +59,10 @@ pub struct SourceMap {
 
 impl SourceMap {
     pub fn add(&mut self, name: impl Into<String>, text: impl Into<Arc<str>>) -> FileId {
-        self.files.push(SourceFile { name: name.into(), text: text.into() });
+        self.files.push(SourceFile {
+            name: name.into(),
+            text: text.into(),
+        });
         FileId(self.files.len() as u32 - 1)
     }
 
@@ -68,6 +79,7 @@ impl SourceMap {
     /// The text a span covers.
     pub fn slice(&self, span: Span) -> &str {
         let text = &self.get(span.file).text;
-        text.get(span.start as usize..span.end as usize).unwrap_or("")
+        text.get(span.start as usize..span.end as usize)
+            .unwrap_or("")
     }
 }

@@ -63,7 +63,13 @@ impl std::fmt::Display for Dim {
             .iter()
             .zip(self.0)
             .filter(|(_, e)| *e != 0)
-            .map(|(u, e)| if e == 1 { u.to_string() } else { format!("{u}^{e}") })
+            .map(|(u, e)| {
+                if e == 1 {
+                    u.to_string()
+                } else {
+                    format!("{u}^{e}")
+                }
+            })
             .collect();
         f.write_str(&parts.join("*"))
     }

@@ -5,13 +5,16 @@ use super::beam;
 use super::flat::*;
 use super::graph::SystemGraph;
 use super::system::*;
-use sprs::{CsMat, TriMat};
 use rustc_hash::FxHashMap as HashMap;
+use sprs::{CsMat, TriMat};
 
 /// Assembles the system of a resolved model (contacts open: gaps and friction are not in K).
 pub fn assemble(model: &Model) -> System {
     let mut dofs = Vec::new();
-    let mut index = DofIndex { range: vec![(0, 0); model.nodes.len()], dirs: Vec::new() };
+    let mut index = DofIndex {
+        range: vec![(0, 0); model.nodes.len()],
+        dirs: Vec::new(),
+    };
     for (i, node) in model.nodes.iter().enumerate() {
         if node.is_support() || matches!(node.kind, NodeKind::Body(_)) {
             continue;
@@ -19,12 +22,24 @@ pub fn assemble(model: &Model) -> System {
         for &d in &node.dirs {
             if !node.fixed.contains(&d) {
                 index.insert(NodeId(i), d, dofs.len());
-                dofs.push(Dof { name: format!("{}.{d}", node.name), node: NodeId(i), dir: d });
+                dofs.push(Dof {
+                    name: format!("{}.{d}", node.name),
+                    node: NodeId(i),
+                    dir: d,
+                });
             }
         }
     }
     let n = dofs.len();
-    let mut a = Assembler { n, index, m: TriMat::new((n, n)), k: TriMat::new((n, n)), c: TriMat::new((n, n)), base_k: HashMap::default(), base_c: HashMap::default() };
+    let mut a = Assembler {
+        n,
+        index,
+        m: TriMat::new((n, n)),
+        k: TriMat::new((n, n)),
+        c: TriMat::new((n, n)),
+        base_k: HashMap::default(),
+        base_c: HashMap::default(),
+    };
     let mut static_load = vec![0.0; n];
     let g = model.gravity.unwrap_or([0.0; 3]);
 
@@ -44,17 +59,28 @@ pub fn assemble(model: &Model) -> System {
             ElementKind::Spring { k, k2, k3 } => {
                 a.two_node(model, el, *k, Matrix::K);
                 if *k2 != 0.0 || *k3 != 0.0 {
-                    nonlinear.push(a.localise(model, el, Nonlinearity::Polynomial { k2: *k2, k3: *k3 }));
+                    nonlinear.push(a.localise(
+                        model,
+                        el,
+                        Nonlinearity::Polynomial { k2: *k2, k3: *k3 },
+                    ));
                 }
             }
             ElementKind::Damper { c } => a.two_node(model, el, *c, Matrix::C),
             ElementKind::Gap(gap) => nonlinear.push(a.localise(model, el, Nonlinearity::Gap(*gap))),
-            ElementKind::Friction(f) => nonlinear.push(a.localise(model, el, Nonlinearity::Friction(*f))),
+            ElementKind::Friction(f) => {
+                nonlinear.push(a.localise(model, el, Nonlinearity::Friction(*f)))
+            }
             ElementKind::Beam(seg) => a.beam(el, seg, g, &mut static_load),
             ElementKind::Matrices(sub) => {
-                let ids: Vec<Option<usize>> =
-                    (0..sub.size).map(|j| a.index.get(el.a.node, Dir::Index(j as u32 + 1))).collect();
-                for (mat, trip) in [(Matrix::M, &sub.m), (Matrix::K, &sub.k), (Matrix::C, &sub.c)] {
+                let ids: Vec<Option<usize>> = (0..sub.size)
+                    .map(|j| a.index.get(el.a.node, Dir::Index(j as u32 + 1)))
+                    .collect();
+                for (mat, trip) in [
+                    (Matrix::M, &sub.m),
+                    (Matrix::K, &sub.k),
+                    (Matrix::C, &sub.c),
+                ] {
                     for &(r, c, v) in trip.iter() {
                         if let (Some(i), Some(j)) = (ids[r], ids[c]) {
                             a.add(mat, i, j, v);
@@ -80,7 +106,10 @@ pub fn assemble(model: &Model) -> System {
         .iter()
         .filter_map(|f| {
             let dir = f.target.dir?;
-            Some(DofForce { dof: a.index.get(f.target.node, dir)?, f: f.f.clone() })
+            Some(DofForce {
+                dof: a.index.get(f.target.node, dir)?,
+                f: f.f.clone(),
+            })
         })
         .collect();
     let base = model
@@ -97,13 +126,31 @@ pub fn assemble(model: &Model) -> System {
     let mut warnings = SystemGraph::build(model).floating_warnings(model);
     let multibody = model.is_multibody().then(|| multibody(model));
     if n == 0 && multibody.is_none() {
-        warnings.push(Warning { code: "nsd::model::empty", message: "the model has no DOFs (declare a `mass`)".into() });
+        warnings.push(Warning {
+            code: "nsd::model::empty",
+            message: "the model has no DOFs (declare a `mass`)".into(),
+        });
     }
-    System { model: model.name.clone(), params: model.params.clone(), dofs, m, c, k, forces, base, static_load, nonlinear, multibody, warnings }
+    System {
+        model: model.name.clone(),
+        params: model.params.clone(),
+        dofs,
+        m,
+        c,
+        k,
+        forces,
+        base,
+        static_load,
+        nonlinear,
+        multibody,
+        warnings,
+    }
 }
 
 fn sorted(v: Option<&HashMap<usize, f64>>) -> Vec<(usize, f64)> {
-    let mut out: Vec<(usize, f64)> = v.map(|m| m.iter().map(|(i, x)| (*i, *x)).collect()).unwrap_or_default();
+    let mut out: Vec<(usize, f64)> = v
+        .map(|m| m.iter().map(|(i, x)| (*i, *x)).collect())
+        .unwrap_or_default();
     out.sort_by_key(|(i, _)| *i);
     out
 }
@@ -121,11 +168,20 @@ fn multibody(model: &Model) -> Multibody {
         .elements
         .iter()
         .filter_map(|e| match &e.kind {
-            ElementKind::Joint(j) => Some((e.name.clone(), j.clone(), body_index.get(&e.a.node).copied(), body_index.get(&e.b.node).copied())),
+            ElementKind::Joint(j) => Some((
+                e.name.clone(),
+                j.clone(),
+                body_index.get(&e.a.node).copied(),
+                body_index.get(&e.b.node).copied(),
+            )),
             _ => None,
         })
         .collect();
-    Multibody { bodies, joints, gravity: model.gravity.unwrap_or([0.0; 3]) }
+    Multibody {
+        bodies,
+        joints,
+        gravity: model.gravity.unwrap_or([0.0; 3]),
+    }
 }
 
 /// DOF numbers by (node, direction): each node's DOFs are consecutive, `range[node]` is
@@ -185,7 +241,10 @@ impl Assembler {
         match model.node(e.node).kind {
             NodeKind::Ground => Attach::Ground,
             NodeKind::Base => Attach::Base(dir),
-            _ => self.index.get(e.node, dir).map_or(Attach::Ground, Attach::Dof),
+            _ => self
+                .index
+                .get(e.node, dir)
+                .map_or(Attach::Ground, Attach::Dof),
         }
     }
 
@@ -201,7 +260,11 @@ impl Assembler {
                 match q {
                     Attach::Dof(j) => self.add(mat, i, j, -v),
                     Attach::Base(d) => {
-                        let table = if matches!(mat, Matrix::K) { &mut self.base_k } else { &mut self.base_c };
+                        let table = if matches!(mat, Matrix::K) {
+                            &mut self.base_k
+                        } else {
+                            &mut self.base_c
+                        };
                         *table.entry(d).or_default().entry(i).or_insert(0.0) += v;
                     }
                     Attach::Ground => {}
@@ -213,18 +276,39 @@ impl Assembler {
     fn localise(&self, model: &Model, el: &Element, law: Nonlinearity) -> NonlinearElement {
         let side = |e: Endpoint| -> Vec<Attach> {
             match &el.kind {
-                ElementKind::Friction(Friction::Contact2d { tangent, normal, .. }) => {
-                    [*tangent, *normal].iter().map(|d| self.attach(model, Endpoint { node: e.node, dir: Some(*d) })).collect()
-                }
+                ElementKind::Friction(Friction::Contact2d {
+                    tangent, normal, ..
+                }) => [*tangent, *normal]
+                    .iter()
+                    .map(|d| {
+                        self.attach(
+                            model,
+                            Endpoint {
+                                node: e.node,
+                                dir: Some(*d),
+                            },
+                        )
+                    })
+                    .collect(),
                 _ => vec![self.attach(model, e)],
             }
         };
-        NonlinearElement { name: el.name.clone(), law, a: side(el.a), b: side(el.b) }
+        NonlinearElement {
+            name: el.name.clone(),
+            law,
+            a: side(el.a),
+            b: side(el.b),
+        }
     }
 
     fn beam(&mut self, el: &Element, s: &BeamSegment, g: [f64; 3], load: &mut [f64]) {
         let dof = |node: NodeId, d: Dir| self.index.get(node, d);
-        let ids = [dof(el.a.node, s.transverse), dof(el.a.node, s.rotation), dof(el.b.node, s.transverse), dof(el.b.node, s.rotation)];
+        let ids = [
+            dof(el.a.node, s.transverse),
+            dof(el.a.node, s.rotation),
+            dof(el.b.node, s.transverse),
+            dof(el.b.node, s.rotation),
+        ];
         let kb = beam::bending_stiffness(s.ei, s.length);
         let mb = beam::bending_mass(s.rho_a, s.length);
         let q = s.transverse.axis().map_or(0.0, |ax| s.rho_a * g[ax]);

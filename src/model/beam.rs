@@ -32,7 +32,12 @@ pub fn bending_mass(rho_a: f64, l: f64) -> [[f64; 4]; 4] {
 
 /// Consistent load of a uniform transverse load `q` (N/m): `qL/2, qL²/12, qL/2, −qL²/12`.
 pub fn uniform_load(q: f64, l: f64) -> [f64; 4] {
-    [q * l / 2.0, q * l * l / 12.0, q * l / 2.0, -q * l * l / 12.0]
+    [
+        q * l / 2.0,
+        q * l * l / 12.0,
+        q * l / 2.0,
+        -q * l * l / 12.0,
+    ]
 }
 
 /// Axial bar: stiffness `EA/L [[1, −1], [−1, 1]]` and consistent mass `ρAL/6 [[2, 1], [1, 2]]`.

@@ -115,8 +115,14 @@ pub struct Element {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ElementKind {
     /// Force `k u + k2 u² + k3 u³` on the relative displacement `u = x_a − x_b`.
-    Spring { k: f64, k2: f64, k3: f64 },
-    Damper { c: f64 },
+    Spring {
+        k: f64,
+        k2: f64,
+        k3: f64,
+    },
+    Damper {
+        c: f64,
+    },
     Gap(Gap),
     Friction(Friction),
     Beam(BeamSegment),
@@ -157,8 +163,12 @@ pub enum ContactLaw {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Smoothing {
     /// `2/(1 + e^{−δx}) − 1` (ERRATA: the printed denominator is a misprint).
-    Sigmoid { delta: f64 },
-    Tanh { delta: f64 },
+    Sigmoid {
+        delta: f64,
+    },
+    Tanh {
+        delta: f64,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -177,7 +187,15 @@ pub enum Friction {
     Jenkins { kt: f64, slip_force: f64 },
     /// 2-D contact with normal load variation (paper 003, Sect. 4.1): tangential stiffness `kt`,
     /// normal stiffness `kn`, friction coefficient `mu`, preload `n0`, contact angle (rad).
-    Contact2d { kt: f64, kn: f64, mu: f64, n0: f64, angle: f64, tangent: Dir, normal: Dir },
+    Contact2d {
+        kt: f64,
+        kn: f64,
+        mu: f64,
+        n0: f64,
+        angle: f64,
+        tangent: Dir,
+        normal: Dir,
+    },
 }
 
 /// One Euler–Bernoulli beam element (cubic Hermite shape functions) between two beam nodes.
@@ -226,7 +244,9 @@ pub enum JointKind {
     Revolute,
     Cylindrical,
     /// Prismatic joint whose guide has this polygonal cross-section (vertices in the plane ⟂ axis).
-    Prismatic { section: Vec<[f64; 2]> },
+    Prismatic {
+        section: Vec<[f64; 2]>,
+    },
     Spherical,
     Fixed,
 }
@@ -301,6 +321,8 @@ impl Model {
 
     /// True when the model has rigid bodies (the multibody form).
     pub fn is_multibody(&self) -> bool {
-        self.nodes.iter().any(|n| matches!(n.kind, NodeKind::Body(_)))
+        self.nodes
+            .iter()
+            .any(|n| matches!(n.kind, NodeKind::Body(_)))
     }
 }

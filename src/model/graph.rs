@@ -36,7 +36,10 @@ impl SystemGraph {
             let stiff = match &el.kind {
                 ElementKind::Spring { k, k2, k3 } => *k != 0.0 || *k2 != 0.0 || *k3 != 0.0,
                 ElementKind::Beam(_) | ElementKind::Joint(_) => true,
-                ElementKind::Damper { .. } | ElementKind::Gap(_) | ElementKind::Friction(_) | ElementKind::Matrices(_) => false,
+                ElementKind::Damper { .. }
+                | ElementKind::Gap(_)
+                | ElementKind::Friction(_)
+                | ElementKind::Matrices(_) => false,
             };
             if stiff {
                 if let Some((a, b)) = self.graph.edge_endpoints(e) {
@@ -48,14 +51,22 @@ impl SystemGraph {
         let mut groups: std::collections::BTreeMap<usize, Vec<&str>> = Default::default();
         for (i, node) in model.nodes.iter().enumerate() {
             let held = !node.fixed.is_empty();
-            let floating_kind = matches!(node.kind, NodeKind::Mass | NodeKind::BeamNode | NodeKind::Body(_));
+            let floating_kind = matches!(
+                node.kind,
+                NodeKind::Mass | NodeKind::BeamNode | NodeKind::Body(_)
+            );
             if floating_kind && !held && !uf.equiv(i, GROUND.0) {
                 groups.entry(uf.find(i)).or_default().push(&node.name);
             }
         }
         // A group is floating only if none of its nodes is held by a boundary condition.
-        let held_roots: Vec<usize> =
-            model.nodes.iter().enumerate().filter(|(_, n)| !n.fixed.is_empty()).map(|(i, _)| uf.find(i)).collect();
+        let held_roots: Vec<usize> = model
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| !n.fixed.is_empty())
+            .map(|(i, _)| uf.find(i))
+            .collect();
         groups
             .into_iter()
             .filter(|(root, _)| !held_roots.contains(root))

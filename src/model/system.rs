@@ -28,7 +28,10 @@ pub enum Attach {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Nonlinearity {
     /// The `k2 u² + k3 u³` part of a polynomial spring (its `k u` is in K).
-    Polynomial { k2: f64, k3: f64 },
+    Polynomial {
+        k2: f64,
+        k3: f64,
+    },
     Gap(Gap),
     Friction(Friction),
 }
@@ -74,7 +77,10 @@ impl Multibody {
     /// Euler parameters, named `body.x`, `body.y`, `body.z`, `body.e0` … `body.e3`.
     pub fn coordinate_names(&self) -> Vec<String> {
         let parts = ["x", "y", "z", "e0", "e1", "e2", "e3"];
-        self.bodies.iter().flat_map(|(b, _)| parts.iter().map(move |p| format!("{b}.{p}"))).collect()
+        self.bodies
+            .iter()
+            .flat_map(|(b, _)| parts.iter().map(move |p| format!("{b}.{p}")))
+            .collect()
     }
 }
 

@@ -110,7 +110,9 @@ impl TimeFn {
             Const(_) => true,
             T => false,
             Neg(a) => a.is_const(),
-            Add(a, c) | Sub(a, c) | Mul(a, c) | Div(a, c) | Pow(a, c) => a.is_const() && c.is_const(),
+            Add(a, c) | Sub(a, c) | Mul(a, c) | Div(a, c) | Pow(a, c) => {
+                a.is_const() && c.is_const()
+            }
             Call(_, args) => args.iter().all(TimeFn::is_const),
         }
     }
@@ -127,19 +129,31 @@ impl TimeFn {
             Neg(a) => neg(a.derivative()),
             Add(a, c) => add(a.derivative(), c.derivative()),
             Sub(a, c) => sub(a.derivative(), c.derivative()),
-            Mul(a, c) => add(mul(a.derivative(), (**c).clone()), mul((**a).clone(), c.derivative())),
+            Mul(a, c) => add(
+                mul(a.derivative(), (**c).clone()),
+                mul((**a).clone(), c.derivative()),
+            ),
             Div(a, c) => {
-                let num = sub(mul(a.derivative(), (**c).clone()), mul((**a).clone(), c.derivative()));
+                let num = sub(
+                    mul(a.derivative(), (**c).clone()),
+                    mul((**a).clone(), c.derivative()),
+                );
                 div(num, mul((**c).clone(), (**c).clone()))
             }
             Pow(a, c) if c.is_const() => {
                 let n = c.eval(0.0);
-                mul(mul(Const(n), Pow(a.clone(), b(Const(n - 1.0)))), a.derivative())
+                mul(
+                    mul(Const(n), Pow(a.clone(), b(Const(n - 1.0)))),
+                    a.derivative(),
+                )
             }
             Pow(a, c) => {
                 // d(a^c) = a^c (c' ln a + c a'/a)
                 let ln_a = Call(Func::Log, vec![(**a).clone()]);
-                let inner = add(mul(c.derivative(), ln_a), div(mul((**c).clone(), a.derivative()), (**a).clone()));
+                let inner = add(
+                    mul(c.derivative(), ln_a),
+                    div(mul((**c).clone(), a.derivative()), (**a).clone()),
+                );
                 mul(self.clone(), inner)
             }
             Call(f, args) => {
@@ -167,7 +181,10 @@ impl TimeFn {
                             sign = neg(sign);
                         }
                         let half = |e| mul(Const(0.5), e);
-                        return add(half(add(dx.clone(), dy.clone())), mul(half(sub(dx, dy)), sign));
+                        return add(
+                            half(add(dx.clone(), dy.clone())),
+                            mul(half(sub(dx, dy)), sign),
+                        );
                     }
                 };
                 mul(outer, dx)
@@ -186,23 +203,57 @@ impl TimeFn {
                 let (ca, mut ha) = a.harmonics()?;
                 let (cc, hc) = c.harmonics()?;
                 let s = if matches!(self, Sub(..)) { -1.0 } else { 1.0 };
-                ha.extend(hc.into_iter().map(|h| Harmonic { amplitude: s * h.amplitude, ..h }));
+                ha.extend(hc.into_iter().map(|h| Harmonic {
+                    amplitude: s * h.amplitude,
+                    ..h
+                }));
                 Some((ca + s * cc, ha))
             }
             Neg(a) => {
                 let (c, h) = a.harmonics()?;
-                Some((-c, h.into_iter().map(|h| Harmonic { amplitude: -h.amplitude, ..h }).collect()))
+                Some((
+                    -c,
+                    h.into_iter()
+                        .map(|h| Harmonic {
+                            amplitude: -h.amplitude,
+                            ..h
+                        })
+                        .collect(),
+                ))
             }
             Mul(a, c) | Div(a, c) if c.is_const() => {
-                let k = if matches!(self, Div(..)) { 1.0 / c.eval(0.0) } else { c.eval(0.0) };
+                let k = if matches!(self, Div(..)) {
+                    1.0 / c.eval(0.0)
+                } else {
+                    c.eval(0.0)
+                };
                 let (c0, h) = a.harmonics()?;
-                Some((k * c0, h.into_iter().map(|h| Harmonic { amplitude: k * h.amplitude, ..h }).collect()))
+                Some((
+                    k * c0,
+                    h.into_iter()
+                        .map(|h| Harmonic {
+                            amplitude: k * h.amplitude,
+                            ..h
+                        })
+                        .collect(),
+                ))
             }
             Mul(a, c) if a.is_const() => Mul(c.clone(), a.clone()).harmonics(),
             Call(f @ (Func::Cos | Func::Sin), args) => {
                 let (omega, phase) = args.first()?.affine()?;
-                let shift = if *f == Func::Sin { -std::f64::consts::FRAC_PI_2 } else { 0.0 };
-                Some((0.0, vec![Harmonic { amplitude: 1.0, omega, phase: phase + shift }]))
+                let shift = if *f == Func::Sin {
+                    -std::f64::consts::FRAC_PI_2
+                } else {
+                    0.0
+                };
+                Some((
+                    0.0,
+                    vec![Harmonic {
+                        amplitude: 1.0,
+                        omega,
+                        phase: phase + shift,
+                    }],
+                ))
             }
             _ => None,
         }
@@ -226,9 +277,15 @@ impl TimeFn {
                 let (w2, p2) = c.affine()?;
                 Some((w1 - w2, p1 - p2))
             }
-            Mul(a, c) if a.is_const() => c.affine().map(|(w, p)| (a.eval(0.0) * w, a.eval(0.0) * p)),
-            Mul(a, c) if c.is_const() => a.affine().map(|(w, p)| (c.eval(0.0) * w, c.eval(0.0) * p)),
-            Div(a, c) if c.is_const() => a.affine().map(|(w, p)| (w / c.eval(0.0), p / c.eval(0.0))),
+            Mul(a, c) if a.is_const() => {
+                c.affine().map(|(w, p)| (a.eval(0.0) * w, a.eval(0.0) * p))
+            }
+            Mul(a, c) if c.is_const() => {
+                a.affine().map(|(w, p)| (c.eval(0.0) * w, c.eval(0.0) * p))
+            }
+            Div(a, c) if c.is_const() => {
+                a.affine().map(|(w, p)| (w / c.eval(0.0), p / c.eval(0.0)))
+            }
             _ => None,
         }
     }
@@ -281,12 +338,18 @@ mod tests {
     use super::*;
 
     fn cos_wt(a: f64, w: f64) -> TimeFn {
-        Mul(b(Const(a)), b(Call(Func::Cos, vec![Mul(b(Const(w)), b(T))])))
+        Mul(
+            b(Const(a)),
+            b(Call(Func::Cos, vec![Mul(b(Const(w)), b(T))])),
+        )
     }
 
     #[test]
     fn derivative_matches_central_difference() {
-        let f = Add(b(cos_wt(0.3, 1.7)), b(Call(Func::Exp, vec![Mul(b(Const(-0.5)), b(T))])));
+        let f = Add(
+            b(cos_wt(0.3, 1.7)),
+            b(Call(Func::Exp, vec![Mul(b(Const(-0.5)), b(T))])),
+        );
         let df = f.derivative();
         let ddf = df.derivative();
         for &t in &[0.0, 0.4, 2.3] {
@@ -302,7 +365,14 @@ mod tests {
     fn harmonic_forms_are_recognised() {
         let (c, h) = cos_wt(0.1, 1.3).harmonics().expect("harmonic");
         assert_eq!(c, 0.0);
-        assert_eq!(h, vec![Harmonic { amplitude: 0.1, omega: 1.3, phase: 0.0 }]);
+        assert_eq!(
+            h,
+            vec![Harmonic {
+                amplitude: 0.1,
+                omega: 1.3,
+                phase: 0.0
+            }]
+        );
         let s = Call(Func::Sin, vec![Mul(b(Const(2.0)), b(T))]);
         let (_, h) = s.harmonics().expect("harmonic");
         assert!((h[0].phase + std::f64::consts::FRAC_PI_2).abs() < 1e-15);

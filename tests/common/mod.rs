@@ -12,8 +12,16 @@ pub fn root() -> PathBuf {
 
 /// `nsd ARGS…`, returning (exit code, stdout, stderr).
 pub fn nsd(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_nsd")).args(args).current_dir(root()).output().expect("the nsd binary runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let out = Command::new(env!("CARGO_BIN_EXE_nsd"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the nsd binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// `nsd check --json FILE --set …`, the object of the first (or only) model.
@@ -30,14 +38,26 @@ pub fn check_json(file: &str, sets: &[&str]) -> Value {
 
 /// The `natural_frequencies` array as numbers.
 pub fn frequencies(v: &Value) -> Vec<f64> {
-    v["natural_frequencies"].as_array().expect("natural_frequencies").iter().map(|x| x.as_f64().expect("a number")).collect()
+    v["natural_frequencies"]
+        .as_array()
+        .expect("natural_frequencies")
+        .iter()
+        .map(|x| x.as_f64().expect("a number"))
+        .collect()
 }
 
 /// Asserts `|a − b| ≤ tol · |b|` elementwise.
 pub fn assert_rel(actual: &[f64], expected: &[f64], tol: f64, what: &str) {
-    assert_eq!(actual.len(), expected.len(), "{what}: {actual:?} vs {expected:?}");
+    assert_eq!(
+        actual.len(),
+        expected.len(),
+        "{what}: {actual:?} vs {expected:?}"
+    );
     for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
-        assert!((a - e).abs() <= tol * e.abs(), "{what}[{i}]: {a} vs {e} (rel. tol {tol})");
+        assert!(
+            (a - e).abs() <= tol * e.abs(),
+            "{what}[{i}]: {a} vs {e} (rel. tol {tol})"
+        );
     }
 }
 

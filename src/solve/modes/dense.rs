@@ -11,8 +11,12 @@ pub fn solve(m: &DMatrix<f64>, k: &DMatrix<f64>) -> Result<Modes, ModesError> {
     let chol = m.clone().cholesky().ok_or(ModesError::SingularMass)?;
     let l = chol.l();
     // A = L⁻¹ K L⁻ᵀ, by two triangular solves.
-    let x = l.solve_lower_triangular(k).ok_or(ModesError::SingularMass)?;
-    let a = l.solve_lower_triangular(&x.transpose()).ok_or(ModesError::SingularMass)?;
+    let x = l
+        .solve_lower_triangular(k)
+        .ok_or(ModesError::SingularMass)?;
+    let a = l
+        .solve_lower_triangular(&x.transpose())
+        .ok_or(ModesError::SingularMass)?;
     let a = (&a + a.transpose()) * 0.5;
     let eig = a.symmetric_eigen();
     let mut order: Vec<usize> = (0..n).collect();
@@ -23,7 +27,9 @@ pub fn solve(m: &DMatrix<f64>, k: &DMatrix<f64>) -> Result<Modes, ModesError> {
     for (col, &i) in order.iter().enumerate() {
         lambdas.push(eig.eigenvalues[i]);
         let y = eig.eigenvectors.column(i).into_owned();
-        let phi = lt.solve_upper_triangular(&y).ok_or(ModesError::SingularMass)?;
+        let phi = lt
+            .solve_upper_triangular(&y)
+            .ok_or(ModesError::SingularMass)?;
         shapes.set_column(col, &phi);
     }
     Ok(Modes::from_eigenvalues(lambdas, shapes))

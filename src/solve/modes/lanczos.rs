@@ -18,7 +18,12 @@ use sprs::CsMat;
 pub fn solve(m: &CsMat<f64>, k: &CsMat<f64>, count: usize) -> Result<Modes, ModesError> {
     let n = m.rows();
     let count = count.min(n);
-    let mean_diag = |a: &CsMat<f64>| (0..n).map(|i| a.get(i, i).copied().unwrap_or(0.0)).sum::<f64>() / n as f64;
+    let mean_diag = |a: &CsMat<f64>| {
+        (0..n)
+            .map(|i| a.get(i, i).copied().unwrap_or(0.0))
+            .sum::<f64>()
+            / n as f64
+    };
     let (dk, dm) = (mean_diag(k), mean_diag(m));
     if dm <= 0.0 {
         return Err(ModesError::SingularMass);
@@ -58,10 +63,18 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// One Lanczos run of `steps` steps; `None` when fewer than `count` pairs converged.
-fn run(m: &CsMat<f64>, ldl: &sprs_ldl::LdlNumeric<f64, usize>, sigma: f64, count: usize, steps: usize) -> Result<Option<Modes>, ModesError> {
+fn run(
+    m: &CsMat<f64>,
+    ldl: &sprs_ldl::LdlNumeric<f64, usize>,
+    sigma: f64,
+    count: usize,
+    steps: usize,
+) -> Result<Option<Modes>, ModesError> {
     let n = m.rows();
     // A fixed, generic start vector keeps the result deterministic.
-    let mut q: Vec<f64> = (0..n).map(|i| 1.0 + 0.3 * ((i as f64) * 0.7548).sin()).collect();
+    let mut q: Vec<f64> = (0..n)
+        .map(|i| 1.0 + 0.3 * ((i as f64) * 0.7548).sin())
+        .collect();
     let norm = dot(&q, &mat_vec(m, &q)).sqrt();
     q.iter_mut().for_each(|x| *x /= norm);
     let mut basis: Vec<Vec<f64>> = Vec::with_capacity(steps + 1);

@@ -39,7 +39,10 @@ impl Modes {
     }
 
     fn from_eigenvalues(lambdas: Vec<f64>, shapes: DMatrix<f64>) -> Modes {
-        Modes { omega: lambdas.iter().map(|l| l.max(0.0).sqrt()).collect(), shapes }
+        Modes {
+            omega: lambdas.iter().map(|l| l.max(0.0).sqrt()).collect(),
+            shapes,
+        }
     }
 }
 
@@ -56,7 +59,10 @@ pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<M
     let (m, k, tie) = linear_problem(sys, contacts);
     let n = m.rows();
     if n == 0 {
-        return Ok(Modes { omega: vec![], shapes: DMatrix::zeros(sys.n(), 0) });
+        return Ok(Modes {
+            omega: vec![],
+            shapes: DMatrix::zeros(sys.n(), 0),
+        });
     }
     let reduced = if n <= DENSE_LIMIT {
         let mut r = dense::solve(&dense_of(&m), &dense_of(&k))?;
@@ -75,7 +81,10 @@ pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<M
             shapes.set_row(dof, &reduced.shapes.row(*r));
         }
     }
-    Ok(Modes { omega: reduced.omega, shapes })
+    Ok(Modes {
+        omega: reduced.omega,
+        shapes,
+    })
 }
 
 /// Adds the stiffness `block` acting on the relative displacement `x_a − x_b` of two
@@ -83,7 +92,9 @@ pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<M
 fn couple(extra: &mut TriMat<f64>, a: &[Attach], b: &[Attach], block: &[Vec<f64>]) {
     for (p, q) in [(a, b), (b, a)] {
         for (r, row) in block.iter().enumerate() {
-            let Some(Attach::Dof(i)) = p.get(r) else { continue };
+            let Some(Attach::Dof(i)) = p.get(r) else {
+                continue;
+            };
             for (col, v) in row.iter().enumerate() {
                 if let Some(Attach::Dof(j)) = p.get(col) {
                     extra.add_triplet(*i, *j, *v);
@@ -106,7 +117,10 @@ fn dense_of(a: &CsMat<f64>) -> DMatrix<f64> {
 
 /// M and K of the linear problem, reduced by rigid ties; `tie[dof]` is the reduced
 /// coordinate of each DOF (`None` when tied to a support).
-fn linear_problem(sys: &System, contacts: Contacts) -> (CsMat<f64>, CsMat<f64>, Vec<Option<usize>>) {
+fn linear_problem(
+    sys: &System,
+    contacts: Contacts,
+) -> (CsMat<f64>, CsMat<f64>, Vec<Option<usize>>) {
     let n = sys.n();
     let mut extra = TriMat::new((n, n));
     // Union–find over DOFs plus one "support" slot n.
@@ -126,19 +140,29 @@ fn linear_problem(sys: &System, contacts: Contacts) -> (CsMat<f64>, CsMat<f64>, 
         for el in &sys.nonlinear {
             match &el.law {
                 Nonlinearity::Gap(g) => match g.law {
-                    ContactLaw::Linear { k } | ContactLaw::KelvinVoigt { k, .. } => couple(&mut extra, &el.a, &el.b, &[vec![k]]),
+                    ContactLaw::Linear { k } | ContactLaw::KelvinVoigt { k, .. } => {
+                        couple(&mut extra, &el.a, &el.b, &[vec![k]])
+                    }
                     _ => {}
                 },
-                Nonlinearity::Friction(Friction::Jenkins { kt, .. }) => couple(&mut extra, &el.a, &el.b, &[vec![*kt]]),
+                Nonlinearity::Friction(Friction::Jenkins { kt, .. }) => {
+                    couple(&mut extra, &el.a, &el.b, &[vec![*kt]])
+                }
                 Nonlinearity::Friction(Friction::Contact2d { kt, kn, angle, .. }) => {
                     // Stuck: kt along the contact tangent t = (cos α, sin α) and kn along the
                     // normal n = (−sin α, cos α), in the plane of the element's two directions.
                     let (c, s) = (angle.cos(), angle.sin());
-                    let block = [vec![kt * c * c + kn * s * s, (kt - kn) * c * s], vec![(kt - kn) * c * s, kt * s * s + kn * c * c]];
+                    let block = [
+                        vec![kt * c * c + kn * s * s, (kt - kn) * c * s],
+                        vec![(kt - kn) * c * s, kt * s * s + kn * c * c],
+                    ];
                     couple(&mut extra, &el.a, &el.b, &block);
                 }
                 Nonlinearity::Friction(Friction::Coulomb { .. }) => {
-                    let (ra, rb) = (find(&mut parent, slot(el.a[0])), find(&mut parent, slot(el.b[0])));
+                    let (ra, rb) = (
+                        find(&mut parent, slot(el.a[0])),
+                        find(&mut parent, slot(el.b[0])),
+                    );
                     // Keep the support slot as the root so that "tied to ground" is easy to read.
                     if ra != rb {
                         if ra == n {
