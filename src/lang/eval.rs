@@ -268,11 +268,11 @@ fn binary(op: BinOp, x: Num, y: Num, at: Span, rhs: Span) -> R<Num> {
         },
         BinOp::Mul => Num {
             v: x.v * y.v,
-            dim: both(Dim::mul),
+            dim: both(|a, b| a * b),
         },
         BinOp::Div => Num {
             v: x.v / y.v,
-            dim: both(Dim::div),
+            dim: both(|a, b| a / b),
         },
         BinOp::Pow => {
             if let Some(d) = y.dim.filter(|d| *d != Dim::NONE) {

@@ -1,8 +1,11 @@
 //! MatrixMarket `coordinate real` text → `(row, col, value)` triplets (0-based, both
 //! triangles), for the `matrices` statement's M, K, C imports.
 
+/// `(row, col, value)` entries, 0-based.
+pub type Triplets = Vec<(usize, usize, f64)>;
+
 /// Parses a MatrixMarket coordinate file; returns `(rows, triplets)`.
-pub fn parse(text: &str) -> Result<(usize, Vec<(usize, usize, f64)>), String> {
+pub fn parse(text: &str) -> Result<(usize, Triplets), String> {
     let mut lines = text.lines();
     let header = lines
         .next()

@@ -79,8 +79,7 @@ impl Builder {
             Rule::import => {
                 let s = p
                     .into_inner()
-                    .filter(not_token)
-                    .next()
+                    .find(not_token)
                     .expect("grammar: import has a string");
                 Item::Import {
                     path: string_body(s),
@@ -168,12 +167,7 @@ impl Builder {
             }
             Rule::element_stmt => {
                 let kind_pair = inner.next().expect("grammar: element kind");
-                let kind = match kind_pair
-                    .into_inner()
-                    .filter(not_token)
-                    .next()
-                    .map(|k| k.as_rule())
-                {
+                let kind = match kind_pair.into_inner().find(not_token).map(|k| k.as_rule()) {
                     Some(Rule::kw_spring) => ElementKind::Spring,
                     Some(Rule::kw_damper) => ElementKind::Damper,
                     Some(Rule::kw_gap) => ElementKind::Gap,
@@ -335,12 +329,7 @@ impl Builder {
     }
 
     fn index(&self, p: Pair<Rule>) -> Expr {
-        self.expr(
-            p.into_inner()
-                .filter(not_token)
-                .next()
-                .expect("grammar: index expr"),
-        )
+        self.expr(p.into_inner().find(not_token).expect("grammar: index expr"))
     }
 
     fn node_ref(&self, p: Pair<Rule>) -> NodeRef {
@@ -435,12 +424,7 @@ impl Builder {
         let span = self.span(&p);
         let mut inner = p.into_inner().filter(not_token);
         let kind_pair = inner.next().expect("grammar: analysis kind");
-        let kind = match kind_pair
-            .into_inner()
-            .filter(not_token)
-            .next()
-            .map(|k| k.as_rule())
-        {
+        let kind = match kind_pair.into_inner().find(not_token).map(|k| k.as_rule()) {
             Some(Rule::kw_modes) => AnalysisKind::Modes,
             Some(Rule::kw_simulate) => AnalysisKind::Simulate,
             Some(Rule::kw_sweep_regimes) => AnalysisKind::SweepRegimes,
@@ -527,8 +511,7 @@ impl Builder {
                     Some(q) if q.as_rule() == Rule::call_args => {
                         let args = q
                             .into_inner()
-                            .filter(not_token)
-                            .next()
+                            .find(not_token)
                             .map(|a| self.args(a))
                             .unwrap_or_default();
                         ExprKind::Call { name, args }
@@ -585,8 +568,7 @@ fn not_token(p: &Pair<Rule>) -> bool {
 
 fn string_body(p: Pair<Rule>) -> String {
     p.into_inner()
-        .filter(not_token)
-        .next()
+        .find(not_token)
         .map(|b| b.as_str().to_string())
         .unwrap_or_default()
 }

@@ -304,10 +304,7 @@ impl<'p> Resolver<'p> {
             f.scope.push_local(&rep.var.name, i as f64);
             let r = body(self, f);
             f.scope.pop_local();
-            if let Err(e) = r {
-                // Report once per statement, not once per iteration.
-                return Err(e);
-            }
+            r?
         }
         Ok(())
     }
@@ -494,6 +491,7 @@ impl<'p> Resolver<'p> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)] // One field of `Node` each; a builder would only rename them.
     fn add_node(
         &mut self,
         f: &Frame,
@@ -1192,7 +1190,7 @@ impl<'p> Resolver<'p> {
 
     fn matrices(&mut self, f: &Frame, name: &ast::Ident, o: &Options, span: Span) -> R<()> {
         check_keys(Some(o), &["M", "K", "C"], "matrices")?;
-        let read = |key: &str| -> R<Option<(usize, Vec<(usize, usize, f64)>)>> {
+        let read = |key: &str| -> R<Option<(usize, super::mtx::Triplets)>> {
             let Some(v) = opt(Some(o), key) else {
                 return Ok(None);
             };

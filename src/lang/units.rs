@@ -30,16 +30,24 @@ impl Dim {
     pub const INERTIA: Dim = Dim([1, 2, 0]);
     pub const ACCELERATION: Dim = Dim([0, 1, -2]);
 
-    pub fn mul(self, o: Dim) -> Dim {
-        Dim([self.0[0] + o.0[0], self.0[1] + o.0[1], self.0[2] + o.0[2]])
-    }
-
-    pub fn div(self, o: Dim) -> Dim {
-        Dim([self.0[0] - o.0[0], self.0[1] - o.0[1], self.0[2] - o.0[2]])
-    }
-
     pub fn pow(self, n: i8) -> Dim {
         Dim([self.0[0] * n, self.0[1] * n, self.0[2] * n])
+    }
+}
+
+impl std::ops::Mul for Dim {
+    type Output = Dim;
+
+    fn mul(self, o: Dim) -> Dim {
+        Dim([self.0[0] + o.0[0], self.0[1] + o.0[1], self.0[2] + o.0[2]])
+    }
+}
+
+impl std::ops::Div for Dim {
+    type Output = Dim;
+
+    fn div(self, o: Dim) -> Dim {
+        Dim([self.0[0] - o.0[0], self.0[1] - o.0[1], self.0[2] - o.0[2]])
     }
 }
 
@@ -116,7 +124,7 @@ pub fn unit(factors: &[(String, i32)]) -> Option<(f64, Dim)> {
     for (sym, p) in factors {
         let (s, d) = atom(sym)?;
         scale *= s.powi(*p);
-        dim = dim.mul(d.pow(*p as i8));
+        dim = dim * d.pow(*p as i8);
     }
     Some((scale, dim))
 }

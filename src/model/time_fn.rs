@@ -301,7 +301,7 @@ fn neg(a: TimeFn) -> TimeFn {
 fn add(a: TimeFn, c: TimeFn) -> TimeFn {
     match (a, c) {
         (Const(x), Const(y)) => Const(x + y),
-        (Const(z), e) | (e, Const(z)) if z == 0.0 => e,
+        (Const(0.0), e) | (e, Const(0.0)) => e,
         (a, c) => Add(b(a), b(c)),
     }
 }
@@ -309,8 +309,8 @@ fn add(a: TimeFn, c: TimeFn) -> TimeFn {
 fn sub(a: TimeFn, c: TimeFn) -> TimeFn {
     match (a, c) {
         (Const(x), Const(y)) => Const(x - y),
-        (e, Const(z)) if z == 0.0 => e,
-        (Const(z), e) if z == 0.0 => neg(e),
+        (e, Const(0.0)) => e,
+        (Const(0.0), e) => neg(e),
         (a, c) => Sub(b(a), b(c)),
     }
 }
@@ -318,8 +318,8 @@ fn sub(a: TimeFn, c: TimeFn) -> TimeFn {
 fn mul(a: TimeFn, c: TimeFn) -> TimeFn {
     match (a, c) {
         (Const(x), Const(y)) => Const(x * y),
-        (Const(z), _) | (_, Const(z)) if z == 0.0 => Const(0.0),
-        (Const(o), e) | (e, Const(o)) if o == 1.0 => e,
+        (Const(0.0), _) | (_, Const(0.0)) => Const(0.0),
+        (Const(1.0), e) | (e, Const(1.0)) => e,
         (a, c) => Mul(b(a), b(c)),
     }
 }
@@ -327,8 +327,8 @@ fn mul(a: TimeFn, c: TimeFn) -> TimeFn {
 fn div(a: TimeFn, c: TimeFn) -> TimeFn {
     match (a, c) {
         (Const(x), Const(y)) => Const(x / y),
-        (Const(z), _) if z == 0.0 => Const(0.0),
-        (e, Const(o)) if o == 1.0 => e,
+        (Const(0.0), _) => Const(0.0),
+        (e, Const(1.0)) => e,
         (a, c) => Div(b(a), b(c)),
     }
 }
