@@ -45,6 +45,10 @@ pub enum AnalysisError {
         #[label("second analysis with this name")]
         at: Span,
     },
+    /// A language-level error in the options block (e.g. a repeated key).
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Resolve(crate::lang::diagnostics::ResolveError),
     #[error("{message}")]
     #[diagnostic(code(nsd::analysis::numerical_failure), help("{help}"))]
     Numerical {
@@ -71,6 +75,12 @@ impl AnalysisError {
             | AnalysisError::BadOption { at, .. }
             | AnalysisError::DuplicateName { at, .. }
             | AnalysisError::Numerical { at, .. } => *at,
+            // `check_keys` reports only unknown keys (mapped above) and repeated ones.
+            AnalysisError::Resolve(crate::lang::diagnostics::ResolveError::Duplicate {
+                at,
+                ..
+            }) => *at,
+            AnalysisError::Resolve(_) => Span::default(),
         }
     }
 }

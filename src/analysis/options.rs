@@ -3,8 +3,9 @@
 
 use super::diagnostics::AnalysisError;
 use crate::lang::ast::{Analysis, ExprKind, Options, Value};
-use crate::lang::diagnostics::suggest;
+use crate::lang::diagnostics::{suggest, ResolveError};
 use crate::lang::eval::{self, Scope};
+use crate::lang::resolve::check_keys;
 use crate::lang::Span;
 use crate::model::Model;
 
@@ -22,24 +23,16 @@ impl<'a> OptionReader<'a> {
     /// Checks every key against `allowed` and makes the model's parameters visible.
     pub fn new(a: &'a Analysis, model: &Model, allowed: &[&str]) -> R<Self> {
         let kind = a.kind.keyword();
-        if let Some(o) = &a.options {
-            for e in &o.entries {
-                let k = e.key.head().name.as_str();
-                if !allowed.contains(&k) || e.key.simple().is_none() {
-                    let help = suggest(
-                        k,
-                        allowed.iter().copied(),
-                        &format!("the options of `{kind}` are"),
-                    );
-                    return Err(AnalysisError::UnknownOption {
-                        name: k.into(),
-                        kind: kind.into(),
-                        at: e.key.span,
-                        help,
-                    });
-                }
-            }
-        }
+        // The same key check as element options; unknown keys keep the analysis code.
+        check_keys(a.options.as_ref(), allowed, &format!("`{kind}`")).map_err(|e| match e {
+            ResolveError::UnknownOption { name, at, help, .. } => AnalysisError::UnknownOption {
+                name,
+                kind: kind.into(),
+                at,
+                help,
+            },
+            other => AnalysisError::Resolve(other),
+        })?;
         let mut scope = Scope::default();
         for (n, v) in &model.params {
             scope.params.insert(n.clone(), eval::Num::free(*v));

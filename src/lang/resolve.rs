@@ -1714,7 +1714,7 @@ fn value_span(opts: Option<&Options>, key: &str, fallback: Span) -> Span {
 }
 
 /// Reports the first unknown or repeated option key.
-pub(crate) fn check_keys(opts: Option<&Options>, allowed: &[&str], owner: &str) -> R<()> {
+pub fn check_keys(opts: Option<&Options>, allowed: &[&str], owner: &str) -> R<()> {
     let Some(opts) = opts else { return Ok(()) };
     let mut seen: Vec<(&str, Span)> = Vec::with_capacity(opts.entries.len());
     for e in &opts.entries {
