@@ -246,7 +246,9 @@ fn template_of(item: &Item) -> Option<&Template> {
 /// A path as shown in diagnostics: relative to the working directory when inside it, so
 /// reports do not depend on where the checkout lives.
 fn display_name(p: &Path) -> String {
-    let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok());
+    let cwd = std::env::current_dir()
+        .ok()
+        .and_then(|d| d.canonicalize().ok());
     let canon = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     match cwd.as_deref().and_then(|d| canon.strip_prefix(d).ok()) {
         Some(rel) => rel.display().to_string(),

@@ -1,3 +1,4 @@
 //! Numerical backends. Each consumes an assembled `System` (never the AST) and a config.
 
 pub mod modes;
+pub mod ode;
