@@ -136,10 +136,10 @@ impl Dop853 {
         let n = self.n;
         let mut k: Vec<Vec<f64>> = Vec::with_capacity(STAGES_EXTENDED);
         k.push(f0.to_vec());
-        for s in 1..STAGES {
+        for (s, c) in C.iter().enumerate().take(STAGES).skip(1) {
             self.stage_state(&k, s, y, h);
             let mut ks = vec![0.0; n];
-            rhs.eval(t + C[s] * h, &self.work, &mut ks);
+            rhs.eval(t + c * h, &self.work, &mut ks);
             k.push(ks);
         }
         let mut y1 = vec![0.0; n];
@@ -191,10 +191,10 @@ impl Dop853 {
         mut a: Attempt,
     ) -> (DenseStep, Attempt) {
         let n = self.n;
-        for s in STAGES + 1..STAGES_EXTENDED {
+        for (s, c) in C.iter().enumerate().skip(STAGES + 1) {
             self.stage_state(&a.k, s, y, h);
             let mut ks = vec![0.0; n];
-            rhs.eval(t + C[s] * h, &self.work, &mut ks);
+            rhs.eval(t + c * h, &self.work, &mut ks);
             a.k.push(ks);
         }
         a.evals += STAGES_EXTENDED - STAGES - 1;
