@@ -639,6 +639,6 @@ pub(crate) fn rule_name(rule: Rule) -> &'static str {
         Rule::assign => "`=`",
         Rule::open_brace => "`{`",
         Rule::close_brace => "`}`",
-        Rule::WHITESPACE | Rule::COMMENT | Rule::unit_gap => "",
+        Rule::WHITESPACE | Rule::unit_gap => "",
     }
 }
