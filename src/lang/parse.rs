@@ -466,6 +466,12 @@ impl Builder {
     }
 
     fn expr(&self, p: Pair<Rule>) -> Expr {
+        let inner = p.into_inner();
+        // Most expressions are a single operand: skip the Pratt machinery for them.
+        if inner.len() == 1 {
+            let q = inner.peek().expect("grammar: an expression has an operand");
+            return self.primary(q);
+        }
         pratt()
             .map_primary(|q| self.primary(q))
             .map_prefix(|op, rhs| {
@@ -489,7 +495,7 @@ impl Builder {
                     span,
                 }
             })
-            .parse(p.into_inner().filter(not_token))
+            .parse(inner)
     }
 
     fn primary(&self, p: Pair<Rule>) -> Expr {
