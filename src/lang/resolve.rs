@@ -506,7 +506,7 @@ impl<'p> Resolver<'p> {
         if RESERVED.contains(&name.as_str()) {
             return Err(ResolveError::Reserved { name, at: span });
         }
-        self.claim_name(&name, span)?;
+        self.check_free(&name, span)?;
         let id = NodeId(self.nodes.len());
         self.nodes.push(Node {
             name: name.clone(),
@@ -520,15 +520,23 @@ impl<'p> Resolver<'p> {
         Ok(id)
     }
 
-    fn claim_name(&mut self, name: &str, span: Span) -> R<()> {
-        if let Some(first) = self.names.get(name) {
-            let first = Some(*first).filter(|s| s.file == span.file && *s != span);
+    /// Checks that `name` is not yet a node or a labelled element; labels are recorded here,
+    /// nodes by `add_node` (one map entry per name).
+    fn check_free(&self, name: &str, span: Span) -> R<()> {
+        let first = self.names.get(name).copied().or_else(|| self.node_ids.get(name).map(|id| self.nodes[id.0].span));
+        if let Some(first) = first {
+            let first = Some(first).filter(|s| s.file == span.file && *s != span);
             return Err(ResolveError::Duplicate {
                 name: name.to_string(),
                 at: span,
                 first,
             });
         }
+        Ok(())
+    }
+
+    fn claim_label(&mut self, name: &str, span: Span) -> R<()> {
+        self.check_free(name, span)?;
         self.names.insert(name.to_string(), span);
         Ok(())
     }
@@ -718,13 +726,22 @@ impl<'p> Resolver<'p> {
                 None => l.name.name.clone(),
             };
             let name = format!("{}{local}", f.prefix);
-            self.claim_name(&name, l.name.span)?;
+            self.claim_label(&name, l.name.span)?;
             return Ok(name);
         }
         let n = self.auto_names.entry((kind, a, b)).or_insert(0);
         *n += 1;
-        let base = format!("{kind}({}--{})", self.nodes[a.0].name, self.nodes[b.0].name);
-        Ok(if *n == 1 { base } else { format!("{base}#{n}") })
+        let count = *n;
+        let (na, nb) = (&self.nodes[a.0].name, &self.nodes[b.0].name);
+        let mut name = String::with_capacity(kind.len() + na.len() + nb.len() + 8);
+        for part in [kind, "(", na, "--", nb, ")"] {
+            name.push_str(part);
+        }
+        if count > 1 {
+            name.push('#');
+            name.push_str(&count.to_string());
+        }
+        Ok(name)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -756,7 +773,7 @@ impl<'p> Resolver<'p> {
             });
         }
         let s = &f.scope;
-        let kinds: Vec<ElementKind> = match kind {
+        let element_kind: ElementKind = match kind {
             Kind::Spring => {
                 check_keys(opts, &["k", "k2", "k3"], "spring")?;
                 let k = num_opt(opts, "k", s, "a stiffness k", Dim::STIFFNESS)?;
@@ -770,11 +787,11 @@ impl<'p> Resolver<'p> {
                         span,
                     ));
                 }
-                vec![ElementKind::Spring {
+                ElementKind::Spring {
                     k: k.unwrap_or(0.0),
                     k2: k2.unwrap_or(0.0),
                     k3: k3.unwrap_or(0.0),
-                }]
+                }
             }
             Kind::Damper => {
                 check_keys(opts, &["c"], "damper")?;
@@ -788,14 +805,14 @@ impl<'p> Resolver<'p> {
                         "c ≥ 0 dissipates energy; use a force expression for active elements",
                     ));
                 }
-                vec![ElementKind::Damper { c }]
+                ElementKind::Damper { c }
             }
-            Kind::Gap => vec![ElementKind::Gap(gap(opts, s, span)?)],
-            Kind::Friction => vec![ElementKind::Friction(
+            Kind::Gap => ElementKind::Gap(gap(opts, s, span)?),
+            Kind::Friction => ElementKind::Friction(
                 self.friction(opts, s, span, a.0, b.0)?,
-            )],
+            ),
         };
-        let ElementKind::Friction(Friction::Contact2d { .. }) = &kinds[0] else {
+        let ElementKind::Friction(Friction::Contact2d { .. }) = &element_kind else {
             let dirs = self.element_dirs(kw, a, b, ra, rb)?;
             let base_name = self.element_name(f, label, kw, a.0, b.0)?;
             let multi = dirs.len() > 1;
@@ -817,7 +834,7 @@ impl<'p> Resolver<'p> {
                 );
                 self.elements.push(Element {
                     name,
-                    kind: kinds[0].clone(),
+                    kind: element_kind.clone(),
                     a: ea,
                     b: eb,
                     span,
@@ -829,7 +846,7 @@ impl<'p> Resolver<'p> {
         let name = self.element_name(f, label, kw, a.0, b.0)?;
         self.elements.push(Element {
             name,
-            kind: kinds[0].clone(),
+            kind: element_kind.clone(),
             a: Endpoint {
                 node: a.0,
                 dir: None,
@@ -1716,8 +1733,7 @@ fn value_span(opts: Option<&Options>, key: &str, fallback: Span) -> Span {
 /// Reports the first unknown or repeated option key.
 pub fn check_keys(opts: Option<&Options>, allowed: &[&str], owner: &str) -> R<()> {
     let Some(opts) = opts else { return Ok(()) };
-    let mut seen: Vec<(&str, Span)> = Vec::with_capacity(opts.entries.len());
-    for e in &opts.entries {
+    for (n, e) in opts.entries.iter().enumerate() {
         let k = e.key.head().name.as_str();
         if !allowed.contains(&k) || e.key.simple().is_none() {
             let help = suggest(
@@ -1732,14 +1748,14 @@ pub fn check_keys(opts: Option<&Options>, allowed: &[&str], owner: &str) -> R<()
                 help,
             });
         }
-        if let Some((_, first)) = seen.iter().find(|(s, _)| *s == k) {
+        let earlier = opts.entries[..n].iter().find(|x| x.key.head().name == k);
+        if let Some(first) = earlier {
             return Err(ResolveError::Duplicate {
                 name: k.to_string(),
                 at: e.key.span,
-                first: Some(*first),
+                first: Some(first.key.span),
             });
         }
-        seen.push((k, e.key.span));
     }
     Ok(())
 }

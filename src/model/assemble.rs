@@ -92,9 +92,9 @@ pub fn assemble(model: &Model) -> System {
         }
     }
 
-    let m: CsMat<f64> = a.m.to_csr();
-    let k: CsMat<f64> = a.k.to_csr();
-    let mut c: CsMat<f64> = a.c.to_csr();
+    let m = csr(&a.m);
+    let k = csr(&a.k);
+    let mut c = csr(&a.c);
     if let Some(r) = model.damping {
         let am = m.map(|v| r.alpha * v);
         let bk = k.map(|v| r.beta * v);
@@ -145,6 +145,42 @@ pub fn assemble(model: &Model) -> System {
         multibody,
         warnings,
     }
+}
+
+/// Triplets → CSR with duplicates summed: a counting sort by row, then a sort of each
+/// (short) row by column. Several times faster than sprs' general conversion on the
+/// 100k-DOF chains of the benchmarks.
+fn csr(t: &TriMat<f64>) -> CsMat<f64> {
+    let (rows, cols) = t.shape();
+    let mut indptr = vec![0usize; rows + 1];
+    for &r in t.row_inds() {
+        indptr[r + 1] += 1;
+    }
+    for r in 0..rows {
+        indptr[r + 1] += indptr[r];
+    }
+    let mut next = indptr.clone();
+    let mut entries = vec![(0usize, 0.0f64); t.nnz()];
+    for ((&r, &c), &v) in t.row_inds().iter().zip(t.col_inds()).zip(t.data()) {
+        entries[next[r]] = (c, v);
+        next[r] += 1;
+    }
+    let (mut out_ptr, mut indices, mut data) = (Vec::with_capacity(rows + 1), Vec::with_capacity(t.nnz()), Vec::with_capacity(t.nnz()));
+    out_ptr.push(0);
+    for r in 0..rows {
+        let row = &mut entries[indptr[r]..indptr[r + 1]];
+        row.sort_unstable_by_key(|e| e.0);
+        for &(c, v) in row.iter() {
+            if indices.len() > *out_ptr.last().unwrap_or(&0) && indices.last() == Some(&c) {
+                *data.last_mut().expect("a column was pushed") += v;
+            } else {
+                indices.push(c);
+                data.push(v);
+            }
+        }
+        out_ptr.push(indices.len());
+    }
+    CsMat::new((rows, cols), out_ptr, indices, data)
 }
 
 fn sorted(v: Option<&HashMap<usize, f64>>) -> Vec<(usize, f64)> {
