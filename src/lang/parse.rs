@@ -7,9 +7,7 @@ use super::ast::*;
 use super::diagnostics::ParseError;
 use super::source::{FileId, Span};
 use pest::iterators::Pair;
-use pest::pratt_parser::{Assoc, Op, PrattParser};
 use pest::Parser;
-use std::sync::OnceLock;
 
 #[derive(pest_derive::Parser)]
 #[grammar = "../grammar/nsd.pest"]
@@ -42,18 +40,6 @@ pub fn parse_expr(text: &str, file: FileId) -> Result<Expr, ParseError> {
         return Err(ParseError::Trailing { at });
     }
     Ok(Builder { file }.expr(pair))
-}
-
-/// The operator table: `+ -` < `* /` < unary `-` < `^` (right-associative).
-fn pratt() -> &'static PrattParser<Rule> {
-    static PRATT: OnceLock<PrattParser<Rule>> = OnceLock::new();
-    PRATT.get_or_init(|| {
-        PrattParser::new()
-            .op(Op::infix(Rule::add, Assoc::Left) | Op::infix(Rule::sub, Assoc::Left))
-            .op(Op::infix(Rule::mul, Assoc::Left) | Op::infix(Rule::div, Assoc::Left))
-            .op(Op::prefix(Rule::neg))
-            .op(Op::infix(Rule::pow, Assoc::Right))
-    })
 }
 
 /// Converts pairs; carries the file id into every span.
@@ -466,36 +452,26 @@ impl Builder {
     }
 
     fn expr(&self, p: Pair<Rule>) -> Expr {
-        let inner = p.into_inner();
-        // Most expressions are a single operand: skip the Pratt machinery for them.
-        if inner.len() == 1 {
-            let q = inner.peek().expect("grammar: an expression has an operand");
-            return self.primary(q);
+        let mut tokens = Vec::new();
+        for q in p.into_inner() {
+            let span = self.span(&q);
+            tokens.push(match q.as_rule() {
+                Rule::neg => Token::Neg(span),
+                Rule::op => {
+                    let op = match q.as_str() {
+                        "+" => BinOp::Add,
+                        "-" => BinOp::Sub,
+                        "*" => BinOp::Mul,
+                        "/" => BinOp::Div,
+                        _ => BinOp::Pow,
+                    };
+                    Token::Op(op)
+                }
+                _ => Token::Operand(self.primary(q)),
+            });
         }
-        pratt()
-            .map_primary(|q| self.primary(q))
-            .map_prefix(|op, rhs| {
-                let span = self.span(&op).join(rhs.span);
-                Expr {
-                    kind: ExprKind::Neg(Box::new(rhs)),
-                    span,
-                }
-            })
-            .map_infix(|lhs, op, rhs| {
-                let op = match op.as_rule() {
-                    Rule::add => BinOp::Add,
-                    Rule::sub => BinOp::Sub,
-                    Rule::mul => BinOp::Mul,
-                    Rule::div => BinOp::Div,
-                    _ => BinOp::Pow,
-                };
-                let span = lhs.span.join(rhs.span);
-                Expr {
-                    kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-                    span,
-                }
-            })
-            .parse(inner)
+        let mut climb = Climb { tokens: tokens.into_iter().peekable() };
+        climb.binary(0)
     }
 
     fn primary(&self, p: Pair<Rule>) -> Expr {
@@ -543,24 +519,79 @@ impl Builder {
 
     fn unit(&self, p: Pair<Rule>) -> Unit {
         let span = self.span(&p);
+        let text = p.as_str();
         let mut factors = Vec::new();
         let mut sign = 1;
-        for q in p.into_inner().filter(not_token) {
-            match q.as_rule() {
-                Rule::unit_mul => sign = 1,
-                Rule::unit_div => sign = -1,
-                _ => {
-                    let mut r = q.into_inner().filter(not_token);
-                    let atom = r.next().expect("grammar: unit atom").as_str().to_string();
-                    let power = r
-                        .next()
-                        .and_then(|e| e.as_str().parse::<i32>().ok())
-                        .unwrap_or(1);
-                    factors.push((atom, sign * power));
-                }
+        // The grammar guarantees `atom[^n]` parts joined by `*` or `/`.
+        let mut rest = text;
+        loop {
+            let end = rest.find(['*', '/']).unwrap_or(rest.len());
+            let part = &rest[..end];
+            let (atom, power) = match part.split_once('^') {
+                Some((a, n)) => (a, n.parse::<i32>().unwrap_or(1)),
+                None => (part, 1),
+            };
+            factors.push((atom.to_string(), sign * power));
+            if end == rest.len() {
+                break;
             }
+            sign = if rest.as_bytes()[end] == b'/' { -1 } else { 1 };
+            rest = &rest[end + 1..];
         }
         Unit { factors, span }
+    }
+}
+
+/// The operands and operators of one expression, in source order.
+enum Token {
+    Neg(Span),
+    Op(BinOp),
+    Operand(Expr),
+}
+
+/// Precedence climbing over the tokens of an `expr` pair: `+ -` (1) < `* /` (2) < unary
+/// `-` (3) < `^` (4, right-associative), so `-2^2 = -4` and `2^-1 = 0.5`.
+struct Climb<I: Iterator<Item = Token>> {
+    tokens: std::iter::Peekable<I>,
+}
+
+impl<I: Iterator<Item = Token>> Climb<I> {
+    fn precedence(op: BinOp) -> u8 {
+        match op {
+            BinOp::Add | BinOp::Sub => 1,
+            BinOp::Mul | BinOp::Div => 2,
+            BinOp::Pow => 4,
+        }
+    }
+
+    fn binary(&mut self, min: u8) -> Expr {
+        let mut lhs = self.unary();
+        while let Some(Token::Op(op)) = self.tokens.peek() {
+            let (op, prec) = (*op, Self::precedence(*op));
+            if prec < min {
+                break;
+            }
+            self.tokens.next();
+            let next_min = if op == BinOp::Pow { prec } else { prec + 1 };
+            let rhs = self.binary(next_min);
+            let span = lhs.span.join(rhs.span);
+            lhs = Expr { kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span };
+        }
+        lhs
+    }
+
+    fn unary(&mut self) -> Expr {
+        match self.tokens.next() {
+            Some(Token::Neg(at)) => {
+                // Unary minus binds looser than `^` only.
+                let operand = self.binary(4);
+                let span = at.join(operand.span);
+                Expr { kind: ExprKind::Neg(Box::new(operand)), span }
+            }
+            Some(Token::Operand(e)) => e,
+            // The grammar puts an operand after every operator and sign.
+            _ => unreachable!("grammar: an operator is followed by an operand"),
+        }
     }
 }
 
@@ -618,19 +649,14 @@ pub(crate) fn rule_name(rule: Rule) -> &'static str {
         Rule::option => "an option `name = value`",
         Rule::value | Rule::sweep => "a value",
         Rule::range_tail => "`..`",
-        Rule::expr | Rule::primary | Rule::prefix | Rule::neg => "an expression",
-        Rule::infix | Rule::add | Rule::sub | Rule::mul | Rule::div | Rule::pow => "an operator",
+        Rule::expr | Rule::primary | Rule::neg => "an expression",
+        Rule::op => "an operator",
         Rule::named => "a name or a call",
         Rule::call_args => "`(`",
         Rule::args | Rule::arg => "an argument",
         Rule::tuple => "`(`",
         Rule::quantity | Rule::number => "a number",
-        Rule::unit
-        | Rule::unit_power
-        | Rule::unit_atom
-        | Rule::unit_mul
-        | Rule::unit_div
-        | Rule::unit_exp => "a unit",
+        Rule::unit | Rule::unit_atom => "a unit",
         Rule::string | Rule::string_body => "a quoted string",
         Rule::kw_modes
         | Rule::kw_simulate
