@@ -17,6 +17,14 @@ pub enum AnalysisError {
         #[label("no backend for `{kind}` in this version")]
         at: Span,
     },
+    #[error("{message}")]
+    #[diagnostic(code(nsd::analysis::unsupported), help("{help}"))]
+    Unsupported {
+        message: String,
+        #[label("this analysis")]
+        at: Span,
+        help: String,
+    },
     #[error("`{name}` is not an option of `{kind}`")]
     #[diagnostic(code(nsd::analysis::unknown_option), help("{help}"))]
     UnknownOption {
@@ -71,6 +79,7 @@ impl AnalysisError {
     pub fn span(&self) -> Span {
         match self {
             AnalysisError::Unavailable { at, .. }
+            | AnalysisError::Unsupported { at, .. }
             | AnalysisError::UnknownOption { at, .. }
             | AnalysisError::BadOption { at, .. }
             | AnalysisError::DuplicateName { at, .. }

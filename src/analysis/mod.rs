@@ -6,6 +6,7 @@ pub mod diagnostics;
 mod modes;
 pub mod options;
 pub mod results;
+mod simulate;
 
 pub use diagnostics::AnalysisError;
 pub use results::{Cell, Plot, Results, Series, Table};
@@ -53,6 +54,7 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
     let sys = assemble(&model);
     let mut results = match a.kind {
         AnalysisKind::Modes => modes::run(a, &model, &sys).map_err(located)?,
+        AnalysisKind::Simulate => simulate::run(a, &model, &sys).map_err(located)?,
         kind => {
             return Err(located(AnalysisError::Unavailable {
                 kind: kind.keyword().into(),

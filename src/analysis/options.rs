@@ -121,6 +121,132 @@ impl<'a> OptionReader<'a> {
         ))
     }
 
+    /// A number (with unit check) or `None` when absent.
+    pub fn number(&self, key: &str, dim: crate::lang::units::Dim) -> R<Option<f64>> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        let Value::Expr(e) = v else {
+            return Err(self.bad(
+                key,
+                v.span(),
+                "expected a number",
+                &format!("write `{key} = 1e-9`"),
+            ));
+        };
+        eval::quantity(e, &self.scope, key, dim)
+            .map(Some)
+            .map_err(AnalysisError::Resolve)
+    }
+
+    /// `key = a..b` as `(a, b)` with `a < b`.
+    pub fn interval(&self, key: &str) -> R<Option<(f64, f64)>> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        let Value::Range(r) = v else {
+            return Err(self.bad(
+                key,
+                v.span(),
+                "expected a range",
+                &format!("write `{key} = 0..100`"),
+            ));
+        };
+        let a = eval::quantity(&r.from, &self.scope, key, crate::lang::units::Dim::TIME)
+            .map_err(AnalysisError::Resolve)?;
+        let b = eval::quantity(&r.to, &self.scope, key, crate::lang::units::Dim::TIME)
+            .map_err(AnalysisError::Resolve)?;
+        if b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) {
+            return Err(self.bad(
+                key,
+                r.span,
+                "the end must come after the start",
+                &format!("write `{key} = 0..100`"),
+            ));
+        }
+        Ok(Some((a, b)))
+    }
+
+    /// A block of `node[.dir] = value` entries, keys rendered as node paths (`m1`, `c.x[3].x`).
+    pub fn assignments(&self, key: &str) -> R<Vec<(String, f64, Span)>> {
+        let Some(v) = self.get(key) else {
+            return Ok(vec![]);
+        };
+        let Value::Block(o) = v else {
+            return Err(self.bad(
+                key,
+                v.span(),
+                "expected a block",
+                &format!("write `{key} = {{ m1 = 0.1 }}`"),
+            ));
+        };
+        let mut out = Vec::new();
+        for e in &o.entries {
+            let mut path = String::new();
+            for (i, seg) in e.key.segments.iter().enumerate() {
+                if i > 0 {
+                    path.push('.');
+                }
+                path.push_str(&seg.name.name);
+                if let Some(ix) = &seg.index {
+                    let k = eval::integer(ix, &self.scope).map_err(AnalysisError::Resolve)?;
+                    path.push_str(&format!("[{k}]"));
+                }
+            }
+            let Value::Expr(x) = &e.value else {
+                return Err(self.bad(
+                    key,
+                    e.value.span(),
+                    "expected a number",
+                    "initial values are numbers",
+                ));
+            };
+            let val = eval::eval(x, &self.scope)
+                .map_err(AnalysisError::Resolve)?
+                .v;
+            out.push((path, val, e.key.span));
+        }
+        Ok(out)
+    }
+
+    /// A call value `name(args…)`: its name and evaluated positional arguments.
+    pub fn call(&self, key: &str) -> R<Option<(String, Vec<f64>, Span)>> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        match v {
+            Value::Expr(e) => match &e.kind {
+                ExprKind::Call { name, args } => {
+                    let vals = args
+                        .iter()
+                        .map(|a| eval::eval(&a.value, &self.scope).map(|n| n.v))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(AnalysisError::Resolve)?;
+                    Ok(Some((name.name.clone(), vals, e.span)))
+                }
+                ExprKind::Var { name, index: None } => {
+                    Ok(Some((name.name.clone(), vec![], e.span)))
+                }
+                _ => Err(self.bad(
+                    key,
+                    e.span,
+                    "expected a name or a call",
+                    "e.g. `output = every(0.1)`",
+                )),
+            },
+            _ => Err(self.bad(
+                key,
+                v.span(),
+                "expected a name or a call",
+                "e.g. `output = every(0.1)`",
+            )),
+        }
+    }
+
+    pub fn bad_value(&self, key: &str, at: Span, reason: &str, help: &str) -> AnalysisError {
+        self.bad(key, at, reason, help)
+    }
+
     pub fn kind(&self) -> &'static str {
         self.kind
     }

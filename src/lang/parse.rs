@@ -470,7 +470,9 @@ impl Builder {
                 _ => Token::Operand(self.primary(q)),
             });
         }
-        let mut climb = Climb { tokens: tokens.into_iter().peekable() };
+        let mut climb = Climb {
+            tokens: tokens.into_iter().peekable(),
+        };
         climb.binary(0)
     }
 
@@ -575,7 +577,10 @@ impl<I: Iterator<Item = Token>> Climb<I> {
             let next_min = if op == BinOp::Pow { prec } else { prec + 1 };
             let rhs = self.binary(next_min);
             let span = lhs.span.join(rhs.span);
-            lhs = Expr { kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span };
+            lhs = Expr {
+                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                span,
+            };
         }
         lhs
     }
@@ -586,7 +591,10 @@ impl<I: Iterator<Item = Token>> Climb<I> {
                 // Unary minus binds looser than `^` only.
                 let operand = self.binary(4);
                 let span = at.join(operand.span);
-                Expr { kind: ExprKind::Neg(Box::new(operand)), span }
+                Expr {
+                    kind: ExprKind::Neg(Box::new(operand)),
+                    span,
+                }
             }
             Some(Token::Operand(e)) => e,
             // The grammar puts an operand after every operator and sign.

@@ -523,7 +523,11 @@ impl<'p> Resolver<'p> {
     /// Checks that `name` is not yet a node or a labelled element; labels are recorded here,
     /// nodes by `add_node` (one map entry per name).
     fn check_free(&self, name: &str, span: Span) -> R<()> {
-        let first = self.names.get(name).copied().or_else(|| self.node_ids.get(name).map(|id| self.nodes[id.0].span));
+        let first = self
+            .names
+            .get(name)
+            .copied()
+            .or_else(|| self.node_ids.get(name).map(|id| self.nodes[id.0].span));
         if let Some(first) = first {
             let first = Some(first).filter(|s| s.file == span.file && *s != span);
             return Err(ResolveError::Duplicate {
@@ -808,9 +812,7 @@ impl<'p> Resolver<'p> {
                 ElementKind::Damper { c }
             }
             Kind::Gap => ElementKind::Gap(gap(opts, s, span)?),
-            Kind::Friction => ElementKind::Friction(
-                self.friction(opts, s, span, a.0, b.0)?,
-            ),
+            Kind::Friction => ElementKind::Friction(self.friction(opts, s, span, a.0, b.0)?),
         };
         let ElementKind::Friction(Friction::Contact2d { .. }) = &element_kind else {
             let dirs = self.element_dirs(kw, a, b, ra, rb)?;

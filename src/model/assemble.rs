@@ -165,7 +165,11 @@ fn csr(t: &TriMat<f64>) -> CsMat<f64> {
         entries[next[r]] = (c, v);
         next[r] += 1;
     }
-    let (mut out_ptr, mut indices, mut data) = (Vec::with_capacity(rows + 1), Vec::with_capacity(t.nnz()), Vec::with_capacity(t.nnz()));
+    let (mut out_ptr, mut indices, mut data) = (
+        Vec::with_capacity(rows + 1),
+        Vec::with_capacity(t.nnz()),
+        Vec::with_capacity(t.nnz()),
+    );
     out_ptr.push(0);
     for r in 0..rows {
         let row = &mut entries[indptr[r]..indptr[r + 1]];

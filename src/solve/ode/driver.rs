@@ -1,0 +1,222 @@
+//! The event-driven integration loop: adaptive DOP853 steps; after each accepted step every
+//! event function of the current modes is searched on the step's dense-output polynomial
+//! (`roots::first_crossing`); the earliest crossing ends the step there, the mode switches and
+//! the integration restarts from the located state. Where a crossing cannot be decided, the
+//! step is halved and retried.
+
+use super::dop853::{initial_step, next_step, DenseStep, Dop853, Tolerances};
+use super::hybrid::{GapMode, Hybrid};
+use super::roots::{first_crossing, Search};
+
+/// Where output samples are taken.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// Every accepted step and every event.
+    Steps,
+    /// A uniform grid `t0, t0 + dt, …` (plus the events).
+    Every(f64),
+    /// Exactly these times.
+    At(Vec<f64>),
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub t0: f64,
+    pub t1: f64,
+    pub y0: Vec<f64>,
+    pub tol: Tolerances,
+    pub output: Output,
+}
+
+/// One located mode change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub t: f64,
+    pub element: String,
+    pub kind: &'static str,
+    pub from: GapMode,
+    pub to: GapMode,
+    /// Relative velocity of the element at the event.
+    pub velocity: f64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Trajectory {
+    pub t: Vec<f64>,
+    pub y: Vec<Vec<f64>>,
+    pub events: Vec<Event>,
+    pub steps: usize,
+    pub rejected: usize,
+    pub rhs_evals: usize,
+    /// The state at `t1`.
+    pub final_state: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    #[error("step size underflow at t = {t} (h = {h:e}): the solution is too stiff or not smooth for DOP853 here")]
+    StepSizeUnderflow { t: f64, h: f64 },
+    #[error("non-finite state at t = {t}")]
+    NonFinite { t: f64 },
+}
+
+/// Integrates `sys` from `cfg.t0` to `cfg.t1`.
+pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
+    let n2 = h.dim();
+    let mut rk = Dop853::new(n2);
+    let mut traj = Trajectory::default();
+    let (mut t, mut y) = (cfg.t0, cfg.y0.clone());
+    h.set_modes_from_state(t, &y);
+    let mut f0 = vec![0.0; n2];
+    h.rhs(t, &y, &mut f0);
+    let mut step = {
+        let mut rhs = |t: f64, y: &[f64], dy: &mut [f64]| h.rhs(t, y, dy);
+        initial_step(&mut rhs, t, &y, &f0, &cfg.tol)
+    };
+    let mut out = Sampler::new(cfg);
+    out.record_initial(&mut traj, t, &y);
+    let mut rejected_last = false;
+    // After an event the next search starts just past the restart point.
+    let mut skip = 0.0;
+    while t < cfg.t1 {
+        let hstep = step.min(cfg.t1 - t).min(cfg.tol.max_step);
+        if hstep <= 1e-14 * t.abs().max(1.0) {
+            return Err(SimError::StepSizeUnderflow { t, h: hstep });
+        }
+        let mut rhs = |t: f64, y: &[f64], dy: &mut [f64]| h.rhs(t, y, dy);
+        let attempt = rk.attempt(&mut rhs, t, &y, &f0, hstep, &cfg.tol);
+        // A NaN error norm counts as a rejection.
+        if attempt.err.is_nan() || attempt.err > 1.0 {
+            traj.rejected += 1;
+            step = if attempt.err.is_finite() {
+                next_step(hstep, attempt.err, true)
+            } else {
+                0.5 * hstep
+            };
+            rejected_last = true;
+            continue;
+        }
+        let err = attempt.err;
+        let (dense, attempt) = rk.dense(&mut rhs, t, &y, hstep, attempt);
+        // The earliest crossing of any event function on this step.
+        let mut first: Option<(f64, usize)> = None;
+        let mut undecided = false;
+        let events = h.events();
+        for (k, ev) in events.iter().enumerate() {
+            let p = dense.linear_poly(&ev.w, ev.c);
+            match first_crossing(&p, ev.dir, skip) {
+                Search::At(x) if first.is_none_or(|(fx, _)| x < fx) => first = Some((x, k)),
+                Search::Undecided => undecided = true,
+                _ => {}
+            }
+        }
+        if undecided && hstep > 1e-10 * t.abs().max(1.0) {
+            traj.rejected += 1;
+            step = 0.5 * hstep;
+            continue;
+        }
+        traj.steps += 1;
+        match first {
+            Some((x, k)) if x < 1.0 => {
+                let te = t + x * hstep;
+                let ye = dense.eval(te);
+                out.record_until(&mut traj, &dense, te, true);
+                let ev = &events[k];
+                let velocity: f64 = ev.w.iter().map(|&(i, wi)| wi * ye[n2 / 2 + i]).sum();
+                let from = h.modes[ev.gap];
+                h.modes[ev.gap] = ev.to;
+                traj.events.push(Event {
+                    t: te,
+                    element: h.gaps[ev.gap].name.clone(),
+                    kind: "contact",
+                    from,
+                    to: ev.to,
+                    velocity,
+                });
+                t = te;
+                y = ye;
+                h.rhs(t, &y, &mut f0);
+                skip = 1e-12;
+                step = hstep.max(1e-8 * t.abs().max(1.0));
+            }
+            _ => {
+                out.record_until(&mut traj, &dense, dense.t1(), false);
+                t = dense.t1();
+                y = attempt.y1;
+                f0 = attempt.f1;
+                skip = 0.0;
+                step = next_step(hstep, err, rejected_last);
+            }
+        }
+        rejected_last = false;
+        if y.iter().any(|v| !v.is_finite()) {
+            return Err(SimError::NonFinite { t });
+        }
+    }
+    traj.rhs_evals = h.evals;
+    traj.final_state = y;
+    Ok(traj)
+}
+
+/// Output sampling on the dense output, per `Output`.
+struct Sampler {
+    output: Output,
+    next: usize,
+    t0: f64,
+    t1: f64,
+}
+
+impl Sampler {
+    fn new(cfg: &Config) -> Sampler {
+        Sampler {
+            output: cfg.output.clone(),
+            next: 0,
+            t0: cfg.t0,
+            t1: cfg.t1,
+        }
+    }
+
+    fn record_initial(&mut self, traj: &mut Trajectory, t: f64, y: &[f64]) {
+        match &self.output {
+            Output::At(ts) => {
+                while self.next < ts.len() && ts[self.next] <= t {
+                    traj.t.push(ts[self.next]);
+                    traj.y.push(y.to_vec());
+                    self.next += 1;
+                }
+            }
+            _ => {
+                traj.t.push(t);
+                traj.y.push(y.to_vec());
+                self.next = 1;
+            }
+        }
+    }
+
+    /// Samples in `(step start, until]`; an event point is always recorded for `Steps`.
+    fn record_until(&mut self, traj: &mut Trajectory, d: &DenseStep, until: f64, event: bool) {
+        match &self.output {
+            Output::Steps => {
+                traj.t.push(until);
+                traj.y.push(d.eval(until));
+                let _ = event;
+            }
+            Output::Every(dt) => loop {
+                let tk = self.t0 + self.next as f64 * dt;
+                if tk > until || tk > self.t1 + 1e-12 * dt {
+                    break;
+                }
+                traj.t.push(tk);
+                traj.y.push(d.eval(tk));
+                self.next += 1;
+            },
+            Output::At(ts) => {
+                while self.next < ts.len() && ts[self.next] <= until {
+                    traj.t.push(ts[self.next]);
+                    traj.y.push(d.eval(ts[self.next]));
+                    self.next += 1;
+                }
+            }
+        }
+    }
+}

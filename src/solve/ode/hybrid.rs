@@ -1,0 +1,337 @@
+//! The hybrid (mode-switching) form of an assembled system for time integration:
+//! `M ẍ + C ẋ + K x + f_nl(x, ẋ, t; modes) = f(t)`, state `y = [x, ẋ]`.
+//!
+//! Each exact piecewise-linear gap has a mode (open, in contact on the positive side, on the
+//! negative side); the right-hand side is evaluated from the **mode**, never from the sign of
+//! the state, and each mode lists the event functions (linear in the state) whose crossings
+//! end it. Smoothed gaps (paper 000, eq. 8) and polynomial springs are plain smooth forces.
+
+use super::roots::Direction;
+use crate::model::flat::{ContactLaw, Sides, Smoothing};
+use crate::model::system::{Attach, Nonlinearity, System};
+use crate::model::time_fn::TimeFn;
+use nalgebra::{DMatrix, DVector};
+
+/// The contact state of one exact gap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GapMode {
+    Open,
+    /// `u ≥ g`: the contact spring acts on `u − g`.
+    Plus,
+    /// `u ≤ −g`: the contact spring acts on `u + g`.
+    Minus,
+}
+
+impl GapMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            GapMode::Open => "open",
+            GapMode::Plus => "contact+",
+            GapMode::Minus => "contact-",
+        }
+    }
+}
+
+/// Why a system cannot be integrated (yet).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Unsupported {
+    #[error("`{element}`: {what} is not integrated yet (the event-driven {what} engine is still to land)")]
+    Element { element: String, what: &'static str },
+    #[error("`{element}`: a gap to a moving base is not integrated yet")]
+    BaseGap { element: String },
+    #[error("`{element}` has no smoothing, but `events = smooth` was asked for; add `smooth = sigmoid(δ)` to the gap")]
+    Unsmoothed { element: String },
+    #[error("the mass matrix is singular: some DOF carries no mass")]
+    SingularMass,
+}
+
+/// A piecewise-linear gap `k·(u ∓ g)` with `u = x_a − x_b`.
+#[derive(Debug, Clone)]
+pub struct LinearGap {
+    pub name: String,
+    a: Attach,
+    b: Attach,
+    k: f64,
+    g: f64,
+    sides: Sides,
+    smooth: Option<Smoothing>,
+}
+
+/// An event function `Σ w_i y_i + c` and the mode its crossing leads to.
+#[derive(Debug, Clone)]
+pub struct EventFn {
+    pub gap: usize,
+    pub w: Vec<(usize, f64)>,
+    pub c: f64,
+    pub dir: Direction,
+    pub to: GapMode,
+}
+
+enum MassSolver {
+    Dense(nalgebra::Cholesky<f64, nalgebra::Dyn>),
+    Sparse(Box<sprs_ldl::LdlNumeric<f64, usize>>),
+}
+
+/// The integrable form of a system.
+pub struct Hybrid<'s> {
+    sys: &'s System,
+    n: usize,
+    mass: MassSolver,
+    pub gaps: Vec<LinearGap>,
+    /// Exact gaps' modes (smoothed gaps have no mode and stay `Open`).
+    pub modes: Vec<GapMode>,
+    poly: Vec<(Attach, Attach, f64, f64)>,
+    base: Vec<(crate::model::flat::Dir, TimeFn, TimeFn)>,
+    force: Vec<f64>,
+    /// Right-hand-side evaluations so far.
+    pub evals: usize,
+}
+
+impl<'s> Hybrid<'s> {
+    pub fn new(sys: &'s System, smooth_only: bool) -> Result<Hybrid<'s>, Unsupported> {
+        let n = sys.n();
+        let mut gaps = Vec::new();
+        let mut poly = Vec::new();
+        for el in &sys.nonlinear {
+            let (a, b) = (el.a[0], el.b[0]);
+            match &el.law {
+                Nonlinearity::Polynomial { k2, k3 } => poly.push((a, b, *k2, *k3)),
+                Nonlinearity::Gap(g) => {
+                    let ContactLaw::Linear { k } = g.law else {
+                        return Err(Unsupported::Element {
+                            element: el.name.clone(),
+                            what: "this contact law",
+                        });
+                    };
+                    if g.smooth.is_none()
+                        && (matches!(a, Attach::Base(_)) || matches!(b, Attach::Base(_)))
+                    {
+                        return Err(Unsupported::BaseGap {
+                            element: el.name.clone(),
+                        });
+                    }
+                    if smooth_only && g.smooth.is_none() {
+                        return Err(Unsupported::Unsmoothed {
+                            element: el.name.clone(),
+                        });
+                    }
+                    gaps.push(LinearGap {
+                        name: el.name.clone(),
+                        a,
+                        b,
+                        k,
+                        g: g.clearance,
+                        sides: g.sides,
+                        smooth: g.smooth,
+                    });
+                }
+                Nonlinearity::Friction(_) => {
+                    return Err(Unsupported::Element {
+                        element: el.name.clone(),
+                        what: "friction (stick–slip)",
+                    });
+                }
+            }
+        }
+        let mass = if n <= 500 {
+            let mut m = DMatrix::zeros(n, n);
+            for (v, (i, j)) in sys.m.iter() {
+                m[(i, j)] += *v;
+            }
+            MassSolver::Dense(m.cholesky().ok_or(Unsupported::SingularMass)?)
+        } else {
+            MassSolver::Sparse(
+                sprs_ldl::Ldl::new()
+                    .numeric(sys.m.view())
+                    .map_err(|_| Unsupported::SingularMass)?,
+            )
+        };
+        let base = sys
+            .base
+            .iter()
+            .map(|b| (b.dir, b.y.clone(), b.y.derivative()))
+            .collect();
+        let modes = vec![GapMode::Open; gaps.len()];
+        Ok(Hybrid {
+            sys,
+            n,
+            mass,
+            gaps,
+            modes,
+            poly,
+            base,
+            force: vec![0.0; n],
+            evals: 0,
+        })
+    }
+
+    pub fn dim(&self) -> usize {
+        2 * self.n
+    }
+
+    fn base_at(&self, dir: crate::model::flat::Dir, t: f64) -> f64 {
+        self.base
+            .iter()
+            .find(|b| b.0 == dir)
+            .map_or(0.0, |b| b.1.eval(t))
+    }
+
+    fn pos(&self, a: Attach, t: f64, y: &[f64]) -> f64 {
+        match a {
+            Attach::Dof(i) => y[i],
+            Attach::Ground => 0.0,
+            Attach::Base(d) => self.base_at(d, t),
+        }
+    }
+
+    /// Modes consistent with a state (for the initial condition).
+    pub fn set_modes_from_state(&mut self, t: f64, y: &[f64]) {
+        let modes: Vec<GapMode> = self
+            .gaps
+            .iter()
+            .map(|gap| {
+                let u = self.pos(gap.a, t, y) - self.pos(gap.b, t, y);
+                if gap.smooth.is_some() {
+                    GapMode::Open
+                } else if u > gap.g && gap.sides != Sides::Negative {
+                    GapMode::Plus
+                } else if u < -gap.g && gap.sides != Sides::Positive {
+                    GapMode::Minus
+                } else {
+                    GapMode::Open
+                }
+            })
+            .collect();
+        self.modes = modes;
+    }
+
+    /// `ẏ = [ẋ, M⁻¹ (f(t) − C ẋ − K x − f_nl)]` in the current modes.
+    pub fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
+        self.evals += 1;
+        let n = self.n;
+        let (x, v) = y.split_at(n);
+        let mut force = std::mem::take(&mut self.force);
+        let f = force.as_mut_slice();
+        f.copy_from_slice(&self.sys.static_load);
+        for df in &self.sys.forces {
+            f[df.dof] += df.f.eval(t);
+        }
+        for (b, (_, yb, dyb)) in self.sys.base.iter().zip(&self.base) {
+            let (yv, dv) = (yb.eval(t), dyb.eval(t));
+            for &(i, k) in &b.stiffness {
+                f[i] += k * yv;
+            }
+            for &(i, c) in &b.damping {
+                f[i] += c * dv;
+            }
+        }
+        for (row, (kr, cr)) in self
+            .sys
+            .k
+            .outer_iterator()
+            .zip(self.sys.c.outer_iterator())
+            .enumerate()
+        {
+            let kx: f64 = kr.iter().map(|(j, k)| k * x[j]).sum();
+            let cv: f64 = cr.iter().map(|(j, c)| c * v[j]).sum();
+            f[row] -= kx + cv;
+        }
+        let apply = |a: Attach, b: Attach, force: f64, f: &mut [f64]| {
+            if let Attach::Dof(i) = a {
+                f[i] -= force;
+            }
+            if let Attach::Dof(j) = b {
+                f[j] += force;
+            }
+        };
+        for &(a, b, k2, k3) in &self.poly {
+            let u = self.pos(a, t, x) - self.pos(b, t, x);
+            apply(a, b, k2 * u * u + k3 * u * u * u, f);
+        }
+        for (gap, mode) in self.gaps.iter().zip(&self.modes) {
+            let u = self.pos(gap.a, t, x) - self.pos(gap.b, t, x);
+            let force = match (gap.smooth, mode) {
+                (Some(s), _) => smoothed_gap_force(gap.k, gap.g, gap.sides, s, u),
+                (None, GapMode::Open) => 0.0,
+                (None, GapMode::Plus) => gap.k * (u - gap.g),
+                (None, GapMode::Minus) => gap.k * (u + gap.g),
+            };
+            apply(gap.a, gap.b, force, f);
+        }
+        dy[..n].copy_from_slice(v);
+        match &self.mass {
+            MassSolver::Dense(ch) => {
+                let acc = ch.solve(&DVector::from_column_slice(f));
+                dy[n..].copy_from_slice(acc.as_slice());
+            }
+            MassSolver::Sparse(ldl) => {
+                let acc: Vec<f64> = ldl.solve(&*f);
+                dy[n..].copy_from_slice(&acc);
+            }
+        }
+        self.force = force;
+    }
+
+    /// The event functions that can end the current modes.
+    pub fn events(&self) -> Vec<EventFn> {
+        let mut out = Vec::new();
+        for (gi, (gap, mode)) in self.gaps.iter().zip(&self.modes).enumerate() {
+            if gap.smooth.is_some() {
+                continue;
+            }
+            let mut w = Vec::new();
+            if let Attach::Dof(i) = gap.a {
+                w.push((i, 1.0));
+            }
+            if let Attach::Dof(j) = gap.b {
+                w.push((j, -1.0));
+            }
+            let mut push = |c: f64, dir, to| {
+                out.push(EventFn {
+                    gap: gi,
+                    w: w.clone(),
+                    c,
+                    dir,
+                    to,
+                })
+            };
+            match mode {
+                GapMode::Open => {
+                    if gap.sides != Sides::Negative {
+                        push(-gap.g, Direction::Rising, GapMode::Plus);
+                    }
+                    if gap.sides != Sides::Positive {
+                        push(gap.g, Direction::Falling, GapMode::Minus);
+                    }
+                }
+                GapMode::Plus => push(-gap.g, Direction::Falling, GapMode::Open),
+                GapMode::Minus => push(gap.g, Direction::Rising, GapMode::Open),
+            }
+        }
+        out
+    }
+}
+
+/// The sign approximation of paper 000 eq. 7 (ERRATA: `2/(1 + e^{−δs}) − 1`) or `tanh(δs)`.
+fn smooth_sign(s: Smoothing, x: f64) -> f64 {
+    match s {
+        Smoothing::Sigmoid { delta } => 2.0 / (1.0 + (-delta * x).exp()) - 1.0,
+        Smoothing::Tanh { delta } => (delta * x).tanh(),
+    }
+}
+
+/// Paper 000 eq. 8: the free-play force `k[(u − g)(1 + S(u − g)) + (u + g)(1 − S(u + g))]/2`
+/// with the sign function replaced by its smooth approximation `S` (one term per active side).
+pub fn smoothed_gap_force(k: f64, g: f64, sides: Sides, s: Smoothing, u: f64) -> f64 {
+    let plus = if sides != Sides::Negative {
+        (u - g) * (1.0 + smooth_sign(s, u - g))
+    } else {
+        0.0
+    };
+    let minus = if sides != Sides::Positive {
+        (u + g) * (1.0 - smooth_sign(s, u + g))
+    } else {
+        0.0
+    };
+    0.5 * k * (plus + minus)
+}

@@ -1,0 +1,133 @@
+//! `simulate` (issue 4, first slice): DOP853 with dense output and exact gap events, checked
+//! against closed forms and against an independent SciPy reference for paper 000's system.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+/// Runs the analyses of a model file (with extra analysis text appended) and returns their
+/// JSON summaries by name.
+fn run(file: &str, analyses: &str) -> Vec<Value> {
+    let dir = root().join("target/test-out/simulate");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let text = std::fs::read_to_string(root().join(file)).expect("model") + analyses;
+    let tmp = dir.join(format!("{}.nsd", analyses.len()));
+    std::fs::write(&tmp, text).expect("write");
+    let (code, stdout, stderr) = nsd(&[
+        "run",
+        tmp.to_str().expect("utf-8"),
+        "--json",
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    // Only the appended analyses (the model file may carry its own).
+    let all: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    all.into_iter()
+        .filter(|v| v["kind"] == "simulate")
+        .collect()
+}
+
+fn events_csv(v: &Value) -> Vec<Vec<String>> {
+    let path = std::path::PathBuf::from(v["out"].as_str().expect("out")).join("events.csv");
+    std::fs::read_to_string(path)
+        .expect("events.csv")
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+fn data_rows(v: &Value) -> Vec<Vec<f64>> {
+    let path = std::path::PathBuf::from(v["out"].as_str().expect("out")).join("data.csv");
+    std::fs::read_to_string(path)
+        .expect("data.csv")
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|x| x.parse().expect("number")).collect())
+        .collect()
+}
+
+/// The SciPy reference of bench/reference_freeplay.py: DOP853 at rtol = atol = 1e-13 with
+/// restart at every gap event (events refined by brentq to 1e-15); x1, x2 at t = 50 and 100.
+const REF_50: [f64; 2] = [-0.06713147301535471, 0.046901155959579346];
+const REF_100: [f64; 2] = [-0.040417318065292925, 0.021660738556520592];
+/// Mode changes of the free-play gap up to t = 50 in that reference (also 39 at 1e-9).
+const REF_EVENTS_TO_50: usize = 39;
+
+#[test]
+fn freeplay_matches_the_scipy_reference() {
+    let out = run(
+        "models/seed0/two_mass_freeplay.nsd",
+        "\nsimulate two_mass_freeplay as tight { t = 0..100, rtol = 1e-12, atol = 1e-12, output = at(50, 100) }\n\
+         simulate two_mass_freeplay as loose { t = 0..50, rtol = 1e-9, atol = 1e-9 }\n",
+    );
+    let rows = data_rows(&out[0]);
+    // 1e-8 is the issue's bar; the agreement measured is ~3e-11.
+    for (row, reference) in rows.iter().zip([REF_50, REF_100]) {
+        assert!(
+            (row[1] - reference[0]).abs() < 1e-8 && (row[2] - reference[1]).abs() < 1e-8,
+            "t = {}: {:?} vs {reference:?}",
+            row[0],
+            &row[1..3]
+        );
+    }
+    let to_50 = events_csv(&out[0])
+        .iter()
+        .filter(|e| e[0].parse::<f64>().expect("t") <= 50.0)
+        .count();
+    assert_eq!(to_50, REF_EVENTS_TO_50, "tight run");
+    assert_eq!(
+        out[1]["summary"]["events"].as_u64(),
+        Some(REF_EVENTS_TO_50 as u64),
+        "no incursion missed at 1e-9"
+    );
+}
+
+#[test]
+fn contact_entry_matches_the_closed_form() {
+    let out = run(
+        "tests/models/simulate_cases.nsd",
+        "\nsimulate one_stop as stop { t = 0..1, v0 = { m = 1 }, rtol = 1e-12, atol = 1e-12 }\n",
+    );
+    let ev = &events_csv(&out[0])[0];
+    let (t, v): (f64, f64) = (ev[0].parse().expect("t"), ev[5].parse().expect("v"));
+    assert_eq!((ev[3].as_str(), ev[4].as_str()), ("open", "contact+"));
+    assert!((t - 0.5f64.asin()).abs() < 1e-10, "entry at {t}");
+    assert!((v - 0.5f64.asin().cos()).abs() < 1e-10, "velocity {v}");
+}
+
+#[test]
+fn an_incursion_inside_one_large_step_is_found() {
+    // Loose tolerances make the steps ~1 s long; the contact lasts 0.028 s around t = π/2.
+    let out = run("tests/models/simulate_cases.nsd", "\nsimulate graze as graze { t = 0..3, x0 = { m = 0 }, v0 = { m = 1 }, rtol = 1e-3, atol = 1e-3 }\n");
+    let s = &out[0]["summary"];
+    assert!(
+        s["steps"].as_u64().expect("steps") < 12,
+        "steps should be long: {s}"
+    );
+    let ev = events_csv(&out[0]);
+    assert_eq!(ev.len(), 2, "entry and exit: {ev:?}");
+    let entry: f64 = ev[0][0].parse().expect("t");
+    assert!(
+        (entry - 0.9999f64.asin()).abs() < 1e-2,
+        "entry at {entry} (integration accuracy at rtol = 1e-3)"
+    );
+}
+
+#[test]
+fn convergence_order_on_the_linear_oscillator() {
+    // Steps capped at h and h/2 with tolerances that never bind: the error of x(10) against
+    // cos(10) must fall by ~2⁸ (DOP853 is 8th order); we require 2^7.
+    let out = run(
+        "tests/models/simulate_cases.nsd",
+        "\nsimulate oscillator as coarse { t = 0..10, x0 = { m = 1 }, rtol = 1, atol = 1, max_step = 0.5, output = at(10) }\n\
+         simulate oscillator as fine { t = 0..10, x0 = { m = 1 }, rtol = 1, atol = 1, max_step = 0.25, output = at(10) }\n",
+    );
+    let err = |v: &Value| (data_rows(v)[0][1] - 10f64.cos()).abs();
+    let (e1, e2) = (err(&out[0]), err(&out[1]));
+    assert!(e1 / e2 > 128.0, "errors {e1:e} → {e2:e}, ratio {}", e1 / e2);
+}
