@@ -140,11 +140,10 @@ impl<'s> Hybrid<'s> {
             }
             MassSolver::Dense(m.cholesky().ok_or(Unsupported::SingularMass)?)
         } else {
-            MassSolver::Sparse(
-                sprs_ldl::Ldl::new()
-                    .numeric(sys.m.view())
-                    .map_err(|_| Unsupported::SingularMass)?,
-            )
+            let ldl = sprs_ldl::Ldl::new()
+                .numeric(sys.m.view())
+                .map_err(|_| Unsupported::SingularMass)?;
+            MassSolver::Sparse(Box::new(ldl))
         };
         let base = sys
             .base
