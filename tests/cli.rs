@@ -90,13 +90,14 @@ fn run_writes_one_folder_per_analysis_and_json_lines() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
-    assert_eq!(lines.len(), 3);
+    assert_eq!(lines.len(), 4);
     for l in &lines {
         for key in ["name", "kind", "out", "summary"] {
             assert!(l.get(key).is_some(), "missing {key} in {l}");
         }
         let dir = std::path::PathBuf::from(l["out"].as_str().expect("out"));
-        for file in ["data.csv", "meta.json", "modes.svg", "shapes.csv"] {
+        let files: &[&str] = if l["kind"] == "modes" { &["data.csv", "meta.json", "modes.svg", "shapes.csv"] } else { &["data.csv", "events.csv", "meta.json", "time_history.svg", "phase.svg"] };
+        for file in files {
             assert!(dir.join(file).is_file(), "{} lacks {file}", dir.display());
         }
         let meta: Value =
