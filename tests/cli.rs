@@ -96,7 +96,17 @@ fn run_writes_one_folder_per_analysis_and_json_lines() {
             assert!(l.get(key).is_some(), "missing {key} in {l}");
         }
         let dir = std::path::PathBuf::from(l["out"].as_str().expect("out"));
-        let files: &[&str] = if l["kind"] == "modes" { &["data.csv", "meta.json", "modes.svg", "shapes.csv"] } else { &["data.csv", "events.csv", "meta.json", "time_history.svg", "phase.svg"] };
+        let files: &[&str] = if l["kind"] == "modes" {
+            &["data.csv", "meta.json", "modes.svg", "shapes.csv"]
+        } else {
+            &[
+                "data.csv",
+                "events.csv",
+                "meta.json",
+                "time_history.svg",
+                "phase.svg",
+            ]
+        };
         for file in files {
             assert!(dir.join(file).is_file(), "{} lacks {file}", dir.display());
         }

@@ -131,3 +131,90 @@ fn convergence_order_on_the_linear_oscillator() {
     let (e1, e2) = (err(&out[0]), err(&out[1]));
     assert!(e1 / e2 > 128.0, "errors {e1:e} → {e2:e}, ratio {}", e1 / e2);
 }
+
+#[test]
+fn rigid_stop_impact_matches_the_closed_form() {
+    // x = sin t from rest at 0 with v = 1: impact at asin(g), u̇⁻ = cos(asin g), u̇⁺ = −e u̇⁻.
+    let out = run(
+        "tests/models/simulate_cases.nsd",
+        "\nsimulate rigid_stop as hit { t = 0..1, v0 = { m = 1 }, rtol = 1e-12, atol = 1e-12 }\n",
+    );
+    let ev = &events_csv(&out[0])[0];
+    assert_eq!(ev[2], "impact");
+    let (t, before, after): (f64, f64, f64) = (
+        ev[0].parse().expect("t"),
+        ev[5].parse().expect("v-"),
+        ev[6].parse().expect("v+"),
+    );
+    let (te, ve) = (0.5f64.asin(), 0.5f64.asin().cos());
+    assert!(
+        (t - te).abs() < 1e-10 && (before - ve).abs() < 1e-10 && (after + 0.8 * ve).abs() < 1e-10,
+        "{ev:?}"
+    );
+}
+
+#[test]
+fn serial_impact_oscillator_conserves_energy_over_1000_impacts() {
+    // Paper 004, Sect. 7, n = 5, e = 1: the impact law keeps kinetic energy; between impacts
+    // DOP853 at 1e-12 keeps the total to ~4e-10 over 3000 time units (1166 impacts).
+    let out = run("models/seed4/serial_impact.nsd", "\nsimulate serial_impact as long { t = 0..3000, v0 = { c.x[5] = 10 }, rtol = 1e-12, atol = 1e-12, output = every(1) }\n");
+    let s = &out[0]["summary"];
+    assert!(s["impacts"].as_u64().expect("impacts") >= 1000, "{s}");
+    let drift = s["energy_drift"]
+        .as_f64()
+        .expect("a conservative model reports its drift");
+    assert!(drift < 1e-9, "energy drift {drift:e}");
+}
+
+#[test]
+fn bouncing_ball_impacts_follow_the_closed_form_until_zeno() {
+    // Dropped from h = 0.9 with e = 0.9: t_1 = √(2h/g), v_1 = g t_1, flight k lasts
+    // 2 e^k v_1 / g, so impacts accumulate at t* = t_1 (1 + 2e/(1 − e)) ≈ 8.139 s.
+    let (g, h, e) = (9.81f64, 0.9f64, 0.9f64);
+    let t1 = (2.0 * h / g).sqrt();
+    let t_star = t1 * (1.0 + 2.0 * e / (1.0 - e));
+    let out = run(
+        "tests/models/simulate_cases.nsd",
+        "\nsimulate ball as bounce { t = 0..8, x0 = { b = 0.9 }, rtol = 1e-12, atol = 1e-12 }\n",
+    );
+    let events = events_csv(&out[0]);
+    let mut expected = t1;
+    for (k, ev) in events.iter().enumerate() {
+        let t: f64 = ev[0].parse().expect("t");
+        assert!((t - expected).abs() < 1e-9, "impact {k}: {t} vs {expected}");
+        expected += 2.0 * e.powi(k as i32 + 1) * g * t1 / g;
+    }
+    assert!(
+        expected > 8.0,
+        "every impact before t = 8 was found ({} of them)",
+        events.len()
+    );
+
+    let dir = root().join("target/test-out/simulate");
+    let text = std::fs::read_to_string(root().join("tests/models/simulate_cases.nsd"))
+        .expect("model")
+        + "\nsimulate ball as past { t = 0..10, x0 = { b = 0.9 }, rtol = 1e-12, atol = 1e-12 }\n";
+    let file = dir.join("ball.nsd");
+    std::fs::write(&file, text).expect("write");
+    let (code, _, stderr) = nsd(&[
+        "run",
+        file.to_str().expect("utf-8"),
+        "--only",
+        "past",
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    // FIXME(issue 4): continue in persistent contact after t*; today the run stops there with
+    // a numerical failure (exit 2) that names t*.
+    assert_eq!(code, 2, "{stderr}");
+    let reported: f64 = stderr
+        .split("t* = ")
+        .nth(1)
+        .and_then(|s| s.split(|c: char| c != '.' && !c.is_ascii_digit()).next())
+        .and_then(|s| s.parse().ok())
+        .expect("t* in the message");
+    assert!(
+        (reported - t_star).abs() < 1e-6,
+        "t* = {reported} vs {t_star}"
+    );
+}

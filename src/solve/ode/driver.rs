@@ -5,7 +5,7 @@
 //! step is halved and retried.
 
 use super::dop853::{initial_step, next_step, DenseStep, Dop853, Tolerances};
-use super::hybrid::{GapMode, Hybrid};
+use super::hybrid::{Action, Hybrid};
 use super::roots::{first_crossing, Search};
 
 /// Where output samples are taken.
@@ -28,16 +28,19 @@ pub struct Config {
     pub output: Output,
 }
 
-/// One located mode change.
+/// One located mode change or impact.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     pub t: f64,
     pub element: String,
+    /// `contact` (a gap changes mode) or `impact` (a rigid stop is hit).
     pub kind: &'static str,
-    pub from: GapMode,
-    pub to: GapMode,
-    /// Relative velocity of the element at the event.
+    pub from: &'static str,
+    pub to: &'static str,
+    /// Relative velocity of the element at the event (before the impact for impacts).
     pub velocity: f64,
+    /// Relative velocity after an impact.
+    pub velocity_after: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -47,6 +50,7 @@ pub struct Trajectory {
     pub events: Vec<Event>,
     pub steps: usize,
     pub rejected: usize,
+    pub impacts: usize,
     pub rhs_evals: usize,
     /// The state at `t1`.
     pub final_state: Vec<f64>,
@@ -58,6 +62,41 @@ pub enum SimError {
     StepSizeUnderflow { t: f64, h: f64 },
     #[error("non-finite state at t = {t}")]
     NonFinite { t: f64 },
+    #[error("impacts accumulate (Zeno) at t = {t}; estimated accumulation time t* = {t_star}; continuing in persistent contact is not implemented yet")]
+    Zeno { t: f64, t_star: f64 },
+}
+
+/// Watches the impact times of each stop for a geometric accumulation (Zeno): when an
+/// interval falls below 1e-9 of the time scale, returns the estimated accumulation time
+/// `t* = t₃ + (t₃ − t₂) r / (1 − r)` with `r = (t₃ − t₂)/(t₂ − t₁)`.
+#[derive(Default)]
+struct ZenoWatch {
+    last: Vec<Vec<f64>>,
+}
+
+impl ZenoWatch {
+    fn push(&mut self, stop: usize, t: f64) -> Result<(), f64> {
+        if self.last.len() <= stop {
+            self.last.resize(stop + 1, Vec::new());
+        }
+        let times = &mut self.last[stop];
+        times.push(t);
+        if times.len() > 3 {
+            times.remove(0);
+        }
+        if let [t1, t2, t3] = times[..] {
+            if t3 - t2 < 1e-9 * t3.abs().max(1.0) {
+                let r = (t3 - t2) / (t2 - t1);
+                let t_star = if r < 1.0 {
+                    t3 + (t3 - t2) * r / (1.0 - r)
+                } else {
+                    t3
+                };
+                return Err(t_star);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Integrates `sys` from `cfg.t0` to `cfg.t1`.
@@ -74,6 +113,7 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
         initial_step(&mut rhs, t, &y, &f0, &cfg.tol)
     };
     let mut out = Sampler::new(cfg);
+    let mut zeno = ZenoWatch::default();
     out.record_initial(&mut traj, t, &y);
     let mut rejected_last = false;
     // After an event the next search starts just past the restart point.
@@ -122,17 +162,40 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
                 let ye = dense.eval(te);
                 out.record_until(&mut traj, &dense, te, true);
                 let ev = &events[k];
+                let mut ye = ye;
                 let velocity: f64 = ev.w.iter().map(|&(i, wi)| wi * ye[n2 / 2 + i]).sum();
-                let from = h.modes[ev.gap];
-                h.modes[ev.gap] = ev.to;
-                traj.events.push(Event {
-                    t: te,
-                    element: h.gaps[ev.gap].name.clone(),
-                    kind: "contact",
-                    from,
-                    to: ev.to,
-                    velocity,
-                });
+                match ev.action {
+                    Action::Switch { gap, to } => {
+                        let from = h.modes[gap];
+                        h.modes[gap] = to;
+                        traj.events.push(Event {
+                            t: te,
+                            element: h.gaps[gap].name.clone(),
+                            kind: "contact",
+                            from: from.name(),
+                            to: to.name(),
+                            velocity,
+                            velocity_after: None,
+                        });
+                    }
+                    Action::Impact { stop } => {
+                        let (before, after) = h.impact(ev, stop, &mut ye);
+                        traj.impacts += 1;
+                        zeno.push(stop, te)
+                            .map_err(|t_star| SimError::Zeno { t: te, t_star })?;
+                        traj.events.push(Event {
+                            t: te,
+                            element: h.stops[stop].name.clone(),
+                            kind: "impact",
+                            from: "open",
+                            to: "open",
+                            velocity: before,
+                            velocity_after: Some(after),
+                        });
+                        // The post-impact state is a new initial point of the output.
+                        out.record_point(&mut traj, te, &ye);
+                    }
+                }
                 t = te;
                 y = ye;
                 h.rhs(t, &y, &mut f0);
@@ -190,6 +253,14 @@ impl Sampler {
                 traj.y.push(y.to_vec());
                 self.next = 1;
             }
+        }
+    }
+
+    /// The post-impact state at `t` (for `Steps` output, so the velocity jump is visible).
+    fn record_point(&mut self, traj: &mut Trajectory, t: f64, y: &[f64]) {
+        if self.output == Output::Steps {
+            traj.t.push(t);
+            traj.y.push(y.to_vec());
         }
     }
 

@@ -57,14 +57,33 @@ pub struct LinearGap {
     smooth: Option<Smoothing>,
 }
 
-/// An event function `Σ w_i y_i + c` and the mode its crossing leads to.
+/// A rigid stop with Newton restitution `e` (paper 004, Prop. 2.1).
+#[derive(Debug, Clone)]
+pub struct RigidStop {
+    pub name: String,
+    a: Attach,
+    b: Attach,
+    g: f64,
+    sides: Sides,
+    pub e: f64,
+}
+
+/// What the crossing of an event function does.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Action {
+    /// A piecewise-linear gap changes mode.
+    Switch { gap: usize, to: GapMode },
+    /// A rigid stop is hit: the velocities jump by the impact law.
+    Impact { stop: usize },
+}
+
+/// An event function `Σ w_i y_i + c`, the crossing direction that triggers it, and its action.
 #[derive(Debug, Clone)]
 pub struct EventFn {
-    pub gap: usize,
     pub w: Vec<(usize, f64)>,
     pub c: f64,
     pub dir: Direction,
-    pub to: GapMode,
+    pub action: Action,
 }
 
 enum MassSolver {
@@ -78,6 +97,7 @@ pub struct Hybrid<'s> {
     n: usize,
     mass: MassSolver,
     pub gaps: Vec<LinearGap>,
+    pub stops: Vec<RigidStop>,
     /// Exact gaps' modes (smoothed gaps have no mode and stay `Open`).
     pub modes: Vec<GapMode>,
     poly: Vec<(Attach, Attach, f64, f64)>,
@@ -91,11 +111,30 @@ impl<'s> Hybrid<'s> {
     pub fn new(sys: &'s System, smooth_only: bool) -> Result<Hybrid<'s>, Unsupported> {
         let n = sys.n();
         let mut gaps = Vec::new();
+        let mut stops = Vec::new();
         let mut poly = Vec::new();
         for el in &sys.nonlinear {
             let (a, b) = (el.a[0], el.b[0]);
             match &el.law {
                 Nonlinearity::Polynomial { k2, k3 } => poly.push((a, b, *k2, *k3)),
+                Nonlinearity::Gap(g) if matches!(g.law, ContactLaw::Impact { .. }) => {
+                    let ContactLaw::Impact { e } = g.law else {
+                        unreachable!("matched above")
+                    };
+                    if matches!(a, Attach::Base(_)) || matches!(b, Attach::Base(_)) {
+                        return Err(Unsupported::BaseGap {
+                            element: el.name.clone(),
+                        });
+                    }
+                    stops.push(RigidStop {
+                        name: el.name.clone(),
+                        a,
+                        b,
+                        g: g.clearance,
+                        sides: g.sides,
+                        e,
+                    });
+                }
                 Nonlinearity::Gap(g) => {
                     let ContactLaw::Linear { k } = g.law else {
                         return Err(Unsupported::Element {
@@ -156,6 +195,7 @@ impl<'s> Hybrid<'s> {
             n,
             mass,
             gaps,
+            stops,
             modes,
             poly,
             base,
@@ -271,27 +311,30 @@ impl<'s> Hybrid<'s> {
         self.force = force;
     }
 
-    /// The event functions that can end the current modes.
+    /// The event functions that can end the current modes, and the rigid stops' contacts.
     pub fn events(&self) -> Vec<EventFn> {
+        let weights = |a: Attach, b: Attach| {
+            let mut w = Vec::with_capacity(2);
+            if let Attach::Dof(i) = a {
+                w.push((i, 1.0));
+            }
+            if let Attach::Dof(j) = b {
+                w.push((j, -1.0));
+            }
+            w
+        };
         let mut out = Vec::new();
         for (gi, (gap, mode)) in self.gaps.iter().zip(&self.modes).enumerate() {
             if gap.smooth.is_some() {
                 continue;
             }
-            let mut w = Vec::new();
-            if let Attach::Dof(i) = gap.a {
-                w.push((i, 1.0));
-            }
-            if let Attach::Dof(j) = gap.b {
-                w.push((j, -1.0));
-            }
+            let w = weights(gap.a, gap.b);
             let mut push = |c: f64, dir, to| {
                 out.push(EventFn {
-                    gap: gi,
                     w: w.clone(),
                     c,
                     dir,
-                    to,
+                    action: Action::Switch { gap: gi, to },
                 })
             };
             match mode {
@@ -307,7 +350,102 @@ impl<'s> Hybrid<'s> {
                 GapMode::Minus => push(gap.g, Direction::Rising, GapMode::Open),
             }
         }
+        for (si, stop) in self.stops.iter().enumerate() {
+            let w = weights(stop.a, stop.b);
+            if stop.sides != Sides::Negative {
+                out.push(EventFn {
+                    w: w.clone(),
+                    c: -stop.g,
+                    dir: Direction::Rising,
+                    action: Action::Impact { stop: si },
+                });
+            }
+            if stop.sides != Sides::Positive {
+                out.push(EventFn {
+                    w,
+                    c: stop.g,
+                    dir: Direction::Falling,
+                    action: Action::Impact { stop: si },
+                });
+            }
+        }
         out
+    }
+
+    /// `M⁻¹ r`.
+    fn solve_mass(&self, r: &[f64]) -> Vec<f64> {
+        match &self.mass {
+            MassSolver::Dense(ch) => ch.solve(&DVector::from_column_slice(r)).as_slice().to_vec(),
+            MassSolver::Sparse(ldl) => ldl.solve(r),
+        }
+    }
+
+    /// Newton's impact law for a general mass matrix (paper 004, Prop. 2.1): with `u = wᵀx`,
+    /// `v⁺ = v⁻ − (1 + e) (wᵀv⁻ / wᵀM⁻¹w) M⁻¹w`, so `u̇⁺ = −e u̇⁻` and, for `e = 1`, the
+    /// kinetic energy is kept. Returns `(u̇⁻, u̇⁺)`; nothing happens if the stop is opening.
+    pub fn impact(&self, ev: &EventFn, stop: usize, y: &mut [f64]) -> (f64, f64) {
+        let n = self.n;
+        let e = self.stops[stop].e;
+        let un: f64 = ev.w.iter().map(|&(i, wi)| wi * y[n + i]).sum();
+        let closing = match ev.dir {
+            Direction::Rising => un > 0.0,
+            Direction::Falling => un < 0.0,
+        };
+        if !closing {
+            return (un, un);
+        }
+        let mut w_full = vec![0.0; n];
+        for &(i, wi) in &ev.w {
+            w_full[i] += wi;
+        }
+        let minv_w = self.solve_mass(&w_full);
+        let wmw: f64 = ev.w.iter().map(|&(i, wi)| wi * minv_w[i]).sum();
+        let scale = (1.0 + e) * un / wmw;
+        for i in 0..n {
+            y[n + i] -= scale * minv_w[i];
+        }
+        (un, ev.w.iter().map(|&(i, wi)| wi * y[n + i]).sum())
+    }
+
+    /// Total mechanical energy when the system is conservative (no damping, no time-dependent
+    /// loads, only elastic nonlinearities and rigid stops with e = 1), else `None`.
+    pub fn energy(&self, y: &[f64]) -> Option<f64> {
+        let s = self.sys;
+        let conservative = s.c.nnz() == 0
+            && s.forces.is_empty()
+            && s.base.is_empty()
+            && self.gaps.iter().all(|g| g.smooth.is_none())
+            && self.stops.iter().all(|st| st.e == 1.0)
+            && s.nonlinear
+                .iter()
+                .all(|e| !matches!(e.law, Nonlinearity::Friction(_)));
+        if !conservative {
+            return None;
+        }
+        let n = self.n;
+        let (x, v) = y.split_at(n);
+        let quad = |a: &sprs::CsMat<f64>, z: &[f64]| -> f64 {
+            a.iter().map(|(val, (i, j))| z[i] * val * z[j]).sum::<f64>()
+        };
+        let mut e = 0.5 * quad(&s.m, v) + 0.5 * quad(&s.k, x)
+            - s.static_load
+                .iter()
+                .zip(x)
+                .map(|(f, xi)| f * xi)
+                .sum::<f64>();
+        for &(a, b, k2, k3) in &self.poly {
+            let u = self.pos(a, 0.0, x) - self.pos(b, 0.0, x);
+            e += k2 * u.powi(3) / 3.0 + k3 * u.powi(4) / 4.0;
+        }
+        for gap in &self.gaps {
+            let u = self.pos(gap.a, 0.0, x) - self.pos(gap.b, 0.0, x);
+            if u > gap.g && gap.sides != Sides::Negative {
+                e += 0.5 * gap.k * (u - gap.g).powi(2);
+            } else if u < -gap.g && gap.sides != Sides::Positive {
+                e += 0.5 * gap.k * (u + gap.g).powi(2);
+            }
+        }
+        Some(e)
     }
 }
 
