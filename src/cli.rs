@@ -182,6 +182,24 @@ fn element_kind(e: &crate::model::flat::ElementKind) -> &'static str {
     }
 }
 
+/// Every smoothed gap with its radius of influence (paper 000, eq. 10).
+fn smoothed_gaps(model: &Model) -> Vec<(String, f64)> {
+    use crate::model::flat::ElementKind;
+    model
+        .elements
+        .iter()
+        .filter_map(|e| match &e.kind {
+            ElementKind::Gap(g) => g.smooth.map(|s| {
+                (
+                    e.name.clone(),
+                    crate::model::smoothing::radius_of_influence(s),
+                )
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The `check --json` object: `{"model", "dofs", "elements", "natural_frequencies", ...}`.
 pub fn check_json(model: &Model, sys: &System, freqs: &[f64]) -> Value {
     let elements: Vec<Value> = model
@@ -201,6 +219,7 @@ pub fn check_json(model: &Model, sys: &System, freqs: &[f64]) -> Value {
         "natural_frequencies": freqs,
         "parameters": params,
         "bodies": sys.multibody.as_ref().map_or(0, |m| m.bodies.len()),
+        "smoothing": smoothed_gaps(model).iter().map(|(n, r)| json!({"element": n, "radius_of_influence": r})).collect::<Vec<_>>(),
         "warnings": sys.warnings.iter().map(|w| w.message.clone()).collect::<Vec<_>>(),
     })
 }
@@ -247,6 +266,12 @@ pub(crate) fn check_text(model: &Model, sys: &System, freqs: &[f64]) -> String {
                 .take(8)
                 .collect::<Vec<_>>()
                 .join(", ")
+        );
+    }
+    for (name, r) in smoothed_gaps(model) {
+        let _ = writeln!(
+            s,
+            "  smoothed gap {name}: radius of influence R_i = {r:.6} (paper 000, eq. 10)"
         );
     }
     if let Some(mb) = &sys.multibody {

@@ -233,3 +233,22 @@ fn check_of_a_large_chain_uses_the_sparse_path() {
     assert_eq!(v["dofs"].as_array().map(Vec::len), Some(10000));
     assert_eq!(frequencies(&v).len(), 10);
 }
+
+#[test]
+fn check_reports_the_radius_of_influence_of_smoothed_gaps() {
+    let (code, stdout, _) = nsd(&[
+        "check",
+        "--json",
+        "models/seed0/two_mass_freeplay.nsd",
+        "--model",
+        "two_mass_freeplay_sigmoid",
+    ]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(stdout.lines().next().expect("a line")).expect("JSON");
+    let r = v["smoothing"][0]["radius_of_influence"]
+        .as_f64()
+        .expect("R_i");
+    // Paper 000, Sect. 3.3: k_p = 10, a = 0.05, δ = 1500 → R_i = 0.0017.
+    assert!((r - 0.0017).abs() < 5e-5, "R_i = {r}");
+    assert_eq!(v["smoothing"][0]["element"], "freeplay");
+}

@@ -5,6 +5,7 @@ mod assemble;
 mod beam;
 pub mod flat;
 pub mod graph;
+pub mod smoothing;
 pub mod system;
 pub mod time_fn;
 
