@@ -8,7 +8,7 @@ use super::ast::{BinOp, Expr, ExprKind};
 use super::diagnostics::{suggest, ResolveError};
 use super::source::Span;
 use super::units::{self, Dim};
-use crate::model::time_fn::{Func, TimeFn};
+use crate::model::time_fn::{self as tf, Func, TimeFn};
 use std::collections::HashMap;
 
 /// A number with an optional dimension.
@@ -308,15 +308,15 @@ pub fn time_fn(e: &Expr, scope: &Scope) -> R<TimeFn> {
     let b = |x: TimeFn| Box::new(x);
     Ok(match &e.kind {
         ExprKind::Var { .. } => TimeFn::T,
-        ExprKind::Neg(a) => TimeFn::Neg(b(time_fn(a, scope)?)),
+        ExprKind::Neg(a) => tf::neg(time_fn(a, scope)?),
         ExprKind::Binary(op, x, y) => {
-            let (x, y) = (b(time_fn(x, scope)?), b(time_fn(y, scope)?));
+            let (x, y) = (time_fn(x, scope)?, time_fn(y, scope)?);
             match op {
-                BinOp::Add => TimeFn::Add(x, y),
-                BinOp::Sub => TimeFn::Sub(x, y),
-                BinOp::Mul => TimeFn::Mul(x, y),
-                BinOp::Div => TimeFn::Div(x, y),
-                BinOp::Pow => TimeFn::Pow(x, y),
+                BinOp::Add => tf::add(x, y),
+                BinOp::Sub => tf::sub(x, y),
+                BinOp::Mul => tf::mul(x, y),
+                BinOp::Div => tf::div(x, y),
+                BinOp::Pow => TimeFn::Pow(b(x), b(y)),
             }
         }
         ExprKind::Call { name, args } => {

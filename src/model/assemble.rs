@@ -104,6 +104,8 @@ pub fn assemble(model: &Model) -> System {
     let forces = model
         .forces
         .iter()
+        // A force that is identically zero (e.g. `Q2 = 0`) costs evaluations and adds nothing.
+        .filter(|f| f.f != crate::model::time_fn::TimeFn::Const(0.0))
         .filter_map(|f| {
             let dir = f.target.dir?;
             Some(DofForce {

@@ -291,14 +291,16 @@ impl TimeFn {
     }
 }
 
-fn neg(a: TimeFn) -> TimeFn {
+/// Builds the node with constant folding and the identities of 0 and 1.
+pub fn neg(a: TimeFn) -> TimeFn {
     match a {
         Const(c) => Const(-c),
         a => Neg(b(a)),
     }
 }
 
-fn add(a: TimeFn, c: TimeFn) -> TimeFn {
+/// Builds the node with constant folding and the identities of 0 and 1.
+pub fn add(a: TimeFn, c: TimeFn) -> TimeFn {
     match (a, c) {
         (Const(x), Const(y)) => Const(x + y),
         (Const(0.0), e) | (e, Const(0.0)) => e,
@@ -306,7 +308,8 @@ fn add(a: TimeFn, c: TimeFn) -> TimeFn {
     }
 }
 
-fn sub(a: TimeFn, c: TimeFn) -> TimeFn {
+/// Builds the node with constant folding and the identities of 0 and 1.
+pub fn sub(a: TimeFn, c: TimeFn) -> TimeFn {
     match (a, c) {
         (Const(x), Const(y)) => Const(x - y),
         (e, Const(0.0)) => e,
@@ -315,7 +318,8 @@ fn sub(a: TimeFn, c: TimeFn) -> TimeFn {
     }
 }
 
-fn mul(a: TimeFn, c: TimeFn) -> TimeFn {
+/// Builds the node with constant folding and the identities of 0 and 1.
+pub fn mul(a: TimeFn, c: TimeFn) -> TimeFn {
     match (a, c) {
         (Const(x), Const(y)) => Const(x * y),
         (Const(0.0), _) | (_, Const(0.0)) => Const(0.0),
@@ -324,7 +328,8 @@ fn mul(a: TimeFn, c: TimeFn) -> TimeFn {
     }
 }
 
-fn div(a: TimeFn, c: TimeFn) -> TimeFn {
+/// Builds the node with constant folding and the identities of 0 and 1.
+pub fn div(a: TimeFn, c: TimeFn) -> TimeFn {
     match (a, c) {
         (Const(x), Const(y)) => Const(x / y),
         (Const(0.0), _) => Const(0.0),

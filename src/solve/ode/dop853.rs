@@ -104,15 +104,22 @@ pub struct Attempt {
     pub f1: Vec<f64>,
     /// Scaled error norm; the step is acceptable when ≤ 1.
     pub err: f64,
-    /// Right-hand-side evaluations spent.
-    pub evals: usize,
-    k: Vec<Vec<f64>>,
 }
 
-/// Reusable stage storage for one system size.
+/// Reusable stage storage for one system size (no allocation per stage).
 pub struct Dop853 {
     n: usize,
     work: Vec<f64>,
+    /// Stage derivatives k₁ … k₁₆ of the latest attempt (k₁₃ = f(t + h, y₁)).
+    k: Vec<Vec<f64>>,
+}
+
+/// `work = y + h Σ_j a_sj k_j`.
+fn stage_state(k: &[Vec<f64>], work: &mut [f64], s: usize, y: &[f64], h: f64) {
+    for (i, w) in work.iter_mut().enumerate() {
+        let incr: f64 = (0..s).map(|j| A[s][j] * k[j][i]).sum();
+        *w = y[i] + h * incr;
+    }
 }
 
 impl Dop853 {
@@ -120,10 +127,11 @@ impl Dop853 {
         Dop853 {
             n,
             work: vec![0.0; n],
+            k: vec![vec![0.0; n]; STAGES_EXTENDED],
         }
     }
 
-    /// One trial step of size `h` from `(t, y)` with `f0 = f(t, y)`.
+    /// One trial step of size `h` from `(t, y)` with `f0 = f(t, y)` (12 evaluations).
     pub fn attempt(
         &mut self,
         rhs: &mut impl Rhs,
@@ -134,22 +142,19 @@ impl Dop853 {
         tol: &Tolerances,
     ) -> Attempt {
         let n = self.n;
-        let mut k: Vec<Vec<f64>> = Vec::with_capacity(STAGES_EXTENDED);
-        k.push(f0.to_vec());
+        self.k[0].copy_from_slice(f0);
         for (s, c) in C.iter().enumerate().take(STAGES).skip(1) {
-            self.stage_state(&k, s, y, h);
-            let mut ks = vec![0.0; n];
-            rhs.eval(t + c * h, &self.work, &mut ks);
-            k.push(ks);
+            stage_state(&self.k, &mut self.work, s, y, h);
+            rhs.eval(t + c * h, &self.work, &mut self.k[s]);
         }
-        let mut y1 = vec![0.0; n];
-        for i in 0..n {
-            let incr: f64 = (0..STAGES).map(|s| B[s] * k[s][i]).sum();
-            y1[i] = y[i] + h * incr;
-        }
+        let k = &self.k;
+        let y1: Vec<f64> = (0..n)
+            .map(|i| y[i] + h * (0..STAGES).map(|s| B[s] * k[s][i]).sum::<f64>())
+            .collect();
         let mut f1 = vec![0.0; n];
         rhs.eval(t + h, &y1, &mut f1);
-        k.push(f1.clone());
+        self.k[STAGES].copy_from_slice(&f1);
+        let k = &self.k;
         // Error norm (Hairer's DOP853: err5² / √(err5² + 0.01 err3²), RMS, times |h|).
         let (mut e5, mut e3) = (0.0, 0.0);
         for i in 0..n {
@@ -164,41 +169,26 @@ impl Dop853 {
         } else {
             h.abs() * e5 / ((e5 + 0.01 * e3) * n as f64).sqrt()
         };
-        Attempt {
-            y1,
-            f1,
-            err,
-            evals: STAGES,
-            k,
-        }
+        Attempt { y1, f1, err }
     }
 
-    /// `work = y + h Σ_j a_sj k_j`.
-    fn stage_state(&mut self, k: &[Vec<f64>], s: usize, y: &[f64], h: f64) {
-        for i in 0..self.n {
-            let incr: f64 = (0..s).map(|j| A[s][j] * k[j][i]).sum();
-            self.work[i] = y[i] + h * incr;
-        }
-    }
-
-    /// The dense output of an accepted attempt (three more evaluations).
+    /// The dense output of the attempt just made (three more evaluations); call it before
+    /// the next `attempt`, which overwrites the stages.
     pub fn dense(
         &mut self,
         rhs: &mut impl Rhs,
         t: f64,
         y: &[f64],
         h: f64,
-        mut a: Attempt,
-    ) -> (DenseStep, Attempt) {
+        a: &Attempt,
+    ) -> DenseStep {
         let n = self.n;
         for (s, c) in C.iter().enumerate().skip(STAGES + 1) {
-            self.stage_state(&a.k, s, y, h);
-            let mut ks = vec![0.0; n];
-            rhs.eval(t + c * h, &self.work, &mut ks);
-            a.k.push(ks);
+            stage_state(&self.k, &mut self.work, s, y, h);
+            rhs.eval(t + c * h, &self.work, &mut self.k[s]);
         }
-        a.evals += STAGES_EXTENDED - STAGES - 1;
-        let f0 = &a.k[0];
+        let k = &self.k;
+        let f0 = &k[0];
         let mut f: [Vec<f64>; 7] = Default::default();
         for row in f.iter_mut() {
             *row = vec![0.0; n];
@@ -209,21 +199,15 @@ impl Dop853 {
             f[1][i] = h * f0[i] - dy;
             f[2][i] = 2.0 * dy - h * (a.f1[i] + f0[i]);
             for (r, drow) in D.iter().enumerate() {
-                f[3 + r][i] = h
-                    * (0..STAGES_EXTENDED)
-                        .map(|s| drow[s] * a.k[s][i])
-                        .sum::<f64>();
+                f[3 + r][i] = h * (0..STAGES_EXTENDED).map(|s| drow[s] * k[s][i]).sum::<f64>();
             }
         }
-        (
-            DenseStep {
-                t0: t,
-                h,
-                y0: y.to_vec(),
-                f,
-            },
-            a,
-        )
+        DenseStep {
+            t0: t,
+            h,
+            y0: y.to_vec(),
+            f,
+        }
     }
 }
 
@@ -312,7 +296,7 @@ mod tests {
             let mut f0 = vec![0.0; 2];
             rhs(t, &y, &mut f0);
             let a = rk.attempt(&mut rhs, t, &y, &f0, h, &tol);
-            let (d, a) = rk.dense(&mut rhs, t, &y, h, a);
+            let d = rk.dense(&mut rhs, t, &y, h, &a);
             // Dense output at a mid-step point against the exact solution.
             let tm = t + 0.37 * h;
             dense_err = dense_err.max((d.eval(tm)[0] - tm.cos()).abs());

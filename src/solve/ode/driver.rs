@@ -137,7 +137,7 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
             continue;
         }
         let err = attempt.err;
-        let (dense, attempt) = rk.dense(&mut rhs, t, &y, hstep, attempt);
+        let dense = rk.dense(&mut rhs, t, &y, hstep, &attempt);
         // The earliest crossing of any event function on this step.
         let mut first: Option<(f64, usize)> = None;
         let mut undecided = false;

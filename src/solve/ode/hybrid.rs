@@ -87,6 +87,8 @@ pub struct EventFn {
 }
 
 enum MassSolver {
+    /// Lumped masses: the inverse of the diagonal.
+    Diagonal(Vec<f64>),
     Dense(nalgebra::Cholesky<f64, nalgebra::Dyn>),
     Sparse(Box<sprs_ldl::LdlNumeric<f64, usize>>),
 }
@@ -172,7 +174,17 @@ impl<'s> Hybrid<'s> {
                 }
             }
         }
-        let mass = if n <= 500 {
+        let diagonal = sys.m.iter().all(|(v, (i, j))| i == j || *v == 0.0);
+        let mass = if diagonal {
+            let mut inv = vec![0.0; n];
+            for (v, (i, _)) in sys.m.iter() {
+                inv[i] += *v;
+            }
+            if inv.iter().any(|m| *m <= 0.0) {
+                return Err(Unsupported::SingularMass);
+            }
+            MassSolver::Diagonal(inv.iter().map(|m| 1.0 / m).collect())
+        } else if n <= 500 {
             let mut m = DMatrix::zeros(n, n);
             for (v, (i, j)) in sys.m.iter() {
                 m[(i, j)] += *v;
@@ -299,8 +311,14 @@ impl<'s> Hybrid<'s> {
         }
         dy[..n].copy_from_slice(v);
         match &self.mass {
+            MassSolver::Diagonal(inv) => {
+                for ((a, fi), mi) in dy[n..].iter_mut().zip(f.iter()).zip(inv) {
+                    *a = fi * mi;
+                }
+            }
             MassSolver::Dense(ch) => {
-                let acc = ch.solve(&DVector::from_column_slice(f));
+                let mut acc = DVector::from_column_slice(f);
+                ch.solve_mut(&mut acc);
                 dy[n..].copy_from_slice(acc.as_slice());
             }
             MassSolver::Sparse(ldl) => {
@@ -375,6 +393,7 @@ impl<'s> Hybrid<'s> {
     /// `M⁻¹ r`.
     fn solve_mass(&self, r: &[f64]) -> Vec<f64> {
         match &self.mass {
+            MassSolver::Diagonal(inv) => r.iter().zip(inv).map(|(a, b)| a * b).collect(),
             MassSolver::Dense(ch) => ch.solve(&DVector::from_column_slice(r)).as_slice().to_vec(),
             MassSolver::Sparse(ldl) => ldl.solve(r),
         }

@@ -63,6 +63,11 @@ fn bernstein(p: &[f64; 8], a: f64, b: f64) -> [f64; 8] {
 
 /// The first crossing of `p` in direction `dir` on `[x0, 1]`.
 pub fn first_crossing(p: &[f64; 8], dir: Direction, x0: f64) -> Search {
+    // Cheap exclusion first: on [0, 1], |p(x) − p₀| ≤ Σ_{k≥1} |p_k|, so a constant term
+    // larger than that leaves no root (the usual case: far from contact).
+    if p[0].abs() > p[1..].iter().map(|c| c.abs()).sum::<f64>() {
+        return Search::None;
+    }
     let mut budget = 4000;
     search(p, dir, x0, 1.0, &mut budget)
 }
