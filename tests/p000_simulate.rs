@@ -218,3 +218,38 @@ fn bouncing_ball_impacts_follow_the_closed_form_until_zeno() {
         "t* = {reported} vs {t_star}"
     );
 }
+
+#[test]
+fn compliant_contacts_enter_and_leave_with_the_expected_rebound() {
+    let out = run(
+        "tests/models/simulate_cases.nsd",
+        "\nsimulate hertz_hit as hz { t = 0..1, v0 = { m = 1 }, rtol = 1e-11, atol = 1e-11 }\n\
+         simulate hc_hit as hc { t = 0..1, v0 = { m = 1 }, rtol = 1e-11, atol = 1e-11 }\n\
+         simulate ln_hit as ln { t = 0..1, v0 = { m = 1 }, rtol = 1e-11, atol = 1e-11 }\n",
+    );
+    for (v, e_expected, tol) in [
+        (&out[0], 1.0, 1e-8),
+        (&out[1], 0.9, 0.03),
+        (&out[2], 0.9, 0.03),
+    ] {
+        let ev = events_csv(v);
+        assert_eq!(ev.len(), 2, "entry and exit: {ev:?}");
+        let entry: f64 = ev[0][5].parse().expect("entry velocity");
+        let exit: f64 = ev[1][5].parse().expect("exit velocity");
+        assert!((entry - 1.0).abs() < 1e-10 && ev[0][0].parse::<f64>().expect("t") > 0.0999999);
+        // Hertz is elastic (rebound speed = impact speed); Hunt–Crossley and Lankarani–
+        // Nikravesh give an effective restitution close to their e for e near 1.
+        assert!(
+            (-exit / entry - e_expected).abs() < tol,
+            "{}: rebound ratio {}",
+            v["name"],
+            -exit / entry
+        );
+    }
+    assert!(
+        out[0]["summary"]["energy_drift"]
+            .as_f64()
+            .expect("Hertz is conservative")
+            < 1e-8
+    );
+}

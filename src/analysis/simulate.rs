@@ -99,7 +99,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
     let mut hybrid = Hybrid::new(sys, smooth_only).map_err(|e| AnalysisError::Unsupported {
         message: format!("simulate of `{}`: {e}", model.name),
         at: a.span,
-        help: "this version integrates linear parts, polynomial springs, piecewise-linear gaps (exact or smoothed) and rigid stops; compliant contact laws and friction follow".into(),
+        help: "this version integrates linear parts, polynomial springs, gaps (piecewise-linear exact or smoothed, Hertz, Kelvin–Voigt, Hunt–Crossley, Lankarani–Nikravesh) and rigid stops; friction follows".into(),
     })?;
     let start = std::time::Instant::now();
     let cfg = Config {

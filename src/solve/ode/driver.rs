@@ -168,6 +168,7 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
                     Action::Switch { gap, to } => {
                         let from = h.modes[gap];
                         h.modes[gap] = to;
+                        h.enter(gap, velocity);
                         traj.events.push(Event {
                             t: te,
                             element: h.gaps[gap].name.clone(),

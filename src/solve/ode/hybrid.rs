@@ -45,16 +45,55 @@ pub enum Unsupported {
     SingularMass,
 }
 
-/// A piecewise-linear gap `k·(u ∓ g)` with `u = x_a − x_b`.
+/// A gap with a penetration law (piecewise-linear or compliant, paper 002 eqs. 1–3) acting
+/// on `u = x_a − x_b` beyond the clearance `g`.
 #[derive(Debug, Clone)]
-pub struct LinearGap {
+pub struct ContactGap {
     pub name: String,
     a: Attach,
     b: Attach,
-    k: f64,
+    law: ContactLaw,
     g: f64,
     sides: Sides,
     smooth: Option<Smoothing>,
+    /// Penetration rate δ̇⁻ at the latest entry (Hunt–Crossley, Lankarani–Nikravesh).
+    entry_speed: f64,
+}
+
+impl ContactGap {
+    /// Normal force `F(δ, δ̇) ≥ 0` of the law for penetration `δ` and its rate (no adhesion:
+    /// a dissipative law that would pull is clamped at zero until the exit event at δ = 0).
+    fn normal_force(&self, delta: f64, rate: f64) -> f64 {
+        let d = delta.max(0.0);
+        let damping = |factor: f64| {
+            if self.entry_speed > 1e-12 {
+                1.0 + factor * rate / self.entry_speed
+            } else {
+                1.0
+            }
+        };
+        let f = match self.law {
+            ContactLaw::Linear { k } => k * d,
+            ContactLaw::Hertz { k, n } => k * d.powf(n),
+            ContactLaw::KelvinVoigt { k, c } => k * d + c * rate,
+            ContactLaw::HuntCrossley { k, n, e } => k * d.powf(n) * damping(1.5 * (1.0 - e)),
+            ContactLaw::LankaraniNikravesh { k, n, e } => {
+                k * d.powf(n) * damping(0.75 * (1.0 - e * e))
+            }
+            ContactLaw::Impact { .. } => 0.0,
+        };
+        f.max(0.0)
+    }
+
+    /// Elastic energy stored at penetration δ, or `None` for a dissipative law.
+    fn potential(&self, delta: f64) -> Option<f64> {
+        let d = delta.max(0.0);
+        match self.law {
+            ContactLaw::Linear { k } => Some(0.5 * k * d * d),
+            ContactLaw::Hertz { k, n } => Some(k * d.powf(n + 1.0) / (n + 1.0)),
+            _ => None,
+        }
+    }
 }
 
 /// A rigid stop with Newton restitution `e` (paper 004, Prop. 2.1).
@@ -98,7 +137,7 @@ pub struct Hybrid<'s> {
     sys: &'s System,
     n: usize,
     mass: MassSolver,
-    pub gaps: Vec<LinearGap>,
+    pub gaps: Vec<ContactGap>,
     pub stops: Vec<RigidStop>,
     /// Exact gaps' modes (smoothed gaps have no mode and stay `Open`).
     pub modes: Vec<GapMode>,
@@ -138,12 +177,6 @@ impl<'s> Hybrid<'s> {
                     });
                 }
                 Nonlinearity::Gap(g) => {
-                    let ContactLaw::Linear { k } = g.law else {
-                        return Err(Unsupported::Element {
-                            element: el.name.clone(),
-                            what: "this contact law",
-                        });
-                    };
                     if g.smooth.is_none()
                         && (matches!(a, Attach::Base(_)) || matches!(b, Attach::Base(_)))
                     {
@@ -156,14 +189,15 @@ impl<'s> Hybrid<'s> {
                             element: el.name.clone(),
                         });
                     }
-                    gaps.push(LinearGap {
+                    gaps.push(ContactGap {
                         name: el.name.clone(),
                         a,
                         b,
-                        k,
+                        law: g.law,
                         g: g.clearance,
                         sides: g.sides,
                         smooth: g.smooth,
+                        entry_speed: 0.0,
                     });
                 }
                 Nonlinearity::Friction(_) => {
@@ -301,11 +335,14 @@ impl<'s> Hybrid<'s> {
         }
         for (gap, mode) in self.gaps.iter().zip(&self.modes) {
             let u = self.pos(gap.a, t, x) - self.pos(gap.b, t, x);
-            let force = match (gap.smooth, mode) {
-                (Some(s), _) => smoothed_gap_force(gap.k, gap.g, gap.sides, s, u),
-                (None, GapMode::Open) => 0.0,
-                (None, GapMode::Plus) => gap.k * (u - gap.g),
-                (None, GapMode::Minus) => gap.k * (u + gap.g),
+            let rate = self.pos(gap.a, t, v) - self.pos(gap.b, t, v);
+            let force = match (gap.smooth, gap.law, mode) {
+                (Some(s), ContactLaw::Linear { k }, _) => {
+                    smoothed_gap_force(k, gap.g, gap.sides, s, u)
+                }
+                (_, _, GapMode::Open) => 0.0,
+                (_, _, GapMode::Plus) => gap.normal_force(u - gap.g, rate),
+                (_, _, GapMode::Minus) => -gap.normal_force(-(u + gap.g), -rate),
             };
             apply(gap.a, gap.b, force, f);
         }
@@ -390,6 +427,14 @@ impl<'s> Hybrid<'s> {
         out
     }
 
+    /// Records the penetration rate at a contact entry (for the laws that scale their
+    /// damping by it).
+    pub fn enter(&mut self, gap: usize, speed: f64) {
+        if let Some(g) = self.gaps.get_mut(gap) {
+            g.entry_speed = speed.abs();
+        }
+    }
+
     /// `M⁻¹ r`.
     fn solve_mass(&self, r: &[f64]) -> Vec<f64> {
         match &self.mass {
@@ -459,9 +504,9 @@ impl<'s> Hybrid<'s> {
         for gap in &self.gaps {
             let u = self.pos(gap.a, 0.0, x) - self.pos(gap.b, 0.0, x);
             if u > gap.g && gap.sides != Sides::Negative {
-                e += 0.5 * gap.k * (u - gap.g).powi(2);
+                e += gap.potential(u - gap.g)?;
             } else if u < -gap.g && gap.sides != Sides::Positive {
-                e += 0.5 * gap.k * (u + gap.g).powi(2);
+                e += gap.potential(-(u + gap.g))?;
             }
         }
         Some(e)
