@@ -190,32 +190,23 @@ fn bouncing_ball_impacts_follow_the_closed_form_until_zeno() {
         events.len()
     );
 
-    let dir = root().join("target/test-out/simulate");
-    let text = std::fs::read_to_string(root().join("tests/models/simulate_cases.nsd"))
-        .expect("model")
-        + "\nsimulate ball as past { t = 0..10, x0 = { b = 0.9 }, rtol = 1e-12, atol = 1e-12 }\n";
-    let file = dir.join("ball.nsd");
-    std::fs::write(&file, text).expect("write");
-    let (code, _, stderr) = nsd(&[
-        "run",
-        file.to_str().expect("utf-8"),
-        "--only",
-        "past",
-        "--out",
-        dir.to_str().expect("utf-8"),
-    ]);
-    // FIXME(issue 4): continue in persistent contact after t*; today the run stops there with
-    // a numerical failure (exit 2) that names t*.
-    assert_eq!(code, 2, "{stderr}");
-    let reported: f64 = stderr
-        .split("t* = ")
-        .nth(1)
-        .and_then(|s| s.split(|c: char| c != '.' && !c.is_ascii_digit()).next())
-        .and_then(|s| s.parse().ok())
-        .expect("t* in the message");
+    // Past t*: persistent contact, the ball ends at rest on the floor without penetrating.
+    let out = run("tests/models/simulate_cases.nsd", "\nsimulate ball as past { t = 0..10, x0 = { b = 0.9 }, rtol = 1e-12, atol = 1e-12, output = every(0.01) }\n");
+    let s = &out[0]["summary"];
+    let zeno = s["zeno"].as_array().expect("zeno list");
+    assert_eq!(zeno.len(), 1, "{s}");
+    let reported = zeno[0].as_f64().expect("t*");
     assert!(
         (reported - t_star).abs() < 1e-6,
         "t* = {reported} vs {t_star}"
+    );
+    let rows = data_rows(&out[0]);
+    let lowest = rows.iter().map(|r| r[1]).fold(f64::INFINITY, f64::min);
+    assert!(lowest > -1e-9, "penetration {lowest:e}");
+    let last = rows.last().expect("rows");
+    assert!(
+        last[0] == 10.0 && last[1].abs() < 1e-9 && last[2].abs() < 1e-9,
+        "at rest on the floor: {last:?}"
     );
 }
 
@@ -252,4 +243,17 @@ fn compliant_contacts_enter_and_leave_with_the_expected_rebound() {
             .expect("Hertz is conservative")
             < 1e-8
     );
+}
+
+#[test]
+fn plastic_contact_holds_until_the_loads_pull_it_off() {
+    let out = run(
+        "tests/models/simulate_cases.nsd",
+        "\nsimulate lift as lift { t = 0..2.5, x0 = { b = 0.2 }, rtol = 1e-12, atol = 1e-12 }\n",
+    );
+    let ev = events_csv(&out[0]);
+    let kinds: Vec<&str> = ev.iter().map(|e| e[2].as_str()).collect();
+    assert_eq!(kinds, vec!["impact", "hold", "lift-off"], "{ev:?}");
+    let t_lift: f64 = ev[2][0].parse().expect("t");
+    assert!((t_lift - 9.81 / 5.0).abs() < 1e-9, "lift-off at {t_lift}");
 }

@@ -115,6 +115,12 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
         help: "loosen rtol/atol, lower max_step, or check the model's stiffness and masses".into(),
     })?;
     let wall_s = start.elapsed().as_secs_f64();
+    let mut warnings: Vec<String> = sys.warnings.iter().map(|w| w.message.clone()).collect();
+    for t_star in &traj.zeno {
+        warnings.push(format!(
+            "impacts accumulated (Zeno) at t* ≈ {t_star}; continued in persistent contact"
+        ));
+    }
 
     let names: Vec<String> = sys.dofs.iter().map(|d| d.name.clone()).collect();
     let mut columns = vec!["t [s]".to_string()];
@@ -204,7 +210,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
     let mut summary = Map::new();
     summary.insert("events".into(), json!(traj.events.len()));
     summary.insert("impacts".into(), json!(traj.impacts));
-    summary.insert("zeno".into(), json!([]));
+    summary.insert("zeno".into(), json!(traj.zeno));
     summary.insert("steps".into(), json!(traj.steps));
     summary.insert("rejected".into(), json!(traj.rejected));
     summary.insert("rhs_evals".into(), json!(traj.rhs_evals));
@@ -242,7 +248,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
         summary,
         settings,
         params: model.params.clone(),
-        warnings: sys.warnings.iter().map(|w| w.message.clone()).collect(),
+        warnings,
         wall_s,
     })
 }

@@ -51,6 +51,8 @@ pub struct Trajectory {
     pub steps: usize,
     pub rejected: usize,
     pub impacts: usize,
+    /// Estimated accumulation times of Zeno sequences, passed in persistent contact.
+    pub zeno: Vec<f64>,
     pub rhs_evals: usize,
     /// The state at `t1`.
     pub final_state: Vec<f64>,
@@ -62,8 +64,33 @@ pub enum SimError {
     StepSizeUnderflow { t: f64, h: f64 },
     #[error("non-finite state at t = {t}")]
     NonFinite { t: f64 },
-    #[error("impacts accumulate (Zeno) at t = {t}; estimated accumulation time t* = {t_star}; continuing in persistent contact is not implemented yet")]
-    Zeno { t: f64, t_star: f64 },
+    #[error("`{element}` is penetrated at t = {t} without a located contact (the motion started on the stop's boundary)")]
+    MissedContact { t: f64, element: String },
+}
+
+/// The first held stop whose contact force changes sign within the step, and where
+/// (bisection on the dense output; the force is a smooth function of the state there).
+fn lift_off(h: &mut Hybrid, d: &DenseStep) -> Option<(usize, f64)> {
+    let t1 = d.t1();
+    for stop in h.held_stops() {
+        if h.holding_force(stop, t1, &d.eval(t1)) >= 0.0 {
+            continue;
+        }
+        let (mut a, mut b) = (d.t0, t1);
+        for _ in 0..100 {
+            let m = 0.5 * (a + b);
+            if m <= a || m >= b {
+                break;
+            }
+            if h.holding_force(stop, m, &d.eval(m)) >= 0.0 {
+                a = m;
+            } else {
+                b = m;
+            }
+        }
+        return Some((stop, a));
+    }
+    None
 }
 
 /// Watches the impact times of each stop for a geometric accumulation (Zeno): when an
@@ -75,7 +102,7 @@ struct ZenoWatch {
 }
 
 impl ZenoWatch {
-    fn push(&mut self, stop: usize, t: f64) -> Result<(), f64> {
+    fn check(&mut self, stop: usize, t: f64) -> Result<(), f64> {
         if self.last.len() <= stop {
             self.last.resize(stop + 1, Vec::new());
         }
@@ -180,19 +207,54 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
                         });
                     }
                     Action::Impact { stop } => {
-                        let (before, after) = h.impact(ev, stop, &mut ye);
                         traj.impacts += 1;
-                        zeno.push(stop, te)
-                            .map_err(|t_star| SimError::Zeno { t: te, t_star })?;
-                        traj.events.push(Event {
-                            t: te,
-                            element: h.stops[stop].name.clone(),
-                            kind: "impact",
-                            from: "open",
-                            to: "open",
-                            velocity: before,
-                            velocity_after: Some(after),
-                        });
+                        match zeno.check(stop, te) {
+                            Ok(()) => {
+                                let (before, after) = h.impact(ev, stop, &mut ye);
+                                traj.events.push(Event {
+                                    t: te,
+                                    element: h.stops[stop].name.clone(),
+                                    kind: "impact",
+                                    from: "open",
+                                    to: "open",
+                                    velocity: before,
+                                    velocity_after: Some(after),
+                                });
+                                // No rebound (e = 0, or a vanishing approach speed) while the
+                                // loads push into the stop: it stays in contact from here.
+                                if after.abs() <= 1e-12 * before.abs().max(1e-300) {
+                                    h.hold(ev, stop, &mut ye);
+                                    if h.holding_force(stop, te, &ye) < 0.0 {
+                                        h.release(stop);
+                                    } else {
+                                        traj.events.push(Event {
+                                            t: te,
+                                            element: h.stops[stop].name.clone(),
+                                            kind: "hold",
+                                            from: "open",
+                                            to: "held",
+                                            velocity: after,
+                                            velocity_after: Some(0.0),
+                                        });
+                                    }
+                                }
+                            }
+                            Err(t_star) => {
+                                // Zeno: the remaining bounces last ~(t* − t); continue in
+                                // persistent contact with the constraint monitored for lift-off.
+                                h.hold(ev, stop, &mut ye);
+                                traj.zeno.push(t_star);
+                                traj.events.push(Event {
+                                    t: te,
+                                    element: h.stops[stop].name.clone(),
+                                    kind: "zeno",
+                                    from: "open",
+                                    to: "held",
+                                    velocity,
+                                    velocity_after: Some(0.0),
+                                });
+                            }
+                        }
                         // The post-impact state is a new initial point of the output.
                         out.record_point(&mut traj, te, &ye);
                     }
@@ -202,6 +264,36 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
                 h.rhs(t, &y, &mut f0);
                 skip = 1e-12;
                 step = hstep.max(1e-8 * t.abs().max(1.0));
+            }
+            _ if !h.held_stops().is_empty() && lift_off(h, &dense).is_some() => {
+                // A held stop lets go inside this step: locate the sign change of its contact
+                // force on the dense output by bisection and release it there.
+                let (stop, tl) = lift_off(h, &dense).expect("checked in the guard");
+                let yl = dense.eval(tl);
+                out.record_until(&mut traj, &dense, tl, true);
+                h.release(stop);
+                traj.events.push(Event {
+                    t: tl,
+                    element: h.stops[stop].name.clone(),
+                    kind: "lift-off",
+                    from: "held",
+                    to: "open",
+                    velocity: 0.0,
+                    velocity_after: None,
+                });
+                t = tl;
+                y = yl;
+                h.rhs(t, &y, &mut f0);
+                skip = 1e-12;
+            }
+            _ if h.penetrated(&attempt.y1).is_some() => {
+                // A stop is on its forbidden side at the end of a step without a located
+                // crossing (the state started on its boundary): never continue silently.
+                let stop = h.penetrated(&attempt.y1).expect("checked in the guard");
+                return Err(SimError::MissedContact {
+                    t: dense.t1(),
+                    element: h.stops[stop].name.clone(),
+                });
             }
             _ => {
                 out.record_until(&mut traj, &dense, dense.t1(), false);

@@ -105,6 +105,19 @@ pub struct RigidStop {
     g: f64,
     sides: Sides,
     pub e: f64,
+    /// Persistent contact after a Zeno accumulation: `(w, M⁻¹w, wᵀM⁻¹w, side sign)`, the
+    /// constraint `wᵀẍ = 0` holding while the contact pushes.
+    held: Option<Held>,
+}
+
+/// The data of a stop held in persistent contact.
+#[derive(Debug, Clone)]
+struct Held {
+    w: Vec<(usize, f64)>,
+    minv_w: Vec<f64>,
+    wmw: f64,
+    /// +1 for the positive side (the stop pushes towards −w), −1 for the negative side.
+    side: f64,
 }
 
 /// What the crossing of an event function does.
@@ -174,6 +187,7 @@ impl<'s> Hybrid<'s> {
                         g: g.clearance,
                         sides: g.sides,
                         e,
+                        held: None,
                     });
                 }
                 Nonlinearity::Gap(g) => {
@@ -363,7 +377,88 @@ impl<'s> Hybrid<'s> {
                 dy[n..].copy_from_slice(&acc);
             }
         }
+        // Stops in persistent contact: remove the acceleration along each constraint
+        // (`M ẍ = f + w μ` with `wᵀẍ = 0`, μ = −wᵀM⁻¹f / wᵀM⁻¹w).
+        for stop in &self.stops {
+            if let Some(h) = &stop.held {
+                let wa: f64 = h.w.iter().map(|&(i, wi)| wi * dy[n + i]).sum();
+                let mu = -wa / h.wmw;
+                for (a, m) in dy[n..].iter_mut().zip(&h.minv_w) {
+                    *a += mu * m;
+                }
+            }
+        }
         self.force = force;
+    }
+
+    /// For a held stop, the contact force multiplier in the pushing direction: positive while
+    /// the stop pushes, negative when it would have to pull (lift-off).
+    pub fn holding_force(&mut self, stop: usize, t: f64, y: &[f64]) -> f64 {
+        let Some(h) = self.stops[stop].held.clone() else {
+            return 0.0;
+        };
+        self.stops[stop].held = None;
+        let mut dy = vec![0.0; 2 * self.n];
+        self.rhs(t, y, &mut dy);
+        self.stops[stop].held = Some(h.clone());
+        let wa: f64 = h.w.iter().map(|&(i, wi)| wi * dy[self.n + i]).sum();
+        // Unconstrained motion into the stop (wa·side > 0) needs a push.
+        wa * h.side
+    }
+
+    /// Puts a stop into persistent contact at the state `y`: the normal relative velocity is
+    /// removed (a plastic impact) and the constraint holds from now on.
+    pub fn hold(&mut self, ev: &EventFn, stop: usize, y: &mut [f64]) {
+        let n = self.n;
+        let mut w_full = vec![0.0; n];
+        for &(i, wi) in &ev.w {
+            w_full[i] += wi;
+        }
+        let minv_w = self.solve_mass(&w_full);
+        let wmw: f64 = ev.w.iter().map(|&(i, wi)| wi * minv_w[i]).sum();
+        let un: f64 = ev.w.iter().map(|&(i, wi)| wi * y[n + i]).sum();
+        for i in 0..n {
+            y[n + i] -= un / wmw * minv_w[i];
+        }
+        let side = if ev.dir == Direction::Rising {
+            1.0
+        } else {
+            -1.0
+        };
+        self.stops[stop].held = Some(Held {
+            w: ev.w.clone(),
+            minv_w,
+            wmw,
+            side,
+        });
+    }
+
+    /// The first open rigid stop that the state `y` penetrates beyond round-off.
+    pub fn penetrated(&self, y: &[f64]) -> Option<usize> {
+        self.stops.iter().position(|st| {
+            if st.held.is_some() {
+                return false;
+            }
+            let u = self.pos(st.a, 0.0, y) - self.pos(st.b, 0.0, y);
+            let tol = 1e-9 * st.g.abs().max(1.0);
+            (st.sides != Sides::Negative && u - st.g > tol)
+                || (st.sides != Sides::Positive && u + st.g < -tol)
+        })
+    }
+
+    /// Releases a held stop (lift-off).
+    pub fn release(&mut self, stop: usize) {
+        self.stops[stop].held = None;
+    }
+
+    /// Indices of the stops in persistent contact.
+    pub fn held_stops(&self) -> Vec<usize> {
+        self.stops
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.held.is_some())
+            .map(|(i, _)| i)
+            .collect()
     }
 
     /// The event functions that can end the current modes, and the rigid stops' contacts.
@@ -406,6 +501,9 @@ impl<'s> Hybrid<'s> {
             }
         }
         for (si, stop) in self.stops.iter().enumerate() {
+            if stop.held.is_some() {
+                continue;
+            }
             let w = weights(stop.a, stop.b);
             if stop.sides != Sides::Negative {
                 out.push(EventFn {
@@ -479,7 +577,7 @@ impl<'s> Hybrid<'s> {
             && s.forces.is_empty()
             && s.base.is_empty()
             && self.gaps.iter().all(|g| g.smooth.is_none())
-            && self.stops.iter().all(|st| st.e == 1.0)
+            && self.stops.iter().all(|st| st.e == 1.0 && st.held.is_none())
             && s.nonlinear
                 .iter()
                 .all(|e| !matches!(e.law, Nonlinearity::Friction(_)));
