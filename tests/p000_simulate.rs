@@ -257,3 +257,16 @@ fn plastic_contact_holds_until_the_loads_pull_it_off() {
     let t_lift: f64 = ev[2][0].parse().expect("t");
     assert!((t_lift - 9.81 / 5.0).abs() < 1e-9, "lift-off at {t_lift}");
 }
+
+#[test]
+fn a_motion_starting_on_the_contact_boundary_enters_contact() {
+    // x0 = g exactly, moving into the stop: the contact must start at t = 0, not be skipped.
+    let out = run("tests/models/simulate_cases.nsd", "\nsimulate one_stop as edge { t = 0..0.5, x0 = { m = 0.5 }, v0 = { m = 1 }, rtol = 1e-12, atol = 1e-12 }\n");
+    let ev = events_csv(&out[0]);
+    assert_eq!(
+        (ev[0][3].as_str(), ev[0][4].as_str()),
+        ("open", "contact+"),
+        "{ev:?}"
+    );
+    assert!(ev[0][0].parse::<f64>().expect("t") < 1e-9);
+}

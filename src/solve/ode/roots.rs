@@ -69,10 +69,10 @@ pub fn first_crossing(p: &[f64; 8], dir: Direction, x0: f64) -> Search {
         return Search::None;
     }
     let mut budget = 4000;
-    search(p, dir, x0, 1.0, &mut budget)
+    search(p, dir, x0, x0, 1.0, &mut budget)
 }
 
-fn search(p: &[f64; 8], dir: Direction, a: f64, b: f64, budget: &mut usize) -> Search {
+fn search(p: &[f64; 8], dir: Direction, start: f64, a: f64, b: f64, budget: &mut usize) -> Search {
     if *budget == 0 {
         return Search::Undecided;
     }
@@ -91,9 +91,13 @@ fn search(p: &[f64; 8], dir: Direction, a: f64, b: f64, budget: &mut usize) -> S
         .windows(2)
         .filter(|w| (w[0] < 0.0) != (w[1] < 0.0))
         .count();
+    // At the start of the search, a value on the boundary (within round-off) counts as the
+    // side the crossing leaves, so a motion that begins on the switching surface and goes
+    // through it is still an event.
+    let on_boundary = a == start && fa.abs() <= 1e-14 * p.iter().map(|c| c.abs()).sum::<f64>();
     let crossing = match dir {
-        Direction::Rising => fa < 0.0 && fb >= 0.0,
-        Direction::Falling => fa > 0.0 && fb <= 0.0,
+        Direction::Rising => (fa < 0.0 || on_boundary) && fb > 0.0 || fa < 0.0 && fb == 0.0,
+        Direction::Falling => (fa > 0.0 || on_boundary) && fb < 0.0 || fa > 0.0 && fb == 0.0,
     };
     // One Bernstein sign change means exactly one root (Descartes' rule for Bernstein form).
     if sign_changes == 1 || b - a < 1e-13 {
@@ -104,8 +108,8 @@ fn search(p: &[f64; 8], dir: Direction, a: f64, b: f64, budget: &mut usize) -> S
         };
     }
     let mid = 0.5 * (a + b);
-    match search(p, dir, a, mid, budget) {
-        Search::None => search(p, dir, mid, b, budget),
+    match search(p, dir, start, a, mid, budget) {
+        Search::None => search(p, dir, start, mid, b, budget),
         found => found,
     }
 }
