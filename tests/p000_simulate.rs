@@ -270,3 +270,93 @@ fn a_motion_starting_on_the_contact_boundary_enters_contact() {
     );
     assert!(ev[0][0].parse::<f64>().expect("t") < 1e-9);
 }
+
+#[test]
+fn belt_sticks_exactly_as_long_as_the_closed_form_says() {
+    let out = run("tests/models/simulate_cases.nsd", "\nsimulate belt as belt { t = 0..1.5, rtol = 1e-12, atol = 1e-12, output = every(0.01) }\n");
+    let ev = events_csv(&out[0]);
+    let kinds: Vec<(&str, &str)> = ev.iter().map(|e| (e[2].as_str(), e[4].as_str())).collect();
+    assert_eq!(kinds, vec![("stick", "stick"), ("slip", "slip-")], "{ev:?}");
+    let t_stick = std::f64::consts::PI / 12.0;
+    let x_stick = 0.5 * (1.0 - (2.0 * t_stick).cos());
+    let t_slip = t_stick + (0.5 - x_stick) / 0.5;
+    let (ts, tl): (f64, f64) = (ev[0][0].parse().expect("t"), ev[1][0].parse().expect("t"));
+    assert!(
+        (ts - t_stick).abs() < 1e-10 && (tl - t_slip).abs() < 1e-9,
+        "stick {ts} vs {t_stick}, slip {tl} vs {t_slip}"
+    );
+    // While stuck the mass rides with the belt exactly (no creep): x = x_stick + V (t − t_stick).
+    for row in data_rows(&out[0]).iter().filter(|r| r[0] > ts && r[0] < tl) {
+        assert!(
+            (row[1] - (x_stick + 0.5 * (row[0] - t_stick))).abs() < 1e-9
+                && (row[2] - 0.5).abs() < 1e-9,
+            "{row:?}"
+        );
+    }
+}
+
+/// Den Hartog's continuous / stick–slip boundary (paper 001, eq. 13 with S = 1; ERRATA: U
+/// evaluated as tan(π/2r)/r).
+fn den_hartog(r: f64) -> f64 {
+    let v = 1.0 / (1.0 - r * r);
+    let u = (std::f64::consts::PI / (2.0 * r)).tan() / r;
+    (v * v / (u * u + r.powi(-4))).sqrt()
+}
+
+#[test]
+fn den_hartog_sdof_regimes_on_each_side_of_the_closed_form_boundaries() {
+    // 100 excitation cycles (τ = 0..630); the regime is read from the last ten.
+    for r in [1.5f64, 2.0] {
+        let lim = den_hartog(r);
+        let cases = [
+            (0.9 * lim, "continuous"),
+            (1.1 * lim, "stick-slip"),
+            (1.05, "no motion"),
+        ];
+        for (beta, regime) in cases {
+            let text = "\nsimulate sdof as dh { t = 0..630, rtol = 1e-9, atol = 1e-9, output = every(0.5) }\n";
+            let model = std::fs::read_to_string(root().join("models/seed1/sdof.nsd"))
+                .expect("model")
+                .replace(
+                    "model sdof(r = 1, beta = 0.5)",
+                    &format!("model sdof(r = {r}, beta = {beta})"),
+                );
+            let dir = root().join("target/test-out/simulate");
+            std::fs::create_dir_all(&dir).expect("dir");
+            let file = dir.join(format!("dh_{r}_{beta}.nsd"));
+            std::fs::write(&file, model + text).expect("write");
+            let (code, stdout, stderr) = nsd(&[
+                "run",
+                file.to_str().expect("utf-8"),
+                "--only",
+                "dh",
+                "--json",
+                "--out",
+                dir.join(format!("dh_{r}_{beta}")).to_str().expect("utf-8"),
+            ]);
+            assert_eq!(code, 0, "{stderr}");
+            let v: Value =
+                serde_json::from_str(stdout.lines().next().expect("a line")).expect("JSON");
+            let late: Vec<Vec<String>> = events_csv(&v)
+                .into_iter()
+                .filter(|e| e[0].parse::<f64>().expect("t") > 630.0 - 20.0 * std::f64::consts::PI)
+                .collect();
+            let sticks = late.iter().filter(|e| e[2] == "stick").count();
+            match regime {
+                "continuous" => assert!(
+                    sticks == 0 && !late.is_empty(),
+                    "r = {r}, β = {beta}: {late:?}"
+                ),
+                "stick-slip" => assert!(
+                    sticks >= 10,
+                    "r = {r}, β = {beta}: {sticks} stops in ten cycles"
+                ),
+                _ => assert!(
+                    v["summary"]["events"] == 0 && v["summary"]["final"]["x.x"] == 0.0,
+                    "r = {r}, β = {beta}: {}",
+                    v["summary"]
+                ),
+            }
+        }
+    }
+}

@@ -5,8 +5,8 @@
 //! step is halved and retried.
 
 use super::dop853::{initial_step, next_step, DenseStep, Dop853, Tolerances};
-use super::hybrid::{Action, Hybrid};
-use super::roots::{first_crossing, Search};
+use super::hybrid::{Action, FrictionMode, Hybrid};
+use super::roots::{self, first_crossing, Direction, Search};
 
 /// Where output samples are taken.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +66,25 @@ pub enum SimError {
     NonFinite { t: f64 },
     #[error("`{element}` is penetrated at t = {t} without a located contact (the motion started on the stop's boundary)")]
     MissedContact { t: f64, element: String },
+}
+
+/// Monomial coefficients (degree 7) of `f` on `[0, 1]`, interpolated at the Chebyshev
+/// nodes: a moving wall's velocity over one step, so that slip events against it are
+/// polynomial like the others (interpolation error ~ (h/2)⁸ f⁽⁸⁾/8!/2⁷, far below the
+/// integration tolerance for the smooth base motions of the language).
+fn fit_poly(mut f: impl FnMut(f64) -> f64) -> [f64; 8] {
+    let nodes: Vec<f64> = (0..8)
+        .map(|k| 0.5 - 0.5 * ((2 * k + 1) as f64 * std::f64::consts::PI / 16.0).cos())
+        .collect();
+    let v = nalgebra::DMatrix::from_fn(8, 8, |r, c| nodes[r].powi(c as i32));
+    let rhs = nalgebra::DVector::from_iterator(8, nodes.iter().map(|x| f(*x)));
+    let sol = v
+        .lu()
+        .solve(&rhs)
+        .unwrap_or_else(|| nalgebra::DVector::zeros(8));
+    let mut p = [0.0; 8];
+    p.copy_from_slice(sol.as_slice());
+    p
 }
 
 /// The first held stop whose contact force changes sign within the step, and where
@@ -133,6 +152,7 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
     let mut traj = Trajectory::default();
     let (mut t, mut y) = (cfg.t0, cfg.y0.clone());
     h.set_modes_from_state(t, &y);
+    h.set_friction_from_state(t, &mut y);
     let mut f0 = vec![0.0; n2];
     h.rhs(t, &y, &mut f0);
     let mut step = {
@@ -170,7 +190,13 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
         let mut undecided = false;
         let events = h.events();
         for (k, ev) in events.iter().enumerate() {
-            let p = dense.linear_poly(&ev.w, ev.c);
+            let mut p = dense.linear_poly(&ev.w, ev.c);
+            if let Some((d, coef)) = ev.wall {
+                let wall = fit_poly(|x| h.wall_velocity(d, dense.t0 + x * dense.h));
+                for (pk, wk) in p.iter_mut().zip(wall) {
+                    *pk += coef * wk;
+                }
+            }
             match first_crossing(&p, ev.dir, skip) {
                 Search::At(x) if first.is_none_or(|(fx, _)| x < fx) => first = Some((x, k)),
                 Search::Undecided => undecided = true,
@@ -182,6 +208,99 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
             step = 0.5 * hstep;
             continue;
         }
+        // Sticking contacts: the force sticking needs is fitted by a polynomial over the step
+        // (rejected and shortened when the fit is poor), whose first crossing of ±F is where
+        // the contact starts to slip; refined by bisection on the true force.
+        let mut stick_break: Option<(f64, usize)> = None;
+        let mut refit = false;
+        let sticking: Vec<usize> = (0..h.friction.len())
+            .filter(|&c| h.friction[c].mode == FrictionMode::Stick)
+            .collect();
+        for c in sticking {
+            let slip = h.friction[c].slip;
+            let mut need = |x: f64| {
+                h.stick_force(
+                    c,
+                    dense.t0 + x * dense.h,
+                    &dense.eval(dense.t0 + x * dense.h),
+                )
+            };
+            let p = fit_poly(&mut need);
+            let misfit = (0..8)
+                .map(|k| (k as f64 + 0.5) / 8.0)
+                .map(|x| (roots::eval(&p, x) - need(x)).abs())
+                .fold(0.0, f64::max);
+            if misfit > 1e-6 * slip.max(1e-300) && hstep > 1e-10 * t.abs().max(1.0) {
+                refit = true;
+                break;
+            }
+            let mut hi = p;
+            hi[0] -= slip;
+            let mut lo = p;
+            lo[0] += slip;
+            let cands = [
+                first_crossing(&hi, Direction::Rising, skip),
+                first_crossing(&lo, Direction::Falling, skip),
+            ];
+            for cand in cands {
+                if let Search::At(x) = cand {
+                    // Refine on the true force: |need| − F changes sign near x.
+                    let f = |x: f64, need: &mut dyn FnMut(f64) -> f64| need(x).abs() - slip;
+                    let (mut a, mut b) = ((x - 0.01).max(skip), (x + 0.01).min(1.0));
+                    if f(a, &mut need) <= 0.0 && f(b, &mut need) > 0.0 {
+                        for _ in 0..100 {
+                            let m = 0.5 * (a + b);
+                            if m <= a || m >= b {
+                                break;
+                            }
+                            if f(m, &mut need) <= 0.0 {
+                                a = m;
+                            } else {
+                                b = m;
+                            }
+                        }
+                    } else {
+                        b = x;
+                    }
+                    if stick_break.is_none_or(|(bx, _)| b < bx) {
+                        stick_break = Some((b, c));
+                    }
+                }
+            }
+        }
+        if refit {
+            traj.rejected += 1;
+            step = 0.25 * hstep;
+            continue;
+        }
+        if let Some((xb, c)) = stick_break.filter(|(xb, _)| first.is_none_or(|(fx, _)| *xb < fx)) {
+            traj.steps += 1;
+            let tb = t + xb * hstep;
+            let yb = dense.eval(tb);
+            let need = h.stick_force(c, tb, &yb);
+            out.record_until(&mut traj, &dense, tb, true);
+            let to = if need > 0.0 {
+                FrictionMode::SlipNeg
+            } else {
+                FrictionMode::SlipPos
+            };
+            h.friction[c].mode = to;
+            traj.events.push(Event {
+                t: tb,
+                element: h.friction[c].name.clone(),
+                kind: "slip",
+                from: "stick",
+                to: to.name(),
+                velocity: 0.0,
+                velocity_after: None,
+            });
+            t = tb;
+            y = yb;
+            h.rhs(t, &y, &mut f0);
+            skip = 1e-12;
+            rejected_last = false;
+            continue;
+        }
         traj.steps += 1;
         match first {
             Some((x, k)) if x < 1.0 => {
@@ -190,7 +309,11 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
                 out.record_until(&mut traj, &dense, te, true);
                 let ev = &events[k];
                 let mut ye = ye;
-                let velocity: f64 = ev.w.iter().map(|&(i, wi)| wi * ye[n2 / 2 + i]).sum();
+                let velocity: f64 = match ev.action {
+                    // Friction events watch the velocity part of the state already.
+                    Action::SlipEnds { contact } => h.slip_velocity(contact, te, &ye),
+                    _ => ev.w.iter().map(|&(i, wi)| wi * ye[n2 / 2 + i]).sum(),
+                };
                 match ev.action {
                     Action::Switch { gap, to } => {
                         let from = h.modes[gap];
@@ -201,6 +324,24 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
                             element: h.gaps[gap].name.clone(),
                             kind: "contact",
                             from: from.name(),
+                            to: to.name(),
+                            velocity,
+                            velocity_after: None,
+                        });
+                    }
+                    Action::SlipEnds { contact } => {
+                        let from = h.friction[contact].mode.name();
+                        let to = h.settle(contact, te, &mut ye);
+                        let kind = if to == FrictionMode::Stick {
+                            "stick"
+                        } else {
+                            "slip"
+                        };
+                        traj.events.push(Event {
+                            t: te,
+                            element: h.friction[contact].name.clone(),
+                            kind,
+                            from,
                             to: to.name(),
                             velocity,
                             velocity_after: None,

@@ -120,6 +120,43 @@ struct Held {
     side: f64,
 }
 
+/// The state of a rigid Coulomb contact (paper 001, eqs. 3, 11–12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrictionMode {
+    /// Sliding with relative velocity `s > 0`: friction `−F` on side a.
+    SlipPos,
+    SlipNeg,
+    /// `s = 0` held by a friction force of magnitude ≤ F.
+    Stick,
+    /// No friction force at all (used internally to compute the force sticking requires).
+    Free,
+}
+
+impl FrictionMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            FrictionMode::SlipPos => "slip+",
+            FrictionMode::SlipNeg => "slip-",
+            FrictionMode::Stick => "stick",
+            FrictionMode::Free => "free",
+        }
+    }
+}
+
+/// A rigid Coulomb contact with slip force `F = μN` on the relative velocity
+/// `s = v_a − v_b` (the wall's velocity when a side is the moving base).
+#[derive(Debug, Clone)]
+pub struct Coulomb {
+    pub name: String,
+    a: Attach,
+    b: Attach,
+    pub slip: f64,
+    pub mode: FrictionMode,
+    w: Vec<(usize, f64)>,
+    minv_w: Vec<f64>,
+    wmw: f64,
+}
+
 /// What the crossing of an event function does.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Action {
@@ -127,6 +164,8 @@ pub enum Action {
     Switch { gap: usize, to: GapMode },
     /// A rigid stop is hit: the velocities jump by the impact law.
     Impact { stop: usize },
+    /// A sliding Coulomb contact's relative velocity reaches zero.
+    SlipEnds { contact: usize },
 }
 
 /// An event function `Σ w_i y_i + c`, the crossing direction that triggers it, and its action.
@@ -134,6 +173,9 @@ pub enum Action {
 pub struct EventFn {
     pub w: Vec<(usize, f64)>,
     pub c: f64,
+    /// A moving-wall velocity `coef · ẏ_dir(t)` added to the function (fitted by a polynomial
+    /// over each step), for contacts against the base.
+    pub wall: Option<(crate::model::flat::Dir, f64)>,
     pub dir: Direction,
     pub action: Action,
 }
@@ -155,7 +197,9 @@ pub struct Hybrid<'s> {
     /// Exact gaps' modes (smoothed gaps have no mode and stay `Open`).
     pub modes: Vec<GapMode>,
     poly: Vec<(Attach, Attach, f64, f64)>,
-    base: Vec<(crate::model::flat::Dir, TimeFn, TimeFn)>,
+    /// Base motion per direction: `y`, `ẏ`, `ÿ`.
+    base: Vec<(crate::model::flat::Dir, TimeFn, TimeFn, TimeFn)>,
+    pub friction: Vec<Coulomb>,
     force: Vec<f64>,
     /// Right-hand-side evaluations so far.
     pub evals: usize,
@@ -167,6 +211,7 @@ impl<'s> Hybrid<'s> {
         let mut gaps = Vec::new();
         let mut stops = Vec::new();
         let mut poly = Vec::new();
+        let mut coulomb = Vec::new();
         for el in &sys.nonlinear {
             let (a, b) = (el.a[0], el.b[0]);
             match &el.law {
@@ -214,10 +259,13 @@ impl<'s> Hybrid<'s> {
                         entry_speed: 0.0,
                     });
                 }
+                Nonlinearity::Friction(crate::model::flat::Friction::Coulomb { slip_force }) => {
+                    coulomb.push((el.name.clone(), a, b, *slip_force));
+                }
                 Nonlinearity::Friction(_) => {
                     return Err(Unsupported::Element {
                         element: el.name.clone(),
-                        what: "friction (stick–slip)",
+                        what: "elastic (Jenkins) and 2-D friction contacts",
                     });
                 }
             }
@@ -247,10 +295,20 @@ impl<'s> Hybrid<'s> {
         let base = sys
             .base
             .iter()
-            .map(|b| (b.dir, b.y.clone(), b.y.derivative()))
+            .map(|b| {
+                let dy = b.y.derivative();
+                let ddy = dy.derivative();
+                (b.dir, b.y.clone(), dy, ddy)
+            })
             .collect();
         let modes = vec![GapMode::Open; gaps.len()];
-        Ok(Hybrid {
+        if coulomb.len() > 1 {
+            return Err(Unsupported::Element {
+                element: coulomb[1].0.clone(),
+                what: "a second rigid Coulomb contact (the coupled stick LCP)",
+            });
+        }
+        let mut h = Hybrid {
             sys,
             n,
             mass,
@@ -259,9 +317,114 @@ impl<'s> Hybrid<'s> {
             modes,
             poly,
             base,
+            friction: Vec::new(),
             force: vec![0.0; n],
             evals: 0,
-        })
+        };
+        for (name, a, b, slip) in coulomb {
+            let mut w = Vec::with_capacity(2);
+            if let Attach::Dof(i) = a {
+                w.push((i, 1.0));
+            }
+            if let Attach::Dof(j) = b {
+                w.push((j, -1.0));
+            }
+            let mut w_full = vec![0.0; n];
+            for &(i, wi) in &w {
+                w_full[i] += wi;
+            }
+            let minv_w = h.solve_mass(&w_full);
+            let wmw = w.iter().map(|&(i, wi)| wi * minv_w[i]).sum();
+            h.friction.push(Coulomb {
+                name,
+                a,
+                b,
+                slip,
+                mode: FrictionMode::Free,
+                w,
+                minv_w,
+                wmw,
+            });
+        }
+        Ok(h)
+    }
+
+    /// Velocity (`order = 1`) or acceleration (`order = 2`) of an attachment's wall.
+    fn wall_rate(&self, a: Attach, t: f64, order: usize) -> f64 {
+        match a {
+            Attach::Base(d) => self.base.iter().find(|b| b.0 == d).map_or(0.0, |b| {
+                if order == 1 {
+                    b.2.eval(t)
+                } else {
+                    b.3.eval(t)
+                }
+            }),
+            _ => 0.0,
+        }
+    }
+
+    /// Relative velocity `s = v_a − v_b` of a friction contact.
+    pub fn slip_velocity(&self, c: usize, t: f64, y: &[f64]) -> f64 {
+        let f = &self.friction[c];
+        let v = &y[self.n..];
+        let side = |a: Attach| match a {
+            Attach::Dof(i) => v[i],
+            _ => self.wall_rate(a, t, 1),
+        };
+        side(f.a) - side(f.b)
+    }
+
+    /// The friction force (on side a, along w) that sticking needs at `(t, y)`.
+    pub fn stick_force(&mut self, c: usize, t: f64, y: &[f64]) -> f64 {
+        let mode = self.friction[c].mode;
+        self.friction[c].mode = FrictionMode::Free;
+        let mut dy = vec![0.0; 2 * self.n];
+        self.rhs(t, y, &mut dy);
+        self.friction[c].mode = mode;
+        let f = &self.friction[c];
+        let wa: f64 = f.w.iter().map(|&(i, wi)| wi * dy[self.n + i]).sum();
+        let wall_acc = self.wall_rate(f.a, t, 2) - self.wall_rate(f.b, t, 2);
+        (wall_acc - wa) / f.wmw
+    }
+
+    /// The mode a contact takes at `(t, y)` when its relative velocity is zero: stick if the
+    /// force it needs is within the slip force, else slide the way that force would push.
+    pub fn settle(&mut self, c: usize, t: f64, y: &mut [f64]) -> FrictionMode {
+        let need = self.stick_force(c, t, y);
+        let slip = self.friction[c].slip;
+        let mode = if need.abs() <= slip {
+            // Remove any round-off relative velocity (a mass-weighted projection).
+            let s = self.slip_velocity(c, t, y);
+            let f = &self.friction[c];
+            for (vi, m) in y[self.n..].iter_mut().zip(&f.minv_w) {
+                *vi -= s / f.wmw * m;
+            }
+            FrictionMode::Stick
+        } else if need > slip {
+            // Sticking would need more than the slip force in +w: the contact slides backwards.
+            FrictionMode::SlipNeg
+        } else {
+            FrictionMode::SlipPos
+        };
+        self.friction[c].mode = mode;
+        mode
+    }
+
+    /// Initial friction modes: slide with the initial relative velocity, else settle.
+    pub fn set_friction_from_state(&mut self, t: f64, y: &mut [f64]) {
+        for c in 0..self.friction.len() {
+            let s = self.slip_velocity(c, t, y);
+            self.friction[c].mode = if s > 0.0 {
+                FrictionMode::SlipPos
+            } else if s < 0.0 {
+                FrictionMode::SlipNeg
+            } else {
+                FrictionMode::Free
+            };
+            if s == 0.0 {
+                self.settle(c, t, y);
+            }
+        }
     }
 
     pub fn dim(&self) -> usize {
@@ -315,7 +478,7 @@ impl<'s> Hybrid<'s> {
         for df in &self.sys.forces {
             f[df.dof] += df.f.eval(t);
         }
-        for (b, (_, yb, dyb)) in self.sys.base.iter().zip(&self.base) {
+        for (b, (_, yb, dyb, _)) in self.sys.base.iter().zip(&self.base) {
             let (yv, dv) = (yb.eval(t), dyb.eval(t));
             for &(i, k) in &b.stiffness {
                 f[i] += k * yv;
@@ -360,6 +523,14 @@ impl<'s> Hybrid<'s> {
             };
             apply(gap.a, gap.b, force, f);
         }
+        for fc in &self.friction {
+            let force = match fc.mode {
+                FrictionMode::SlipPos => fc.slip,
+                FrictionMode::SlipNeg => -fc.slip,
+                FrictionMode::Stick | FrictionMode::Free => 0.0,
+            };
+            apply(fc.a, fc.b, force, f);
+        }
         dy[..n].copy_from_slice(v);
         match &self.mass {
             MassSolver::Diagonal(inv) => {
@@ -375,6 +546,17 @@ impl<'s> Hybrid<'s> {
             MassSolver::Sparse(ldl) => {
                 let acc: Vec<f64> = ldl.solve(&*f);
                 dy[n..].copy_from_slice(&acc);
+            }
+        }
+        // Sticking contacts: the relative acceleration follows the wall's (paper 001, eq. 11).
+        for fc in &self.friction {
+            if fc.mode == FrictionMode::Stick {
+                let wa: f64 = fc.w.iter().map(|&(i, wi)| wi * dy[n + i]).sum();
+                let wall_acc = self.wall_rate(fc.a, t, 2) - self.wall_rate(fc.b, t, 2);
+                let lambda = (wall_acc - wa) / fc.wmw;
+                for (a, m) in dy[n..].iter_mut().zip(&fc.minv_w) {
+                    *a += lambda * m;
+                }
             }
         }
         // Stops in persistent contact: remove the acceleration along each constraint
@@ -481,6 +663,7 @@ impl<'s> Hybrid<'s> {
             let w = weights(gap.a, gap.b);
             let mut push = |c: f64, dir, to| {
                 out.push(EventFn {
+                    wall: None,
                     w: w.clone(),
                     c,
                     dir,
@@ -500,6 +683,27 @@ impl<'s> Hybrid<'s> {
                 GapMode::Minus => push(gap.g, Direction::Rising, GapMode::Open),
             }
         }
+        for (ci, fc) in self.friction.iter().enumerate() {
+            let dir = match fc.mode {
+                FrictionMode::SlipPos => Direction::Falling,
+                FrictionMode::SlipNeg => Direction::Rising,
+                _ => continue,
+            };
+            // s = Σ w v − (wall velocity of b) + (wall velocity of a).
+            let w = fc.w.iter().map(|&(i, wi)| (self.n + i, wi)).collect();
+            let wall = match (fc.a, fc.b) {
+                (_, Attach::Base(d)) => Some((d, -1.0)),
+                (Attach::Base(d), _) => Some((d, 1.0)),
+                _ => None,
+            };
+            out.push(EventFn {
+                w,
+                c: 0.0,
+                wall,
+                dir,
+                action: Action::SlipEnds { contact: ci },
+            });
+        }
         for (si, stop) in self.stops.iter().enumerate() {
             if stop.held.is_some() {
                 continue;
@@ -507,6 +711,7 @@ impl<'s> Hybrid<'s> {
             let w = weights(stop.a, stop.b);
             if stop.sides != Sides::Negative {
                 out.push(EventFn {
+                    wall: None,
                     w: w.clone(),
                     c: -stop.g,
                     dir: Direction::Rising,
@@ -515,6 +720,7 @@ impl<'s> Hybrid<'s> {
             }
             if stop.sides != Sides::Positive {
                 out.push(EventFn {
+                    wall: None,
                     w,
                     c: stop.g,
                     dir: Direction::Falling,
@@ -531,6 +737,14 @@ impl<'s> Hybrid<'s> {
         if let Some(g) = self.gaps.get_mut(gap) {
             g.entry_speed = speed.abs();
         }
+    }
+
+    /// The moving-wall velocity `ẏ_dir(t)`.
+    pub fn wall_velocity(&self, d: crate::model::flat::Dir, t: f64) -> f64 {
+        self.base
+            .iter()
+            .find(|b| b.0 == d)
+            .map_or(0.0, |b| b.2.eval(t))
     }
 
     /// `M⁻¹ r`.
