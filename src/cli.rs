@@ -368,9 +368,26 @@ fn run(file: &Path, set: &[String], out: &Path, as_json: bool, only: Option<&str
                     code = code.max(1);
                 }
             },
-            Err(RunFailure { failure, exit_code }) => {
+            Err(RunFailure {
+                failure,
+                exit_code,
+                partial,
+            }) => {
                 print_failure(&failure);
                 code = code.max(exit_code);
+                if let Some(r) = partial {
+                    match crate::io::report::write(out, &r, &hash) {
+                        Ok(dir) => eprintln!(
+                            "partial results of `{}` written to {}",
+                            r.name,
+                            dir.display()
+                        ),
+                        Err(e) => eprintln!(
+                            "error[nsd::io::write]: cannot write the partial results of `{}`: {e}",
+                            r.name
+                        ),
+                    }
+                }
             }
         }
     }

@@ -252,3 +252,43 @@ fn check_reports_the_radius_of_influence_of_smoothed_gaps() {
     assert!((r - 0.0017).abs() < 5e-5, "R_i = {r}");
     assert_eq!(v["smoothing"][0]["element"], "freeplay");
 }
+
+#[test]
+fn a_numerical_failure_exits_2_and_keeps_the_partial_results() {
+    let dir = root().join("target/test-out/partial");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("blowup.nsd");
+    // The force is singular at t = 1: the step size underflows there.
+    std::fs::write(&file, "model m {\n  mass a = 1\n  spring a -- ground { k = 1 }\n  force a = 1 / (1 - t)\n}\nsimulate m as run { t = 0..2 }\n").expect("write");
+    let (code, _, stderr) = nsd(&[
+        "run",
+        file.to_str().expect("utf-8"),
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("nsd::analysis::numerical_failure") && stderr.contains("partial results"),
+        "{stderr}"
+    );
+    let meta: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("run/meta.json")).expect("meta.json"),
+    )
+    .expect("JSON");
+    assert!(
+        meta["summary"]["failed"]
+            .as_str()
+            .is_some_and(|m| m.contains("t = 0.99")),
+        "{}",
+        meta["summary"]
+    );
+    let csv = std::fs::read_to_string(dir.join("run/data.csv")).expect("data.csv");
+    let last_t: f64 = csv
+        .lines()
+        .last()
+        .and_then(|l| l.split(',').next())
+        .and_then(|t| t.parse().ok())
+        .expect("a row");
+    assert!(last_t > 0.9 && last_t < 1.0, "last t = {last_t}");
+}

@@ -20,6 +20,8 @@ use crate::model::assemble;
 pub struct RunFailure {
     pub failure: Failure,
     pub exit_code: i32,
+    /// Results computed before a numerical failure (written too: exit code 2 keeps them).
+    pub partial: Option<Box<Results>>,
 }
 
 /// Resolves the analysis's model with the overrides, assembles it and runs the analysis.
@@ -30,6 +32,7 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
         RunFailure {
             failure: Failure::one(Failure::located(&prog.sources, file, e)),
             exit_code: code,
+            partial: None,
         }
     };
     if prog.template(&a.model.name).is_none() {
@@ -45,16 +48,25 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
         return Err(RunFailure {
             failure: Failure::one(Failure::located(&prog.sources, a.model.span.file, e)),
             exit_code: 1,
+            partial: None,
         });
     }
     let model = resolve(prog, &a.model.name, overrides).map_err(|failure| RunFailure {
         failure,
         exit_code: 1,
+        partial: None,
     })?;
     let sys = assemble(&model);
     let mut results = match a.kind {
         AnalysisKind::Modes => modes::run(a, &model, &sys).map_err(located)?,
-        AnalysisKind::Simulate => simulate::run(a, &model, &sys).map_err(located)?,
+        AnalysisKind::Simulate => simulate::run(a, &model, &sys).map_err(|p| {
+            let mut f = located(p.error);
+            f.partial = p.results.map(|mut r| {
+                r.name = name_of(a);
+                r
+            });
+            f
+        })?,
         kind => {
             return Err(located(AnalysisError::Unavailable {
                 kind: kind.keyword().into(),

@@ -14,11 +14,26 @@ use crate::lang::ast::Analysis;
 use crate::lang::units::Dim;
 use crate::model::{Model, System};
 use crate::solve::ode::dop853::Tolerances;
-use crate::solve::ode::driver::{integrate, Config, Output};
+use crate::solve::ode::driver::{integrate, Config, Output, Trajectory};
 use crate::solve::ode::hybrid::Hybrid;
 use serde_json::{json, Map};
 
-pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
+/// A failed analysis with whatever it computed before failing.
+pub struct Partial {
+    pub error: AnalysisError,
+    pub results: Option<Box<Results>>,
+}
+
+impl From<AnalysisError> for Partial {
+    fn from(error: AnalysisError) -> Partial {
+        Partial {
+            error,
+            results: None,
+        }
+    }
+}
+
+pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
     let opts = OptionReader::new(
         a,
         model,
@@ -71,12 +86,12 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
                 Output::At(ts.to_vec())
             }
             _ => {
-                return Err(opts.bad_value(
+                return Err(Partial::from(opts.bad_value(
                     "output",
                     at,
                     "expected `steps`, `every(dt)` with dt > 0, or `at(t1, t2, …)` ascending",
                     "e.g. `output = every(0.1)`",
-                ))
+                )))
             }
         },
     };
@@ -109,12 +124,61 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
         tol,
         output,
     };
-    let traj = integrate(&mut hybrid, &cfg).map_err(|e| AnalysisError::Numerical {
-        message: format!("simulate of `{}`: {e}", model.name),
-        at: a.span,
-        help: "loosen rtol/atol, lower max_step, or check the model's stiffness and masses".into(),
-    })?;
-    let wall_s = start.elapsed().as_secs_f64();
+    let mut settings = Map::new();
+    settings.insert("t".into(), json!([t0, t1]));
+    settings.insert("rtol".into(), json!(tol.rtol));
+    settings.insert("atol".into(), json!(tol.atol));
+    settings.insert("max_step".into(), json!(tol.max_step));
+    settings.insert(
+        "events".into(),
+        json!(if smooth_only { "smooth" } else { "exact" }),
+    );
+    settings.insert(
+        "method".into(),
+        json!("DOP853 with 7th-order dense output; events by Bernstein root isolation"),
+    );
+    match integrate(&mut hybrid, &cfg) {
+        Ok(traj) => Ok(report(
+            &traj,
+            &hybrid,
+            model,
+            sys,
+            settings,
+            start.elapsed().as_secs_f64(),
+        )),
+        Err(failed) => {
+            let message = format!("simulate of `{}`: {}", model.name, failed.error);
+            let mut partial = report(
+                &failed.partial,
+                &hybrid,
+                model,
+                sys,
+                settings,
+                start.elapsed().as_secs_f64(),
+            );
+            partial.summary.insert("failed".into(), json!(message));
+            partial.warnings.push(format!(
+                "{message}; the results cover the run up to the failure"
+            ));
+            let error = AnalysisError::Numerical { message, at: a.span, help: "loosen rtol/atol, lower max_step, or check the model's stiffness and masses; the partial results are written".into() };
+            Err(Partial {
+                error,
+                results: Some(Box::new(partial)),
+            })
+        }
+    }
+}
+
+/// Tables, plots and summary of a (possibly partial) trajectory.
+fn report(
+    traj: &Trajectory,
+    hybrid: &Hybrid,
+    model: &Model,
+    sys: &System,
+    settings: Map<String, serde_json::Value>,
+    wall_s: f64,
+) -> Results {
+    let n = sys.n();
     let mut warnings: Vec<String> = sys.warnings.iter().map(|w| w.message.clone()).collect();
     for t_star in &traj.zeno {
         warnings.push(format!(
@@ -226,22 +290,9 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
             / e0.abs().max(f64::MIN_POSITIVE);
         summary.insert("energy_drift".into(), json!(drift));
     }
-    let mut settings = Map::new();
-    settings.insert("t".into(), json!([t0, t1]));
-    settings.insert("rtol".into(), json!(tol.rtol));
-    settings.insert("atol".into(), json!(tol.atol));
-    settings.insert("max_step".into(), json!(tol.max_step));
-    settings.insert(
-        "events".into(),
-        json!(if smooth_only { "smooth" } else { "exact" }),
-    );
-    settings.insert(
-        "method".into(),
-        json!("DOP853 with 7th-order dense output; events by Bernstein root isolation"),
-    );
-    Ok(Results {
+    Results {
         name: String::new(),
-        kind: opts.kind().into(),
+        kind: "simulate".into(),
         model: model.name.clone(),
         tables: vec![data, events],
         plots,
@@ -250,7 +301,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
         params: model.params.clone(),
         warnings,
         wall_s,
-    })
+    }
 }
 
 /// The DOF a path names: exactly (`m1.x`) or, for a node with one DOF, by the node (`m1`).

@@ -68,6 +68,13 @@ pub enum SimError {
     MissedContact { t: f64, element: String },
 }
 
+/// The failure with the trajectory up to the last good state.
+fn fail(error: SimError, mut partial: Trajectory, h: &Hybrid, y: &[f64]) -> Failed {
+    partial.rhs_evals = h.evals;
+    partial.final_state = y.to_vec();
+    Failed { error, partial }
+}
+
 /// Monomial coefficients (degree 7) of `f` on `[0, 1]`, interpolated at the Chebyshev
 /// nodes: a moving wall's velocity over one step, so that slip events against it are
 /// polynomial like the others (interpolation error ~ (h/2)⁸ f⁽⁸⁾/8!/2⁷, far below the
@@ -145,8 +152,16 @@ impl ZenoWatch {
     }
 }
 
-/// Integrates `sys` from `cfg.t0` to `cfg.t1`.
-pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
+/// A failed integration and what was computed up to the failure.
+#[derive(Debug, Clone)]
+pub struct Failed {
+    pub error: SimError,
+    pub partial: Trajectory,
+}
+
+/// Integrates `sys` from `cfg.t0` to `cfg.t1`; on failure, the trajectory so far comes back
+/// with the error (exit code 2 keeps partial results).
+pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, Failed> {
     let n2 = h.dim();
     let mut rk = Dop853::new(n2);
     let mut traj = Trajectory::default();
@@ -168,7 +183,12 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
     while t < cfg.t1 {
         let hstep = step.min(cfg.t1 - t).min(cfg.tol.max_step);
         if hstep <= 1e-14 * t.abs().max(1.0) {
-            return Err(SimError::StepSizeUnderflow { t, h: hstep });
+            return Err(fail(
+                SimError::StepSizeUnderflow { t, h: hstep },
+                traj,
+                h,
+                &y,
+            ));
         }
         let mut rhs = |t: f64, y: &[f64], dy: &mut [f64]| h.rhs(t, y, dy);
         let attempt = rk.attempt(&mut rhs, t, &y, &f0, hstep, &cfg.tol);
@@ -431,10 +451,11 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
                 // A stop is on its forbidden side at the end of a step without a located
                 // crossing (the state started on its boundary): never continue silently.
                 let stop = h.penetrated(&attempt.y1).expect("checked in the guard");
-                return Err(SimError::MissedContact {
+                let error = SimError::MissedContact {
                     t: dense.t1(),
                     element: h.stops[stop].name.clone(),
-                });
+                };
+                return Err(fail(error, traj, h, &y));
             }
             _ => {
                 out.record_until(&mut traj, &dense, dense.t1(), false);
@@ -447,7 +468,7 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, SimError> {
         }
         rejected_last = false;
         if y.iter().any(|v| !v.is_finite()) {
-            return Err(SimError::NonFinite { t });
+            return Err(fail(SimError::NonFinite { t }, traj, h, &y));
         }
     }
     traj.rhs_evals = h.evals;
