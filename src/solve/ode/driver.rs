@@ -69,10 +69,10 @@ pub enum SimError {
 }
 
 /// The failure with the trajectory up to the last good state.
-fn fail(error: SimError, mut partial: Trajectory, h: &Hybrid, y: &[f64]) -> Failed {
+fn fail(error: SimError, mut partial: Trajectory, h: &Hybrid, y: &[f64]) -> Box<Failed> {
     partial.rhs_evals = h.evals;
     partial.final_state = y.to_vec();
-    Failed { error, partial }
+    Box::new(Failed { error, partial })
 }
 
 /// Monomial coefficients (degree 7) of `f` on `[0, 1]`, interpolated at the Chebyshev
@@ -161,7 +161,7 @@ pub struct Failed {
 
 /// Integrates `sys` from `cfg.t0` to `cfg.t1`; on failure, the trajectory so far comes back
 /// with the error (exit code 2 keeps partial results).
-pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, Failed> {
+pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, Box<Failed>> {
     let n2 = h.dim();
     let mut rk = Dop853::new(n2);
     let mut traj = Trajectory::default();
