@@ -137,7 +137,19 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         "method".into(),
         json!("DOP853 with 7th-order dense output; events by Bernstein root isolation"),
     );
-    match integrate(&mut hybrid, &cfg) {
+    // A progress bar on stderr; indicatif hides it when stderr is not a terminal.
+    let bar = indicatif::ProgressBar::new(1000);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} simulate {msg} [{bar:30}] {percent}% ({elapsed})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message(model.name.clone());
+    let mut progress = |t: f64| bar.set_position((1000.0 * (t - t0) / (t1 - t0)) as u64);
+    let outcome = integrate(&mut hybrid, &cfg, &mut progress);
+    bar.finish_and_clear();
+    match outcome {
         Ok(traj) => Ok(report(
             &traj,
             &hybrid,

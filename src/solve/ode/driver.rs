@@ -161,7 +161,11 @@ pub struct Failed {
 
 /// Integrates `sys` from `cfg.t0` to `cfg.t1`; on failure, the trajectory so far comes back
 /// with the error (exit code 2 keeps partial results).
-pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, Box<Failed>> {
+pub fn integrate(
+    h: &mut Hybrid,
+    cfg: &Config,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Trajectory, Box<Failed>> {
     let n2 = h.dim();
     let mut rk = Dop853::new(n2);
     let mut traj = Trajectory::default();
@@ -467,6 +471,7 @@ pub fn integrate(h: &mut Hybrid, cfg: &Config) -> Result<Trajectory, Box<Failed>
             }
         }
         rejected_last = false;
+        progress(t);
         if y.iter().any(|v| !v.is_finite()) {
             return Err(fail(SimError::NonFinite { t }, traj, h, &y));
         }
