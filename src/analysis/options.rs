@@ -62,18 +62,29 @@ impl<'a> OptionReader<'a> {
         }
     }
 
-    /// A whole number ≥ `min`.
-    pub fn count(&self, key: &str, min: i64) -> R<Option<usize>> {
-        let Some(v) = self.get(key) else {
-            return Ok(None);
-        };
-        let Value::Expr(e) = v else {
-            return Err(self.bad(
+    /// The expression of `key`, or a "expected …" error naming an example (`None` if absent).
+    fn expr(
+        &self,
+        key: &str,
+        expected: &str,
+        example: &str,
+    ) -> R<Option<&'a crate::lang::ast::Expr>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Expr(e)) => Ok(Some(e)),
+            Some(v) => Err(self.bad(
                 key,
                 v.span(),
-                "expected a whole number",
-                &format!("write `{key} = 10`"),
-            ));
+                expected,
+                &format!("write `{key} = {example}`"),
+            )),
+        }
+    }
+
+    /// A whole number ≥ `min`.
+    pub fn count(&self, key: &str, min: i64) -> R<Option<usize>> {
+        let Some(e) = self.expr(key, "expected a whole number", "10")? else {
+            return Ok(None);
         };
         let n = eval::integer(e, &self.scope).map_err(|_| {
             self.bad(
@@ -123,16 +134,8 @@ impl<'a> OptionReader<'a> {
 
     /// A number (with unit check) or `None` when absent.
     pub fn number(&self, key: &str, dim: crate::lang::units::Dim) -> R<Option<f64>> {
-        let Some(v) = self.get(key) else {
+        let Some(e) = self.expr(key, "expected a number", "1e-9")? else {
             return Ok(None);
-        };
-        let Value::Expr(e) = v else {
-            return Err(self.bad(
-                key,
-                v.span(),
-                "expected a number",
-                &format!("write `{key} = 1e-9`"),
-            ));
         };
         eval::quantity(e, &self.scope, key, dim)
             .map(Some)

@@ -68,6 +68,13 @@ pub enum SimError {
     MissedContact { t: f64, element: String },
 }
 
+/// Restarts the integration at a located switch `(t, y)` in the new modes: the first stage
+/// is recomputed and the next event search starts just past the restart point.
+fn restart(h: &mut Hybrid, t: f64, y: Vec<f64>, f0: &mut [f64]) -> (f64, Vec<f64>, f64) {
+    h.rhs(t, &y, f0);
+    (t, y, 1e-12)
+}
+
 /// The failure with the trajectory up to the last good state.
 fn fail(error: SimError, mut partial: Trajectory, h: &Hybrid, y: &[f64]) -> Box<Failed> {
     partial.rhs_evals = h.evals;
@@ -318,10 +325,7 @@ pub fn integrate(
                 velocity: 0.0,
                 velocity_after: None,
             });
-            t = tb;
-            y = yb;
-            h.rhs(t, &y, &mut f0);
-            skip = 1e-12;
+            (t, y, skip) = restart(h, tb, yb, &mut f0);
             rejected_last = false;
             continue;
         }
@@ -424,10 +428,7 @@ pub fn integrate(
                         out.record_point(&mut traj, te, &ye);
                     }
                 }
-                t = te;
-                y = ye;
-                h.rhs(t, &y, &mut f0);
-                skip = 1e-12;
+                (t, y, skip) = restart(h, te, ye, &mut f0);
                 step = hstep.max(1e-8 * t.abs().max(1.0));
             }
             _ if !h.held_stops().is_empty() && lift_off(h, &dense).is_some() => {
@@ -446,10 +447,7 @@ pub fn integrate(
                     velocity: 0.0,
                     velocity_after: None,
                 });
-                t = tl;
-                y = yl;
-                h.rhs(t, &y, &mut f0);
-                skip = 1e-12;
+                (t, y, skip) = restart(h, tl, yl, &mut f0);
             }
             _ if h.penetrated(&attempt.y1).is_some() => {
                 // A stop is on its forbidden side at the end of a step without a located
