@@ -292,3 +292,29 @@ fn a_numerical_failure_exits_2_and_keeps_the_partial_results() {
         .expect("a row");
     assert!(last_t > 0.9 && last_t < 1.0, "last t = {last_t}");
 }
+
+#[test]
+fn simulate_refuses_what_it_cannot_integrate() {
+    let dir = root().join("target/test-out/refuse");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("mb.nsd");
+    std::fs::write(
+        &file,
+        format!(
+            "import \"{}\"\nsimulate pendulum_ideal {{ t = 0..1 }}\n",
+            root().join("models/seed2/pendulum_ideal.nsd").display()
+        ),
+    )
+    .expect("write");
+    let (code, _, stderr) = nsd(&[
+        "run",
+        file.to_str().expect("utf-8"),
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("nsd::analysis::unsupported") && stderr.contains("multibody"),
+        "{stderr}"
+    );
+}

@@ -43,6 +43,10 @@ pub enum Unsupported {
     Unsmoothed { element: String },
     #[error("the mass matrix is singular: some DOF carries no mass")]
     SingularMass,
+    #[error("rigid bodies and joints are integrated by the multibody time stepping of paper 002, which has not landed yet")]
+    Multibody,
+    #[error("the model has no DOFs to integrate")]
+    Empty,
 }
 
 /// A gap with a penetration law (piecewise-linear or compliant, paper 002 eqs. 1–3) acting
@@ -208,6 +212,12 @@ pub struct Hybrid<'s> {
 impl<'s> Hybrid<'s> {
     pub fn new(sys: &'s System, smooth_only: bool) -> Result<Hybrid<'s>, Unsupported> {
         let n = sys.n();
+        if sys.multibody.is_some() {
+            return Err(Unsupported::Multibody);
+        }
+        if n == 0 {
+            return Err(Unsupported::Empty);
+        }
         let mut gaps = Vec::new();
         let mut stops = Vec::new();
         let mut poly = Vec::new();
