@@ -2,3 +2,4 @@
 
 pub mod modes;
 pub mod ode;
+pub mod regimes;
