@@ -51,6 +51,7 @@ fn two_dof_upper_contact_peak_and_low_frequency_limit() {
 }
 
 #[test]
+#[allow(clippy::approx_constant)] // 1.4142 is the paper's printed value, kept as printed.
 fn five_dof_chains_peaks() {
     let sys = system("models/seed1/chain5_ground_m4.nsd", "chain5_ground_m4", &[]);
     let p = peaks(&sys, &setup(&sys).expect("setup"));
