@@ -129,3 +129,58 @@ fn threshold_agrees_with_exact_stick_slip_simulation() {
         );
     }
 }
+
+/// Den Hartog's SDOF boundary, eq. 13 with S = 1 (ERRATA: U = tan(π/2r)/r).
+fn den_hartog(r: f64) -> f64 {
+    let v = 1.0 / (1.0 - r * r);
+    let u = (std::f64::consts::PI / (2.0 * r)).tan() / r;
+    (v * v / (u * u + r.powi(-4))).sqrt()
+}
+
+#[test]
+fn modal_superposition_reduces_to_den_hartog_for_one_dof() {
+    use nsd::solve::regimes::stick_slip::continuous_limit;
+    for r in [0.4, 0.9, 1.3, 2.0, 3.5] {
+        let sys = system("models/seed1/sdof.nsd", "sdof", &[&format!("r={r}")]);
+        let got = continuous_limit(&sys, &setup(&sys).expect("setup")).expect("modes");
+        assert!(
+            (got - den_hartog(r)).abs() < 1e-12 * den_hartog(r).max(1.0),
+            "r = {r}: {got} vs {}",
+            den_hartog(r)
+        );
+    }
+}
+
+#[test]
+fn two_dof_boundary_matches_the_papers_closed_form() {
+    // Eqs. 24, 46, 55, 56 written out for the lower-mass contact, against the assembled route.
+    use nsd::solve::regimes::stick_slip::continuous_limit;
+    for (gamma, kappa, r1) in [(1.0f64, 1.0f64, 2.0f64), (0.5, 2.0, 1.2), (2.0, 0.3, 0.7)] {
+        let s = gamma + kappa + gamma * kappa;
+        let d = (s * s - 4.0 * gamma * kappa).sqrt();
+        let (mut v, mut u) = (0.0, 0.0);
+        for om in [
+            (s - d).sqrt() / (r1 * (2.0 * gamma).sqrt()),
+            (s + d).sqrt() / (r1 * (2.0 * gamma).sqrt()),
+        ] {
+            let phi = 1.0 / (1.0 - gamma / kappa * om * om * r1 * r1);
+            let r = 1.0 / om;
+            let w = 1.0 / (1.0 + gamma * phi * phi) * (r / r1).powi(2);
+            v += w / (1.0 - r * r);
+            u += w * (std::f64::consts::PI / (2.0 * r)).tan() / r;
+        }
+        let closed = (v * v / (u * u + r1.powi(-4))).sqrt();
+        let sets = [
+            format!("gamma={gamma}"),
+            format!("kappa={kappa}"),
+            format!("r1={r1}"),
+        ];
+        let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+        let sys = system("models/seed1/ground_lower.nsd", "ground_lower", &sets);
+        let got = continuous_limit(&sys, &setup(&sys).expect("setup")).expect("modes");
+        assert!(
+            (got - closed).abs() < 1e-10 * closed.max(1.0),
+            "γ={gamma} κ={kappa} r1={r1}: {got} vs {closed}"
+        );
+    }
+}

@@ -1,5 +1,7 @@
 //! Motion regimes of systems with Coulomb contacts (paper 001): analytic boundaries from the
-//! assembled system. This first part gives the motion / no-motion boundary; the continuous /
-//! stick–slip boundary by modal superposition and the `sweep regimes` analysis build on it.
+//! assembled system: the motion / no-motion threshold (`no_motion.rs`) and the continuous /
+//! stick–slip boundary by modal superposition (`stick_slip.rs`); the `sweep regimes`
+//! analysis builds on them.
 
 pub mod no_motion;
+pub mod stick_slip;

@@ -71,7 +71,7 @@ fn dense(a: &sprs::CsMat<f64>) -> DMatrix<f64> {
 }
 
 /// The base force vector `P` (stiffness coupling times the base amplitude).
-fn base_force(sys: &System, s: &Setup) -> DVector<f64> {
+pub(crate) fn base_force(sys: &System, s: &Setup) -> DVector<f64> {
     let mut p = DVector::zeros(sys.n());
     if let Some(b) = sys.base.first() {
         for &(i, k) in &b.stiffness {
