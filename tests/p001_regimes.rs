@@ -184,3 +184,63 @@ fn two_dof_boundary_matches_the_papers_closed_form() {
         );
     }
 }
+
+#[test]
+fn two_dof_boundary_agrees_with_exact_stick_slip_simulation() {
+    // Second route for the lower-mass contact (γ = κ = 1): 200 excitation cycles from rest,
+    // the regime read from the last 20: continuous at 0.9 β_lim, stick–slip at 1.1 β_lim.
+    use nsd::solve::regimes::stick_slip::continuous_limit;
+    for r1 in [1.2, 2.0] {
+        let sys = system(
+            "models/seed1/ground_lower.nsd",
+            "ground_lower",
+            &[&format!("r1={r1}")],
+        );
+        let lim = continuous_limit(&sys, &setup(&sys).expect("setup")).expect("modes");
+        for (factor, stick_slip) in [(0.9, false), (1.1, true)] {
+            let out = root().join("target/test-out/regimes");
+            std::fs::create_dir_all(&out).expect("dir");
+            let file = out.join(format!("gl_{r1}_{factor}.nsd"));
+            let text = std::fs::read_to_string(root().join("models/seed1/ground_lower.nsd")).expect("model") + "\nsimulate ground_lower as sim { t = 0..1260, rtol = 1e-9, atol = 1e-9, output = every(1) }\n";
+            std::fs::write(&file, text).expect("write");
+            let dir = out.join(format!("gl_{r1}_{factor}"));
+            let beta = format!("beta={}", factor * lim);
+            let (code, stdout, stderr) = nsd(&[
+                "run",
+                file.to_str().expect("utf-8"),
+                "--only",
+                "sim",
+                "--set",
+                &format!("r1={r1}"),
+                "--set",
+                &beta,
+                "--json",
+                "--out",
+                dir.to_str().expect("utf-8"),
+            ]);
+            assert_eq!(code, 0, "{stderr}");
+            let v: serde_json::Value =
+                serde_json::from_str(stdout.lines().next().expect("a line")).expect("JSON");
+            let events = std::fs::read_to_string(
+                std::path::PathBuf::from(v["out"].as_str().expect("out")).join("events.csv"),
+            )
+            .expect("events");
+            let late_sticks = events
+                .lines()
+                .skip(1)
+                .filter(|l| {
+                    l.split(',')
+                        .next()
+                        .and_then(|t| t.parse::<f64>().ok())
+                        .is_some_and(|t| t > 1260.0 - 40.0 * std::f64::consts::PI)
+                        && l.contains(",stick,")
+                })
+                .count();
+            assert_eq!(
+                late_sticks > 0,
+                stick_slip,
+                "r1 = {r1}, β = {factor} β_lim: {late_sticks} stops in the last 20 cycles"
+            );
+        }
+    }
+}
