@@ -1,5 +1,7 @@
-//! Prints the analytic regime boundaries of a model with one ground-fixed Coulomb contact:
+//! Prints the analytic regime boundaries of a model with one rigid Coulomb contact:
 //! `cargo run --release --example regime_limits -- FILE MODEL [NAME=VALUE ...]`.
+
+use nsd::solve::regimes::{contact, no_motion, stick_slip};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -20,11 +22,20 @@ fn main() {
         std::process::exit(1)
     });
     let sys = nsd::model::assemble(&m);
-    let s = nsd::solve::regimes::no_motion::setup(&sys).unwrap_or_else(|e| {
+    let s = contact::setup(&sys).unwrap_or_else(|e| {
         eprintln!("{e}");
         std::process::exit(1)
     });
-    let cont = nsd::solve::regimes::stick_slip::continuous_limit(&sys, &s).unwrap_or(f64::NAN);
-    let nm = nsd::solve::regimes::no_motion::holding_force(&sys, &s);
-    println!("continuous/stick-slip beta = {cont}\nmotion/no-motion beta = {nm}");
+    for (name, factor) in [
+        ("S = 1", stick_slip::StopFactor::Unit),
+        ("exact S", stick_slip::StopFactor::Exact),
+    ] {
+        let f = stick_slip::continuous_limit(&sys, &s, factor);
+        println!(
+            "{} wall, continuous/stick-slip slip force ({name}) = {f}",
+            s.wall.name()
+        );
+    }
+    let nm = no_motion::holding_force(&sys, &s).abs();
+    println!("motion/no-motion slip force = {nm}");
 }

@@ -1,7 +1,9 @@
-//! Motion regimes of systems with Coulomb contacts (paper 001): analytic boundaries from the
-//! assembled system: the motion / no-motion threshold (`no_motion.rs`) and the continuous /
-//! stick–slip boundary by modal superposition (`stick_slip.rs`); the `sweep regimes`
-//! analysis builds on them.
+//! Motion regimes of systems with one Coulomb contact (paper 001): the contact and its
+//! excitation in a wall-independent form (`contact.rs`), the analytic motion / no-motion
+//! threshold (`no_motion.rs`) and continuous / stick–slip boundary (`stick_slip.rs`), and the
+//! numerical classification of a simulated steady state (`classify.rs`). The `sweep regimes`
+//! analysis maps them over two parameters.
 
+pub mod contact;
 pub mod no_motion;
 pub mod stick_slip;

@@ -1,152 +1,104 @@
-//! The motion / no-motion boundary of a system with one rigid Coulomb contact against a
-//! ground-fixed wall under harmonic base motion (paper 001, Sect. 2.5 and 2.6).
+//! The motion / no-motion boundary (paper 001, Sects. 2.5, 2.6.3, 3.3 and 4.3).
 //!
-//! No motion is possible when the contact can hold its DOF still: with DOF `j` held, the rest
-//! responds linearly, `(K_rr − ω² M_rr) X_r = P_r`, and the wall must supply
-//! `F_j = P_j − K_jr X_r`; the mass stays put for a slip force `β ≥ |F_j|`. The boundary's
-//! infinite peaks are the resonances of the held ("lower") subsystem that the base drives and
-//! that load the contact; its zeros are the antiresonances. Everything comes from the
-//! assembled M, K and base coupling, so the same code serves any chain.
+//! No relative motion is possible when the contact can hold `w ≡ 0`: the system then responds
+//! linearly under the constraint, and the wall must supply the constraint force λ. With
+//! `A = K − ω²M` the steady state solves the bordered system
+//!
+//! `[A  c; cᵀ  0] [X; λ] = [P; g]`,
+//!
+//! and the contact stays stuck for a slip force `F ≥ |λ|` (the paper's "amplitude of the
+//! dynamic load on the mass held in contact", e.g. eqs. 63, 89, 94, 128). λ is infinite at the
+//! resonances of the constrained ("lower") subsystem that load the contact, the boundary's
+//! peaks, and zero at its antiresonances. Everything comes from the assembled M, K and load,
+//! so the same code serves any chain and any of the three walls.
 
-use crate::model::system::{Attach, Nonlinearity, System};
+use super::contact::{dense_km, Setup};
+use crate::model::system::System;
 use nalgebra::{DMatrix, DVector};
 
-/// The held contact DOF and the harmonic base excitation of a system.
-#[derive(Debug, Clone)]
-pub struct Setup {
-    pub contact: usize,
-    /// Base amplitude Y and frequency ω (from `base = Y cos(ω t)`).
-    pub amplitude: f64,
-    pub omega: f64,
-}
-
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SetupError {
-    #[error("the model needs exactly one rigid Coulomb contact against `ground` (found {0})")]
-    Contacts(usize),
-    #[error("the model needs harmonic base motion `base = Y * cos(Omega * t)`")]
-    Excitation,
-}
-
-/// Finds the ground-fixed Coulomb contact and the harmonic base motion.
-pub fn setup(sys: &System) -> Result<Setup, SetupError> {
-    let contacts: Vec<usize> = sys
-        .nonlinear
-        .iter()
-        .filter_map(|e| match (&e.law, e.a[0], e.b[0]) {
-            (
-                Nonlinearity::Friction(crate::model::flat::Friction::Coulomb { .. }),
-                Attach::Dof(i),
-                Attach::Ground,
-            ) => Some(i),
-            (
-                Nonlinearity::Friction(crate::model::flat::Friction::Coulomb { .. }),
-                Attach::Ground,
-                Attach::Dof(i),
-            ) => Some(i),
-            _ => None,
-        })
-        .collect();
-    let [contact] = contacts[..] else {
-        return Err(SetupError::Contacts(contacts.len()));
-    };
-    let base = sys.base.first().ok_or(SetupError::Excitation)?;
-    let (_, harmonics) = base.y.harmonics().ok_or(SetupError::Excitation)?;
-    let [h] = harmonics[..] else {
-        return Err(SetupError::Excitation);
-    };
-    Ok(Setup {
-        contact,
-        amplitude: h.amplitude.abs(),
-        omega: h.omega.abs(),
-    })
-}
-
-fn dense(a: &sprs::CsMat<f64>) -> DMatrix<f64> {
-    let mut d = DMatrix::zeros(a.rows(), a.cols());
-    for (v, (i, j)) in a.iter() {
-        d[(i, j)] += *v;
-    }
-    d
-}
-
-/// The base force vector `P` (stiffness coupling times the base amplitude).
-pub(crate) fn base_force(sys: &System, s: &Setup) -> DVector<f64> {
-    let mut p = DVector::zeros(sys.n());
-    if let Some(b) = sys.base.first() {
-        for &(i, k) in &b.stiffness {
-            p[i] += k * s.amplitude;
-        }
-    }
-    p
-}
-
-/// `|F_j|`, the friction force amplitude needed for no motion (the no-motion threshold of β).
-/// Infinite at a resonance of the held subsystem.
+/// The signed holding force λ (amplitude of `cos ωt`); infinite at a constrained resonance
+/// that loads the contact. At one that does not (a mode the constraint isolates from the
+/// load, e.g. a mass above the held one), the bordered matrix is singular but λ is continuous:
+/// its value is taken as the mean on both sides, `ω(1 ± 10⁻⁷)`.
 pub fn holding_force(sys: &System, s: &Setup) -> f64 {
-    let (k, m) = (dense(&sys.k), dense(&sys.m));
-    let p = base_force(sys, s);
-    let rest: Vec<usize> = (0..sys.n()).filter(|&i| i != s.contact).collect();
-    let w2 = s.omega * s.omega;
-    let a = DMatrix::from_fn(rest.len(), rest.len(), |r, c| {
-        k[(rest[r], rest[c])] - w2 * m[(rest[r], rest[c])]
-    });
-    let pr = DVector::from_iterator(rest.len(), rest.iter().map(|&i| p[i]));
-    let x = if rest.is_empty() {
-        DVector::zeros(0)
+    let (k, m) = dense_km(sys);
+    let at = |omega: f64| constraint_force(&k, &m, s, omega);
+    let lambda = at(s.omega);
+    if lambda.is_finite() {
+        return lambda;
+    }
+    let (below, above) = (at(s.omega * (1.0 - 1e-7)), at(s.omega * (1.0 + 1e-7)));
+    if (below - above).abs() <= 1e-4 * below.abs().max(above.abs()) {
+        0.5 * (below + above)
     } else {
-        match a.lu().solve(&pr) {
-            Some(x) => x,
-            None => return f64::INFINITY,
-        }
-    };
-    let coupling: f64 = rest
-        .iter()
-        .zip(x.iter())
-        .map(|(&i, xi)| k[(s.contact, i)] * xi)
-        .sum();
-    (p[s.contact] - coupling).abs()
+        f64::INFINITY
+    }
 }
 
-/// Frequencies at which the threshold is infinite: resonances of the held subsystem whose
-/// mode is both driven by the base and loads the contact (`φᵀP ≠ 0`, `φᵀK_rj ≠ 0`).
-pub fn peaks(sys: &System, s: &Setup) -> Vec<f64> {
-    let (k, m) = (dense(&sys.k), dense(&sys.m));
-    let p = base_force(sys, s);
-    let rest: Vec<usize> = (0..sys.n()).filter(|&i| i != s.contact).collect();
-    if rest.is_empty() {
-        return vec![];
+fn constraint_force(k: &DMatrix<f64>, m: &DMatrix<f64>, s: &Setup, omega: f64) -> f64 {
+    let n = k.nrows();
+    let w2 = omega * omega;
+    let bordered = DMatrix::from_fn(n + 1, n + 1, |r, col| match (r < n, col < n) {
+        (true, true) => k[(r, col)] - w2 * m[(r, col)],
+        (true, false) => s.c[r],
+        (false, true) => s.c[col],
+        (false, false) => 0.0,
+    });
+    let rhs = DVector::from_fn(
+        n + 1,
+        |r, _| if r < n { s.load[r] } else { s.wall_amplitude },
+    );
+    match bordered.lu().solve(&rhs) {
+        Some(x) if x[n].is_finite() => x[n],
+        _ => f64::INFINITY,
     }
-    let kr = DMatrix::from_fn(rest.len(), rest.len(), |r, c| k[(rest[r], rest[c])]);
-    let mr = DMatrix::from_fn(rest.len(), rest.len(), |r, c| m[(rest[r], rest[c])]);
-    let Some(chol) = mr.cholesky() else {
-        return vec![];
-    };
-    let l = chol.l();
-    let (Some(x), Some(linv_t)) = (l.solve_lower_triangular(&kr), l.transpose().try_inverse())
-    else {
-        return vec![];
-    };
-    let Some(a) = l.solve_lower_triangular(&x.transpose()) else {
-        return vec![];
-    };
-    let eig = ((&a + a.transpose()) * 0.5).symmetric_eigen();
-    let scale = p.amax().max(1e-300) * k.amax().max(1e-300);
-    let mut out: Vec<f64> = eig
-        .eigenvalues
-        .iter()
-        .zip(eig.eigenvectors.column_iter())
-        .filter_map(|(lam, y)| {
-            let phi = &linv_t * y;
-            let drive: f64 = rest.iter().zip(phi.iter()).map(|(&i, f)| p[i] * f).sum();
-            let load: f64 = rest
-                .iter()
-                .zip(phi.iter())
-                .map(|(&i, f)| k[(s.contact, i)] * f)
-                .sum();
-            (drive.abs() * load.abs() > 1e-12 * scale && *lam > 0.0).then(|| lam.sqrt())
-        })
-        .collect();
-    out.sort_by(f64::total_cmp);
-    out
+}
+
+/// The infinite peaks and the zeros (antiresonances) of a signed holding force `λ(x)` along a
+/// swept parameter, from its sign changes on `xs` (each interval scanned at 8 sub-points so
+/// that a peak and a zero one grid step apart are both seen; a sample exactly on a resonance
+/// is a peak) refined by 100 bisections. A
+/// sign change is a peak when `|λ|` grows as the bracket shrinks, a zero when it falls.
+pub fn peaks_and_antiresonances(xs: &[f64], lambda: impl Fn(f64) -> f64) -> (Vec<f64>, Vec<f64>) {
+    let (mut peaks, mut zeros) = (Vec::new(), Vec::new());
+    let mut scan: Vec<f64> = Vec::with_capacity(8 * xs.len());
+    for w in xs.windows(2) {
+        scan.extend((0..8).map(|k| w[0] + (w[1] - w[0]) * k as f64 / 8.0));
+    }
+    scan.extend(xs.last());
+    let values: Vec<f64> = scan.iter().map(|&x| lambda(x)).collect();
+    // A sample exactly on a resonance.
+    peaks.extend(
+        scan.iter()
+            .zip(&values)
+            .filter(|(_, v)| !v.is_finite())
+            .map(|(x, _)| *x),
+    );
+    for (i, w) in values.windows(2).enumerate() {
+        if !(w[0].is_finite() && w[1].is_finite()) || w[0].signum() == w[1].signum() {
+            continue;
+        }
+        let (mut a, mut b, mut fa) = (scan[i], scan[i + 1], w[0]);
+        let outer = w[0].abs().max(w[1].abs());
+        for _ in 0..100 {
+            let mid = 0.5 * (a + b);
+            if mid <= a || mid >= b {
+                break;
+            }
+            let fm = lambda(mid);
+            if fm.signum() == fa.signum() {
+                (a, fa) = (mid, fm);
+            } else {
+                b = mid;
+            }
+        }
+        let x = 0.5 * (a + b);
+        if fa.abs() > outer {
+            peaks.push(x);
+        } else {
+            zeros.push(x);
+        }
+    }
+    peaks.sort_by(f64::total_cmp);
+    (peaks, zeros)
 }

@@ -1,33 +1,104 @@
-//! The continuous / stick–slip boundary of a system with one ground-fixed Coulomb contact
-//! under harmonic base motion, by modal superposition of Den Hartog's SDOF result (paper 001,
-//! eqs. 13–15 and 39–54, with S = 1):
+//! The continuous / stick–slip boundary by modal superposition of Den Hartog's SDOF result
+//! (paper 001, eqs. 13–16 and 41–56, 121–123), written for the relative coordinate
+//! `w = cᵀx − g` of any wall (see `contact.rs`).
 //!
-//! `β_j,lim = √(V_j² / (U_j² + (1/m̄_j)²))`, `V_j = Σ_i ψ_ji P̂_i R_i²/(1 − R_i²)` (eq. 41),
-//! `U_j = Σ_i ψ_ji² R_i² u_i` (eq. 54), `u_i = tan(π/2R_i)/R_i` (eq. 48; ERRATA: the printed
-//! `sin(π/R)/(R(1 + cos(π/R)))` is the same function but loses digits near R = 1),
-//! `R_i = ω/Ω_i`, `P̂_i = ψ_iᵀ p`, `ψ` mass-normalised, `m̄_j = M_jj`.
+//! Over the half period from a maximum of `w` to the next minimum the friction is a constant
+//! force `F c`, so each mode `i` (mass-normalised `ψ_i`, frequency `Ω_i`, `ĉ_i = ψ_iᵀc`,
+//! `R_i = ω/Ω_i`) responds to it in closed form and
 //!
-//! Below the boundary the motion is continuous, above it stick–slip (up to the no-motion
-//! threshold of `no_motion.rs`).
+//! `w'(τ) = −ω²W cos φ sin τ + F Σ_i ĉ_i² R_i [sin(τ/R_i) + R_i u_i (cos τ − cos(τ/R_i))]`
+//!
+//! (per unit ω), with `W` the friction-free amplitude of `w`, `u_i = tan(π/2R_i)/R_i` (eq. 48;
+//! ERRATA: the printed `sin(π/R)/(R(1 + cos(π/R)))` is the same function but loses digits near
+//! R = 1) and the phase fixed by `w'(0) = 0`: `ω²W sin φ = −F U`, `U = Σ ĉ_i² R_i² u_i`
+//! (eqs. 49–54). The motion has no stop while `w' < 0` on `(0, π)`, i.e. while
+//! `ω²W cos φ > F D(τ)` with `D(τ)` the sum above over `sin τ`. Hence
+//!
+//! `F_lim = ω²|W| / √(U² + D_max²)`.
+//!
+//! As `τ → 0`, `D → Σ ĉ_i² = cᵀM⁻¹c`, which is the paper's `1/m̄_j` for a ground-fixed wall
+//! (eq. 53) and `1/(G m̄)` for two masses (eq. 123): the `S = 1` assumption. The exact
+//! `D_max = S/m̄` (eq. 16 for one DOF) takes the maximum over the whole half period.
 
-use super::no_motion::{base_force, Setup};
+use super::contact::{dense_km, Setup};
 use crate::model::system::System;
-use crate::solve::modes::{modes, Contacts, ModesError};
+use nalgebra::{DMatrix, DVector};
+use std::f64::consts::PI;
 
-/// `β_lim` at the system's parameters (its masses carry the frequency ratio).
-pub fn continuous_limit(sys: &System, s: &Setup) -> Result<f64, ModesError> {
-    let m = modes(sys, Contacts::Open, None)?;
-    let p = base_force(sys, s);
-    let j = s.contact;
-    let (mut v, mut u) = (0.0, 0.0);
-    for (i, omega_i) in m.omega.iter().enumerate() {
-        let psi = m.shapes.column(i);
-        let r = s.omega / omega_i;
-        let p_hat: f64 = psi.iter().zip(p.iter()).map(|(a, b)| a * b).sum();
-        v += psi[j] * p_hat * r * r / (1.0 - r * r);
-        let u_i = (std::f64::consts::PI / (2.0 * r)).tan() / r;
-        u += psi[j] * psi[j] * r * r * u_i;
+/// Den Hartog's `S`: 1 (the paper's assumption) or its exact value, eq. 16.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopFactor {
+    Unit,
+    Exact,
+}
+
+/// Undamped modes of (K, M), mass-normalised: `(Ω_i², ψ_i)`; `None` if M is not positive
+/// definite.
+fn modes(k: &DMatrix<f64>, m: &DMatrix<f64>) -> Option<(DVector<f64>, DMatrix<f64>)> {
+    let l = m.clone().cholesky()?.l();
+    let x = l.solve_lower_triangular(k)?;
+    let a = l.solve_lower_triangular(&x.transpose())?;
+    let eig = ((&a + a.transpose()) * 0.5).symmetric_eigen();
+    let shapes = l.transpose().solve_upper_triangular(&eig.eigenvectors)?;
+    Some((eig.eigenvalues, shapes))
+}
+
+/// The slip force `F_lim` below which the motion is continuous (no stops); `NaN` where the
+/// modal sums are undefined (exactly at a resonance).
+pub fn continuous_limit(sys: &System, s: &Setup, factor: StopFactor) -> f64 {
+    let (k, m) = dense_km(sys);
+    let Some((omega2, shapes)) = modes(&k, &m) else {
+        return f64::NAN;
+    };
+    let w2 = s.omega * s.omega;
+    // Per mode: ĉ_i² and R_i.
+    let mut terms = Vec::with_capacity(omega2.len());
+    let (mut amplitude, mut u) = (-s.wall_amplitude, 0.0);
+    for (i, &om2) in omega2.iter().enumerate() {
+        let psi = shapes.column(i);
+        let c_hat = psi.dot(&s.c);
+        let p_hat = psi.dot(&s.load);
+        amplitude += c_hat * p_hat / (om2 - w2);
+        let r = (w2 / om2).sqrt();
+        u += c_hat * c_hat * r * (PI / (2.0 * r)).tan();
+        terms.push((c_hat * c_hat, r, (PI / (2.0 * r)).tan()));
     }
-    let m_jj = sys.m.get(j, j).copied().unwrap_or(0.0);
-    Ok((v * v / (u * u + (1.0 / m_jj).powi(2))).sqrt())
+    let d_max = match factor {
+        StopFactor::Unit => terms.iter().map(|t| t.0).sum(),
+        StopFactor::Exact => max_stop_ratio(&terms),
+    };
+    w2 * amplitude.abs() / (u * u + d_max * d_max).sqrt()
+}
+
+/// `max D(τ)` over `(0, π)` for modal terms `(ĉ², R, tan(π/2R))`: a scan of 2048 points, then
+/// golden-section refinement around the largest sample (D is smooth; near τ = π numerator and
+/// `sin τ` vanish together).
+fn max_stop_ratio(terms: &[(f64, f64, f64)]) -> f64 {
+    let d = |tau: f64| {
+        let num: f64 = terms
+            .iter()
+            .map(|&(c2, r, tn)| c2 * r * ((tau / r).sin() + tn * (tau.cos() - (tau / r).cos())))
+            .sum();
+        num / tau.sin()
+    };
+    const N: usize = 2048;
+    let at = |k: usize| PI * k as f64 / N as f64;
+    let (best, _) = (1..N)
+        .map(|k| (k, d(at(k))))
+        .fold(
+            (0, f64::NEG_INFINITY),
+            |acc, (k, v)| if v > acc.1 { (k, v) } else { acc },
+        );
+    let (mut a, mut b) = (at(best - 1), at(best + 1));
+    let g = 0.5 * (5f64.sqrt() - 1.0);
+    for _ in 0..60 {
+        let (x1, x2) = (b - g * (b - a), a + g * (b - a));
+        if d(x1) > d(x2) {
+            b = x2;
+        } else {
+            a = x1;
+        }
+    }
+    let start: f64 = terms.iter().map(|t| t.0).sum();
+    d(0.5 * (a + b)).max(start)
 }
