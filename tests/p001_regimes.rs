@@ -450,3 +450,58 @@ fn exact_stop_factor_is_eq_16_for_one_dof() {
         assert!(got <= unit * (1.0 + 1e-12), "S ≥ 1 lowers the boundary");
     }
 }
+
+#[test]
+fn closed_form_stick_slip_matches_the_event_driven_integrator() {
+    // Second route for the closed-form segments: the same switches (time, from, to) as the
+    // DOP853 hybrid integrator at rtol = atol = 1e-12 over 20 cycles, to 1e-7 in time
+    // (the integrator's event times carry its global error, ~1e-9 here).
+    use nsd::solve::ode::dop853::Tolerances;
+    use nsd::solve::ode::driver::{integrate, Config, Output};
+    use nsd::solve::ode::hybrid::Hybrid;
+    use nsd::solve::regimes::exact::Problem;
+    let cases = [
+        ("ground_lower", "r1=1.3", "beta=0.4"),
+        ("ground_lower", "r1=0.5", "beta=0.05"),
+        ("ground_upper", "r1=0.8", "beta=0.3"),
+        ("base_lower", "r1=1.5", "beta=0.5"),
+        ("base_upper", "r1=0.9", "beta=0.2"),
+        ("mass_fixed", "r1=1.2", "beta=0.3"),
+        ("chain5_ground_m4", "r1=1.1", "beta=0.2"),
+    ];
+    for (model, r1, beta) in cases {
+        let sys = system(&format!("models/seed1/{model}.nsd"), model, &[r1, beta]);
+        let st = setup(&sys).expect("setup");
+        let t1 = 20.0 * std::f64::consts::TAU;
+        let (closed, _) = Problem::new(&sys, &st)
+            .expect("applies")
+            .simulate(t1)
+            .expect("runs");
+        let mut h = Hybrid::new(&sys, false).expect("integrable");
+        let cfg = Config {
+            t0: 0.0,
+            t1,
+            y0: vec![0.0; h.dim()],
+            tol: Tolerances {
+                rtol: 1e-12,
+                atol: 1e-12,
+                max_step: t1,
+            },
+            output: Output::At(vec![t1]),
+        };
+        let traj = integrate(&mut h, &cfg, &mut |_| {}).expect("integrates");
+        let numeric: Vec<_> = traj.events.iter().map(|e| (e.t, e.from, e.to)).collect();
+        assert!(closed.len() > 10, "{model}: only {} switches", closed.len());
+        assert_eq!(
+            closed.len(),
+            numeric.len(),
+            "{model} {r1} {beta}: {closed:?}\nvs {numeric:?}"
+        );
+        for (a, b) in closed.iter().zip(&numeric) {
+            assert!(
+                (a.0 - b.0).abs() < 1e-7 && a.1 == b.1 && a.2 == b.2,
+                "{model}: {a:?} vs {b:?}"
+            );
+        }
+    }
+}

@@ -358,8 +358,14 @@ pub fn integrate(
                         });
                     }
                     Action::SlipEnds { contact } => {
-                        let from = h.friction[contact].mode.name();
+                        let from = h.friction[contact].mode;
                         let to = h.settle(contact, te, &mut ye);
+                        if to == from {
+                            // Slid on the same way (a start from rest on the surface).
+                            (t, y, skip) = restart(h, te, ye, &mut f0);
+                            continue;
+                        }
+                        let from = from.name();
                         let kind = if to == FrictionMode::Stick {
                             "stick"
                         } else {

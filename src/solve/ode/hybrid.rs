@@ -391,9 +391,15 @@ impl<'s> Hybrid<'s> {
         let mut dy = vec![0.0; 2 * self.n];
         self.rhs(t, y, &mut dy);
         self.friction[c].mode = mode;
-        let f = &self.friction[c];
-        let wa: f64 = f.w.iter().map(|&(i, wi)| wi * dy[self.n + i]).sum();
-        let wall_acc = self.wall_rate(f.a, t, 2) - self.wall_rate(f.b, t, 2);
+        self.sticking_force(&self.friction[c], t, &dy[self.n..])
+    }
+
+    /// The force along `w` that keeps a contact stuck given the accelerations without it:
+    /// `s' = wᵀẍ − ÿ_wall = 0` with `ẍ = free + force · M⁻¹w` (paper 001, eq. 11), the wall's
+    /// acceleration `ÿ_b − ÿ_a` when a side is the moving base.
+    fn sticking_force(&self, f: &Coulomb, t: f64, free: &[f64]) -> f64 {
+        let wa: f64 = f.w.iter().map(|&(i, wi)| wi * free[i]).sum();
+        let wall_acc = self.wall_rate(f.b, t, 2) - self.wall_rate(f.a, t, 2);
         (wall_acc - wa) / f.wmw
     }
 
@@ -561,9 +567,7 @@ impl<'s> Hybrid<'s> {
         // Sticking contacts: the relative acceleration follows the wall's (paper 001, eq. 11).
         for fc in &self.friction {
             if fc.mode == FrictionMode::Stick {
-                let wa: f64 = fc.w.iter().map(|&(i, wi)| wi * dy[n + i]).sum();
-                let wall_acc = self.wall_rate(fc.a, t, 2) - self.wall_rate(fc.b, t, 2);
-                let lambda = (wall_acc - wa) / fc.wmw;
+                let lambda = self.sticking_force(fc, t, &dy[n..]);
                 for (a, m) in dy[n..].iter_mut().zip(&fc.minv_w) {
                     *a += lambda * m;
                 }

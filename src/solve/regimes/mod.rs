@@ -4,6 +4,8 @@
 //! numerical classification of a simulated steady state (`classify.rs`). The `sweep regimes`
 //! analysis maps them over two parameters.
 
+pub mod classify;
 pub mod contact;
+pub mod exact;
 pub mod no_motion;
 pub mod stick_slip;

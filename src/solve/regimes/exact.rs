@@ -1,0 +1,530 @@
+//! Closed-form stick–slip motion of an undamped linear system with one rigid Coulomb contact
+//! under harmonic excitation: between events the motion is a particular harmonic + static
+//! solution plus free modal vibration, so each segment is exact and the only numerics are
+//! the event roots (paper 001, Sect. 5: the same sticking conditions, eqs. 11–12, 80–81, 104,
+//! without an integration error).
+//!
+//! With `M x'' + K x + c λ = P cos ωt` and `w = cᵀx − g cos ωt`:
+//! - slip with sign `s` of `w'`: `λ = sF`; the segment ends when `w'` reaches zero;
+//! - stick: `w ≡ w₀`, the constrained system moves in `null(cᵀ)` and `λ(t)` is the force the
+//!   contact must supply; the segment ends when `|λ|` reaches F, slipping in the direction of λ.
+//!
+//! Event functions are finite sums of sinusoids; `first_root` isolates their first zero with
+//! a Taylor bound on the second derivative, so a crossing and a touch inside one step are
+//! both found.
+
+use super::contact::{dense_km, Setup};
+use crate::model::system::System;
+use nalgebra::{DMatrix, DVector};
+
+/// `Σ (α_k cos ν_k τ + β_k sin ν_k τ) + constant`.
+#[derive(Debug, Clone, Default)]
+struct Sinusoids {
+    terms: Vec<(f64, f64, f64)>,
+    constant: f64,
+}
+
+impl Sinusoids {
+    fn push(&mut self, alpha: f64, beta: f64, nu: f64) {
+        self.terms.push((alpha, beta, nu));
+    }
+
+    /// Value and first derivative.
+    fn eval(&self, tau: f64) -> (f64, f64) {
+        self.terms
+            .iter()
+            .fold((self.constant, 0.0), |(f, d), &(a, b, nu)| {
+                let (s, c) = (nu * tau).sin_cos();
+                (f + a * c + b * s, d + nu * (b * c - a * s))
+            })
+    }
+
+    /// A bound on `|f''|`.
+    fn curvature_bound(&self) -> f64 {
+        self.terms
+            .iter()
+            .map(|&(a, b, nu)| a.hypot(b) * nu * nu)
+            .sum()
+    }
+
+    /// The shortest period among the terms (the natural time scale of root isolation).
+    fn shortest_period(&self) -> f64 {
+        self.terms
+            .iter()
+            .map(|t| t.2.abs())
+            .fold(0.0, f64::max)
+            .recip()
+            * std::f64::consts::TAU
+    }
+}
+
+/// A level `f` must stay on one side of: `sign · (f − level) > 0` until the event.
+#[derive(Debug, Clone, Copy)]
+struct Bound {
+    level: f64,
+    sign: f64,
+}
+
+/// The first `τ ∈ [start, end]` where `f` reaches one of the bounds (crosses or touches it),
+/// located to machine precision. Steps are safe by Taylor: from `(f, f')`, the bound is not
+/// reached within `h` while `sign·(f − level + f'h) − L₂h²/2 > 0` (`L₂ ≥ |f''|`). Within
+/// 10⁻⁶ of the shortest period from a bound, the next such length is checked for a sign
+/// change and for a touch (`touch`).
+fn first_exit(f: &Sinusoids, bounds: &[Bound], start: f64, end: f64) -> Option<f64> {
+    let l2 = f.curvature_bound().max(1e-300);
+    let floor = 1e-6 * f.shortest_period().min(end - start).max(1e-300);
+    let gap = |b: &Bound, v: f64| b.sign * (v - b.level);
+    let mut tau = start;
+    let (mut v, mut d) = f.eval(tau);
+    if bounds.iter().any(|b| gap(b, v) <= 0.0) {
+        return Some(tau);
+    }
+    while tau < end {
+        let safe = bounds
+            .iter()
+            .map(|b| {
+                let (sv, sd) = (gap(b, v), b.sign * d);
+                (sd + (sd * sd + 2.0 * l2 * sv).sqrt()) / l2
+            })
+            .fold(f64::INFINITY, f64::min);
+        if safe > floor {
+            tau = (tau + safe * (1.0 - 1e-9)).min(end);
+            (v, d) = f.eval(tau);
+            if bounds.iter().any(|b| gap(b, v) <= 0.0) {
+                return Some(tau);
+            }
+            continue;
+        }
+        let next = (tau + floor).min(end);
+        let (nv, nd) = f.eval(next);
+        let hit = bounds
+            .iter()
+            .filter_map(|b| {
+                if gap(b, nv) <= 0.0 {
+                    Some(refine(f, *b, tau, next))
+                } else {
+                    touch(f, *b, tau, next, l2, 0)
+                }
+            })
+            .fold(f64::INFINITY, f64::min);
+        if hit.is_finite() {
+            return Some(hit);
+        }
+        (tau, v, d) = (next, nv, nd);
+    }
+    None
+}
+
+/// A bound reached inside `[a, b]` although both ends are clear of it: the deviation from the
+/// chord is at most `L₂(b − a)²/8`, so halving until that excludes a touch or the interval is
+/// at rounding level (a touch, returned at its midpoint).
+fn touch(f: &Sinusoids, bound: Bound, a: f64, b: f64, l2: f64, depth: u32) -> Option<f64> {
+    let gap = |x: f64| bound.sign * (f.eval(x).0 - bound.level);
+    let (ga, gb) = (gap(a), gap(b));
+    if ga.min(gb) > l2 * (b - a).powi(2) / 8.0 {
+        return None;
+    }
+    let m = 0.5 * (a + b);
+    let gm = gap(m);
+    if gm <= 0.0 {
+        return Some(refine(f, bound, a, m));
+    }
+    if depth >= 40 || m <= a || m >= b {
+        let scale = f.terms.iter().map(|t| t.0.hypot(t.1)).sum::<f64>() + f.constant.abs();
+        return (gm <= 1e-13 * scale).then_some(m);
+    }
+    touch(f, bound, a, m, l2, depth + 1).or_else(|| touch(f, bound, m, b, l2, depth + 1))
+}
+
+/// The crossing of `bound` in `[a, b]` (`a` clear of it, `b` not), by Newton steps kept inside
+/// the bracket (bisection when a step leaves it); returns the first point not clear.
+fn refine(f: &Sinusoids, bound: Bound, mut a: f64, mut b: f64) -> f64 {
+    let mut x = 0.5 * (a + b);
+    for _ in 0..100 {
+        let (v, d) = f.eval(x);
+        let g = bound.sign * (v - bound.level);
+        if g > 0.0 {
+            a = x;
+        } else {
+            b = x;
+        }
+        let newton = x - (v - bound.level) / d;
+        x = if newton > a && newton < b && d != 0.0 {
+            newton
+        } else {
+            0.5 * (a + b)
+        };
+        if x <= a || x >= b {
+            break;
+        }
+    }
+    b
+}
+
+/// Free vibration of one contact mode: mass-normalised shapes `φ_i` (columns), frequencies
+/// and, per mode, `cᵀφ_i` and the contact force the mode needs (zero when sliding).
+struct Modes {
+    freq: Vec<f64>,
+    shapes: DMatrix<f64>,
+    c_hat: Vec<f64>,
+    reaction: Vec<f64>,
+}
+
+/// A mode of the contact: its particular motion `X cos ωt + x_s` (per unit slip sign or per
+/// unit stuck offset `w₀`) and its free modes.
+struct Regime {
+    harmonic: DVector<f64>,
+    /// Harmonic part of the contact force (the holding force in stick).
+    harmonic_force: f64,
+    unit_static: DVector<f64>,
+    unit_force: f64,
+    modes: Modes,
+}
+
+/// The stick–slip problem, prepared once per parameter point.
+pub struct Problem {
+    m: DMatrix<f64>,
+    k: DMatrix<f64>,
+    c: DVector<f64>,
+    minv_c: DVector<f64>,
+    cmc: f64,
+    g: f64,
+    p: DVector<f64>,
+    omega: f64,
+    slip_force: f64,
+    slip: Regime,
+    stick: Regime,
+}
+
+/// Why the closed form does not apply (the general event-driven integrator does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NotApplicable {
+    #[error("the system has viscous damping or other nonlinear elements")]
+    NotLinearUndamped,
+    #[error("the mass matrix is not positive definite or the stiffness is singular")]
+    Singular,
+    #[error("the excitation is at a natural frequency")]
+    Resonant,
+}
+
+/// Modes of `(TᵀKT, TᵀMT)` mapped back by `T`, with their contact reactions.
+fn modes(k: &DMatrix<f64>, m: &DMatrix<f64>, t: &DMatrix<f64>, c: &DVector<f64>) -> Option<Modes> {
+    let (kr, mr) = (t.transpose() * k * t, t.transpose() * m * t);
+    let l = mr.cholesky()?.l();
+    let x = l.solve_lower_triangular(&kr)?;
+    let a = l.solve_lower_triangular(&x.transpose())?;
+    let eig = ((&a + a.transpose()) * 0.5).symmetric_eigen();
+    let shapes = t * l.transpose().solve_upper_triangular(&eig.eigenvectors)?;
+    let cc = c.dot(c);
+    let mut freq = Vec::new();
+    let (mut c_hat, mut reaction) = (Vec::new(), Vec::new());
+    for (i, &lam) in eig.eigenvalues.iter().enumerate() {
+        if lam <= 0.0 {
+            return None;
+        }
+        let phi = shapes.column(i);
+        freq.push(lam.sqrt());
+        c_hat.push(c.dot(&phi));
+        // K φ − Ω² M φ = −c μ (zero when T spans everything).
+        reaction.push(-c.dot(&(k * phi - lam * (m * phi))) / cc);
+    }
+    Some(Modes {
+        freq,
+        shapes,
+        c_hat,
+        reaction,
+    })
+}
+
+impl Problem {
+    pub fn new(sys: &System, s: &Setup) -> Result<Problem, NotApplicable> {
+        if s.damped || sys.nonlinear.len() != 1 || sys.multibody.is_some() {
+            return Err(NotApplicable::NotLinearUndamped);
+        }
+        let (k, m) = dense_km(sys);
+        let n = sys.n();
+        let c = s.c.clone();
+        let w2 = s.omega * s.omega;
+        let minv_c = m
+            .clone()
+            .cholesky()
+            .ok_or(NotApplicable::Singular)?
+            .solve(&c);
+        let cmc = c.dot(&minv_c);
+        // Sliding: unconstrained.
+        let a = &k - w2 * &m;
+        let harmonic = a
+            .clone()
+            .lu()
+            .solve(&s.load)
+            .ok_or(NotApplicable::Resonant)?;
+        let unit_static = -k.clone().lu().solve(&c).ok_or(NotApplicable::Singular)?;
+        let slip = Regime {
+            harmonic,
+            harmonic_force: 0.0,
+            unit_static,
+            unit_force: 0.0,
+            modes: modes(&k, &m, &DMatrix::identity(n, n), &c).ok_or(NotApplicable::Singular)?,
+        };
+        // Stuck: bordered solves for the harmonic and per-unit-offset particular motions.
+        let bordered = |base: &DMatrix<f64>| {
+            DMatrix::from_fn(n + 1, n + 1, |r, col| match (r < n, col < n) {
+                (true, true) => base[(r, col)],
+                (true, false) => c[r],
+                (false, true) => c[col],
+                (false, false) => 0.0,
+            })
+            .lu()
+        };
+        let rhs = |top: &DVector<f64>, last: f64| {
+            DVector::from_fn(n + 1, |r, _| if r < n { top[r] } else { last })
+        };
+        let h = bordered(&a)
+            .solve(&rhs(&s.load, s.wall_amplitude))
+            .ok_or(NotApplicable::Resonant)?;
+        let u = bordered(&k)
+            .solve(&rhs(&DVector::zeros(n), 1.0))
+            .ok_or(NotApplicable::Singular)?;
+        // An orthonormal basis of null(cᵀ): the unit singular vectors of the projector I − v vᵀ.
+        let v = c.normalize();
+        let svd = (DMatrix::identity(n, n) - &v * v.transpose()).svd(true, false);
+        let u_basis = svd.u.ok_or(NotApplicable::Singular)?;
+        let null: Vec<_> = (0..n)
+            .filter(|&j| svd.singular_values[j] > 0.5)
+            .map(|j| u_basis.column(j).into_owned())
+            .collect();
+        let null = DMatrix::from_columns(&null);
+        let stick = Regime {
+            harmonic: h.rows(0, n).into_owned(),
+            harmonic_force: h[n],
+            unit_static: u.rows(0, n).into_owned(),
+            unit_force: u[n],
+            modes: modes(&k, &m, &null, &c).ok_or(NotApplicable::Singular)?,
+        };
+        Ok(Problem {
+            m,
+            k,
+            c,
+            minv_c,
+            cmc,
+            g: s.wall_amplitude,
+            p: s.load.clone(),
+            omega: s.omega,
+            slip_force: s.slip_force,
+            slip,
+            stick,
+        })
+    }
+}
+
+/// The contact's state between events.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mode {
+    Slip(f64),
+    Stick(f64),
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Slip(s) if s > 0.0 => "slip+",
+            Mode::Slip(_) => "slip-",
+            Mode::Stick(_) => "stick",
+        }
+    }
+}
+
+/// One closed-form segment from `(t0, x0, v0)`: particular part and modal amplitudes.
+struct Segment<'a> {
+    regime: &'a Regime,
+    t0: f64,
+    /// Static scale: `sF` in slip, the stuck offset `w₀` in stick.
+    scale: f64,
+    a: Vec<f64>,
+    b: Vec<f64>,
+}
+
+/// A located change of the contact's mode: time, from, to.
+pub type Switch = (f64, &'static str, &'static str);
+
+impl Problem {
+    fn regime(&self, mode: Mode) -> (&Regime, f64) {
+        match mode {
+            Mode::Slip(s) => (&self.slip, s * self.slip_force),
+            Mode::Stick(w0) => (&self.stick, w0),
+        }
+    }
+
+    fn segment(&self, mode: Mode, t0: f64, x: &DVector<f64>, v: &DVector<f64>) -> Segment<'_> {
+        let (regime, scale) = self.regime(mode);
+        let (s, c) = (self.omega * t0).sin_cos();
+        let e = x - (&regime.harmonic * c + &regime.unit_static * scale);
+        let ed = v + &regime.harmonic * (self.omega * s);
+        let (me, med) = (&self.m * e, &self.m * ed);
+        let modes = &regime.modes;
+        let a = (0..modes.freq.len())
+            .map(|i| modes.shapes.column(i).dot(&me))
+            .collect();
+        let b = (0..modes.freq.len())
+            .map(|i| modes.shapes.column(i).dot(&med) / modes.freq[i])
+            .collect();
+        Segment {
+            regime,
+            t0,
+            scale,
+            a,
+            b,
+        }
+    }
+
+    /// Position and velocity at `t0 + τ`.
+    fn state(&self, seg: &Segment, tau: f64) -> (DVector<f64>, DVector<f64>) {
+        let r = seg.regime;
+        let (s, c) = (self.omega * (seg.t0 + tau)).sin_cos();
+        let mut x = &r.harmonic * c + &r.unit_static * seg.scale;
+        let mut v = &r.harmonic * (-self.omega * s);
+        for (i, &nu) in r.modes.freq.iter().enumerate() {
+            let (si, ci) = (nu * tau).sin_cos();
+            let phi = r.modes.shapes.column(i);
+            x += phi * (seg.a[i] * ci + seg.b[i] * si);
+            v += phi * (nu * (seg.b[i] * ci - seg.a[i] * si));
+        }
+        (x, v)
+    }
+
+    /// `w'` along a sliding segment.
+    fn slip_velocity(&self, seg: &Segment) -> Sinusoids {
+        let r = seg.regime;
+        let amp = -self.omega * (self.c.dot(&r.harmonic) - self.g);
+        let (s, c) = (self.omega * seg.t0).sin_cos();
+        let mut f = Sinusoids::default();
+        f.push(amp * s, amp * c, self.omega);
+        for (i, &nu) in r.modes.freq.iter().enumerate() {
+            let ch = r.modes.c_hat[i] * nu;
+            f.push(ch * seg.b[i], -ch * seg.a[i], nu);
+        }
+        f
+    }
+
+    /// The contact force `λ` a stuck segment needs.
+    fn stick_force(&self, seg: &Segment) -> Sinusoids {
+        let r = seg.regime;
+        let (s, c) = (self.omega * seg.t0).sin_cos();
+        let mut f = Sinusoids {
+            constant: seg.scale * r.unit_force,
+            ..Sinusoids::default()
+        };
+        f.push(r.harmonic_force * c, -r.harmonic_force * s, self.omega);
+        for (i, &nu) in r.modes.freq.iter().enumerate() {
+            let mu = r.modes.reaction[i];
+            f.push(mu * seg.a[i], mu * seg.b[i], nu);
+        }
+        f
+    }
+
+    /// The force holding `w'' = 0` at `(t, x)`: stick if it is within the slip force.
+    fn needed_force(&self, t: f64, x: &DVector<f64>) -> f64 {
+        let c = (self.omega * t).cos();
+        let load = &self.p * c - &self.k * x;
+        (self.minv_c.dot(&load) + self.g * self.omega * self.omega * c) / self.cmc
+    }
+
+    /// The relative displacement `w = cᵀx − g cos ωt`.
+    fn w(&self, t: f64, x: &DVector<f64>) -> f64 {
+        self.c.dot(x) - self.g * (self.omega * t).cos()
+    }
+
+    /// The mode a contact at rest relative to its wall takes: stick when the force it needs
+    /// is within F, else slip in the direction of that force.
+    fn settle(&self, t: f64, x: &DVector<f64>) -> Mode {
+        let need = self.needed_force(t, x);
+        if need.abs() <= self.slip_force {
+            Mode::Stick(self.w(t, x))
+        } else {
+            Mode::Slip(need.signum())
+        }
+    }
+
+    /// The contact's mode changes on `[0, t1]` from rest, and its mode at `t1`. Fails with
+    /// the time where the switches accumulate (more than 10⁴ per excitation period).
+    pub fn simulate(&self, t1: f64) -> Result<(Vec<Switch>, &'static str), f64> {
+        let n = self.c.len();
+        let (mut x, mut v) = (DVector::zeros(n), DVector::zeros(n));
+        let mut t = 0.0;
+        let mut mode = self.settle(t, &x);
+        let mut switches = Vec::new();
+        let period = std::f64::consts::TAU / self.omega;
+        let limit = 1e4 * (t1 / period).max(1.0);
+        while t < t1 {
+            if switches.len() as f64 > limit {
+                return Err(t);
+            }
+            let seg = self.segment(mode, t, &x, &v);
+            // The event function and the band it stays in until the event: `w'` keeps its
+            // sign while sliding, `|λ| < F` while stuck.
+            let (f, bounds) = match mode {
+                Mode::Slip(s) => (
+                    self.slip_velocity(&seg),
+                    vec![Bound {
+                        level: 0.0,
+                        sign: s,
+                    }],
+                ),
+                Mode::Stick(_) => (
+                    self.stick_force(&seg),
+                    vec![
+                        Bound {
+                            level: self.slip_force,
+                            sign: -1.0,
+                        },
+                        Bound {
+                            level: -self.slip_force,
+                            sign: 1.0,
+                        },
+                    ],
+                ),
+            };
+            let end = t1 - t;
+            let start = leave_start(&f, &bounds, end);
+            let Some(tau) = first_exit(&f, &bounds, start, end) else {
+                return Ok((switches, mode.name()));
+            };
+            (x, v) = self.state(&seg, tau);
+            t += tau;
+            let next = match mode {
+                Mode::Slip(_) => {
+                    // Exactly at rest relative to the wall.
+                    let slip = self.c.dot(&v) + self.g * self.omega * (self.omega * t).sin();
+                    v -= &self.minv_c * (slip / self.cmc);
+                    self.settle(t, &x)
+                }
+                Mode::Stick(_) => Mode::Slip(self.needed_force(t, &x).signum()),
+            };
+            // A slip that touches rest and slides on the same way is no switch.
+            if next.name() != mode.name() {
+                switches.push((t, mode.name(), next.name()));
+            }
+            mode = next;
+        }
+        Ok((switches, mode.name()))
+    }
+}
+
+/// Where the search may begin when the segment starts on a bound (a slip starting from rest,
+/// a stick at the slip force): the first of `10⁻¹², 10⁻¹¹, …, 10⁻⁴` shortest periods inside
+/// the band, or 0 (an immediate switch) when none is.
+fn leave_start(f: &Sinusoids, bounds: &[Bound], end: f64) -> f64 {
+    let inside = |tau: f64| {
+        let v = f.eval(tau).0;
+        bounds.iter().all(|b| b.sign * (v - b.level) > 0.0)
+    };
+    if inside(0.0) {
+        return 0.0;
+    }
+    let period = f.shortest_period().min(end);
+    (4..=12)
+        .rev()
+        .map(|k| period * 10f64.powi(-k))
+        .find(|&tau| inside(tau))
+        .unwrap_or(0.0)
+}
