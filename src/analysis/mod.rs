@@ -7,9 +7,10 @@ mod modes;
 pub mod options;
 pub mod results;
 mod simulate;
+mod sweep_regimes;
 
 pub use diagnostics::AnalysisError;
-pub use results::{Cell, Plot, Results, Series, Table};
+pub use results::{Cell, CellMap, Plot, Results, Series, Table};
 
 use crate::lang::ast::{Analysis, AnalysisKind};
 use crate::lang::{resolve, Failure, Override, Program};
@@ -67,6 +68,9 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
             });
             f
         })?,
+        AnalysisKind::SweepRegimes => {
+            sweep_regimes::run(prog, a, overrides, &model, &sys).map_err(located)?
+        }
         kind => {
             return Err(located(AnalysisError::Unavailable {
                 kind: kind.keyword().into(),

@@ -78,6 +78,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
         x_label: "DOF".into(),
         y_label: "φ (mass-normalised)".into(),
         series,
+        cells: None,
     };
 
     let mut summary = Map::new();

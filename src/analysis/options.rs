@@ -170,6 +170,69 @@ impl<'a> OptionReader<'a> {
         Ok(Some((a, b)))
     }
 
+    /// `key = p in a..b by h`: the swept parameter (one of the model's), its grid
+    /// `a, a + h, …, b` and the value's span. The step must divide the range (to 1e-9 of h).
+    pub fn sweep(
+        &self,
+        key: &str,
+        params: &[(String, f64)],
+    ) -> R<Option<(String, Vec<f64>, Span)>> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        let example = format!("write `{key} = r1 in 0..2.5 by 0.01`");
+        let Value::Sweep { param, range, span } = v else {
+            return Err(self.bad(key, v.span(), "expected a swept parameter", &example));
+        };
+        if !params.iter().any(|(n, _)| *n == param.name) {
+            let help = suggest(
+                &param.name,
+                params.iter().map(|(n, _)| n.as_str()),
+                "the model's parameters are",
+            );
+            return Err(self.bad(
+                key,
+                param.span,
+                &format!("`{}` is not a parameter of the model", param.name),
+                &help,
+            ));
+        }
+        let num = |e| {
+            eval::eval(e, &self.scope)
+                .map(|n| n.v)
+                .map_err(AnalysisError::Resolve)
+        };
+        let (a, b) = (num(&range.from)?, num(&range.to)?);
+        let Some(step) = &range.step else {
+            return Err(self.bad(key, range.span, "the sweep needs a step", &example));
+        };
+        let h = num(step)?;
+        let count = (b - a) / h;
+        if !(h > 0.0 && b > a && count.is_finite())
+            || (count - count.round()).abs() > 1e-9 * count.max(1.0)
+        {
+            return Err(self.bad(
+                key,
+                range.span,
+                "expected a < b and a step h > 0 that divides b − a",
+                &example,
+            ));
+        }
+        if count.round() > 1e6 {
+            return Err(self.bad(
+                key,
+                range.span,
+                "more than a million points",
+                "use a coarser step",
+            ));
+        }
+        let n = count.round() as usize;
+        let grid = (0..=n)
+            .map(|i| if i == n { b } else { a + i as f64 * h })
+            .collect();
+        Ok(Some((param.name.clone(), grid, *span)))
+    }
+
     /// A block of `node[.dir] = value` entries, keys rendered as node paths (`m1`, `c.x[3].x`).
     pub fn assignments(&self, key: &str) -> R<Vec<(String, f64, Span)>> {
         let Some(v) = self.get(key) else {

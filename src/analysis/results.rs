@@ -40,7 +40,18 @@ pub struct Series {
     pub points: bool,
 }
 
-/// A 2-D plot written as `file` (SVG).
+/// Coloured grid cells under a plot's curves (a regime map): cell `(i, j)` at `(x[i], y[j])`
+/// has class `class[j * x.len() + i]`, an index into `legend` (`None`: not drawn).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellMap {
+    pub x: Vec<f64>,
+    pub y: Vec<f64>,
+    pub class: Vec<Option<usize>>,
+    /// Class names and RGB colours.
+    pub legend: Vec<(String, [u8; 3])>,
+}
+
+/// A 2-D plot written as `file` (SVG). With `cells`, the axes span the cell grid.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plot {
     pub file: String,
@@ -48,6 +59,7 @@ pub struct Plot {
     pub x_label: String,
     pub y_label: String,
     pub series: Vec<Series>,
+    pub cells: Option<CellMap>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

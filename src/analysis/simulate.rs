@@ -262,6 +262,7 @@ fn report(
                 points: false,
             })
             .collect(),
+        cells: None,
     };
     let mut plots = vec![history];
     if n > 0 {
@@ -276,6 +277,7 @@ fn report(
                 y: traj.y.iter().map(|y| y[n]).collect(),
                 points: false,
             }],
+            cells: None,
         });
     }
     let mut final_state = Map::new();

@@ -22,8 +22,10 @@ pub fn render_svg(p: &Plot) -> Result<String, String> {
         let finite = |v: &&f64| v.is_finite();
         let xs = p.series.iter().flat_map(|s| s.x.iter()).filter(finite);
         let ys = p.series.iter().flat_map(|s| s.y.iter()).filter(finite);
-        let (x0, x1) = bounds(xs);
-        let (y0, y1) = bounds(ys);
+        let ((x0, x1), (y0, y1)) = match &p.cells {
+            Some(c) => (extent(&c.x), extent(&c.y)),
+            None => (bounds(xs), bounds(ys)),
+        };
         let mut chart = ChartBuilder::on(&root)
             .caption(&p.title, ("sans-serif", 20))
             .margin(15)
@@ -37,6 +39,34 @@ pub fn render_svg(p: &Plot) -> Result<String, String> {
             .y_desc(&p.y_label)
             .draw()
             .map_err(|e| e.to_string())?;
+        if let Some(c) = &p.cells {
+            let edges = |v: &[f64]| -> Vec<f64> {
+                let mut e = vec![extent(v).0];
+                e.extend(v.windows(2).map(|w| 0.5 * (w[0] + w[1])));
+                e.push(extent(v).1);
+                e
+            };
+            let (ex, ey) = (edges(&c.x), edges(&c.y));
+            let rects = c.class.iter().enumerate().filter_map(|(k, class)| {
+                let (i, j) = (k % c.x.len(), k / c.x.len());
+                let [r, g, b] = c.legend.get((*class)?)?.1;
+                Some(Rectangle::new(
+                    [(ex[i], ey[j]), (ex[i + 1], ey[j + 1])],
+                    RGBColor(r, g, b).filled(),
+                ))
+            });
+            chart.draw_series(rects).map_err(|e| e.to_string())?;
+            for (name, [r, g, b]) in &c.legend {
+                let color = RGBColor(*r, *g, *b);
+                chart
+                    .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
+                    .map_err(|e| e.to_string())?
+                    .label(name)
+                    .legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
+                    });
+            }
+        }
         for (i, s) in p.series.iter().enumerate() {
             let color = COLORS[i % COLORS.len()];
             let pts =
@@ -57,7 +87,7 @@ pub fn render_svg(p: &Plot) -> Result<String, String> {
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
             });
         }
-        if p.series.len() > 1 || p.series.iter().any(|s| !s.label.is_empty()) {
+        if p.cells.is_some() || p.series.len() > 1 || p.series.iter().any(|s| !s.label.is_empty()) {
             chart
                 .configure_series_labels()
                 .background_style(WHITE.mix(0.8))
@@ -68,6 +98,20 @@ pub fn render_svg(p: &Plot) -> Result<String, String> {
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// The range of a cell grid, half a step beyond its first and last points.
+fn extent(v: &[f64]) -> (f64, f64) {
+    let half = if v.len() > 1 {
+        0.5 * (v[1] - v[0]).abs()
+    } else {
+        0.5
+    };
+    let (lo, hi) = (
+        v.first().copied().unwrap_or(0.0),
+        v.last().copied().unwrap_or(1.0),
+    );
+    (lo.min(hi) - half, lo.max(hi) + half)
 }
 
 /// A padded range that is never empty.

@@ -58,19 +58,31 @@ impl Sinusoids {
     }
 }
 
-/// A level `f` must stay on one side of: `sign · (f − level) > 0` until the event.
+/// A level `f` must stay on one side of: `sign · (f − level) > 0` until the event. The level
+/// is moved by the rounding noise of the problem, 10⁻¹² of its scale: inwards for a sliding
+/// contact (a velocity that only rounding separates from zero has reached it), outwards for
+/// a stuck one (a force that reaches the slip force only to rounding does not break it).
 #[derive(Debug, Clone, Copy)]
 struct Bound {
     level: f64,
     sign: f64,
 }
 
+impl Bound {
+    fn new(level: f64, sign: f64, scale: f64) -> Bound {
+        Bound {
+            level: level + sign * 1e-12 * scale,
+            sign,
+        }
+    }
+}
+
 /// The first `τ ∈ [start, end]` where `f` reaches one of the bounds (crosses or touches it),
-/// located to machine precision. Steps are safe by Taylor: from `(f, f')`, the bound is not
+/// located to machine precision (touches count as `touch` says). Steps are safe by Taylor: from `(f, f')`, the bound is not
 /// reached within `h` while `sign·(f − level + f'h) − L₂h²/2 > 0` (`L₂ ≥ |f''|`). Within
 /// 10⁻⁶ of the shortest period from a bound, the next such length is checked for a sign
 /// change and for a touch (`touch`).
-fn first_exit(f: &Sinusoids, bounds: &[Bound], start: f64, end: f64) -> Option<f64> {
+fn first_exit(f: &Sinusoids, bounds: &[Bound], touches: bool, start: f64, end: f64) -> Option<f64> {
     let l2 = f.curvature_bound().max(1e-300);
     let floor = 1e-6 * f.shortest_period().min(end - start).max(1e-300);
     let gap = |b: &Bound, v: f64| b.sign * (v - b.level);
@@ -103,7 +115,7 @@ fn first_exit(f: &Sinusoids, bounds: &[Bound], start: f64, end: f64) -> Option<f
                 if gap(b, nv) <= 0.0 {
                     Some(refine(f, *b, tau, next))
                 } else {
-                    touch(f, *b, tau, next, l2, 0)
+                    touch(f, *b, tau, next, l2, touches)
                 }
             })
             .fold(f64::INFINITY, f64::min);
@@ -116,24 +128,33 @@ fn first_exit(f: &Sinusoids, bounds: &[Bound], start: f64, end: f64) -> Option<f
 }
 
 /// A bound reached inside `[a, b]` although both ends are clear of it: the deviation from the
-/// chord is at most `L₂(b − a)²/8`, so halving until that excludes a touch or the interval is
-/// at rounding level (a touch, returned at its midpoint).
-fn touch(f: &Sinusoids, bound: Bound, a: f64, b: f64, l2: f64, depth: u32) -> Option<f64> {
+/// chord is at most `L₂(b − a)²/8`, so halving until that excludes a crossing or the interval
+/// is at rounding level. There, a touch within 10⁻¹³ of the scale is an event if `touches`
+/// (a slip that comes to rest for an instant) and not otherwise (a stuck contact whose force
+/// only reaches the slip force keeps sticking). At most 400 evaluations.
+fn touch(f: &Sinusoids, bound: Bound, a: f64, b: f64, l2: f64, touches: bool) -> Option<f64> {
     let gap = |x: f64| bound.sign * (f.eval(x).0 - bound.level);
-    let (ga, gb) = (gap(a), gap(b));
-    if ga.min(gb) > l2 * (b - a).powi(2) / 8.0 {
-        return None;
+    let scale = f.terms.iter().map(|t| t.0.hypot(t.1)).sum::<f64>() + f.constant.abs();
+    // Depth-first over the intervals not yet excluded, earliest first.
+    let mut stack = vec![(a, b, gap(a), gap(b))];
+    let mut budget = 400;
+    while let Some((a, b, ga, gb)) = stack.pop() {
+        if ga.min(gb) > l2 * (b - a).powi(2) / 8.0 {
+            continue;
+        }
+        let m = 0.5 * (a + b);
+        let gm = gap(m);
+        if gm <= 0.0 {
+            return Some(refine(f, bound, a, m));
+        }
+        budget -= 1;
+        if m <= a || m >= b || budget == 0 {
+            return (touches && gm <= 1e-13 * scale).then_some(m);
+        }
+        stack.push((m, b, gm, gb));
+        stack.push((a, m, ga, gm));
     }
-    let m = 0.5 * (a + b);
-    let gm = gap(m);
-    if gm <= 0.0 {
-        return Some(refine(f, bound, a, m));
-    }
-    if depth >= 40 || m <= a || m >= b {
-        let scale = f.terms.iter().map(|t| t.0.hypot(t.1)).sum::<f64>() + f.constant.abs();
-        return (gm <= 1e-13 * scale).then_some(m);
-    }
-    touch(f, bound, a, m, l2, depth + 1).or_else(|| touch(f, bound, m, b, l2, depth + 1))
+    None
 }
 
 /// The crossing of `bound` in `[a, b]` (`a` clear of it, `b` not), by Newton steps kept inside
@@ -194,6 +215,9 @@ pub struct Problem {
     slip_force: f64,
     slip: Regime,
     stick: Regime,
+    /// Scales of `w'` and of the contact force, for the rounding noise of the events.
+    velocity_scale: f64,
+    force_scale: f64,
 }
 
 /// Why the closed form does not apply (the general event-driven integrator does).
@@ -301,7 +325,17 @@ impl Problem {
             unit_force: u[n],
             modes: modes(&k, &m, &null, &c).ok_or(NotApplicable::Singular)?,
         };
+        let velocity_scale = s.omega
+            * ((c.dot(&slip.harmonic) - s.wall_amplitude).abs()
+                + (c.dot(&slip.unit_static) * s.slip_force).abs()
+                + s.wall_amplitude.abs());
+        let force_scale = s
+            .slip_force
+            .max(stick.harmonic_force.abs())
+            .max(s.load.amax());
         Ok(Problem {
+            velocity_scale,
+            force_scale,
             m,
             k,
             c,
@@ -429,6 +463,11 @@ impl Problem {
         (self.minv_c.dot(&load) + self.g * self.omega * self.omega * c) / self.cmc
     }
 
+    /// `w' = cᵀv + gω sin ωt`.
+    fn relative_velocity(&self, t: f64, v: &DVector<f64>) -> f64 {
+        self.c.dot(v) + self.g * self.omega * (self.omega * t).sin()
+    }
+
     /// The relative displacement `w = cᵀx − g cos ωt`.
     fn w(&self, t: f64, x: &DVector<f64>) -> f64 {
         self.c.dot(x) - self.g * (self.omega * t).cos()
@@ -465,28 +504,39 @@ impl Problem {
             let (f, bounds) = match mode {
                 Mode::Slip(s) => (
                     self.slip_velocity(&seg),
-                    vec![Bound {
-                        level: 0.0,
-                        sign: s,
-                    }],
+                    vec![Bound::new(0.0, s, self.velocity_scale)],
                 ),
                 Mode::Stick(_) => (
                     self.stick_force(&seg),
                     vec![
-                        Bound {
-                            level: self.slip_force,
-                            sign: -1.0,
-                        },
-                        Bound {
-                            level: -self.slip_force,
-                            sign: 1.0,
-                        },
+                        Bound::new(self.slip_force, -1.0, -self.force_scale),
+                        Bound::new(-self.slip_force, 1.0, -self.force_scale),
                     ],
                 ),
             };
             let end = t1 - t;
-            let start = leave_start(&f, &bounds, end);
-            let Some(tau) = first_exit(&f, &bounds, start, end) else {
+            // A mode that cannot be entered (its band is left at once, to within 10⁻⁴ of the
+            // shortest period): a slip that never develops is a stick that goes on, so the
+            // switch into it is undone; a stick whose force only touches the slip force at
+            // rounding level holds past the touch.
+            let start = match (leave_start(&f, &bounds, end, 12.0, 4.0), mode) {
+                (Some(start), _) => start,
+                (None, Mode::Slip(_)) => {
+                    if switches
+                        .last()
+                        .is_some_and(|s: &Switch| s.0 == t && s.2 == mode.name())
+                    {
+                        switches.pop();
+                    }
+                    v -= &self.minv_c * (self.relative_velocity(t, &v) / self.cmc);
+                    mode = Mode::Stick(self.w(t, &x));
+                    continue;
+                }
+                (None, Mode::Stick(_)) => leave_start(&f, &bounds, end, 4.0, 1.0)
+                    .unwrap_or(0.1 * f.shortest_period().min(end)),
+            };
+            let touches = matches!(mode, Mode::Slip(_));
+            let Some(tau) = first_exit(&f, &bounds, touches, start, end) else {
                 return Ok((switches, mode.name()));
             };
             (x, v) = self.state(&seg, tau);
@@ -494,8 +544,7 @@ impl Problem {
             let next = match mode {
                 Mode::Slip(_) => {
                     // Exactly at rest relative to the wall.
-                    let slip = self.c.dot(&v) + self.g * self.omega * (self.omega * t).sin();
-                    v -= &self.minv_c * (slip / self.cmc);
+                    v -= &self.minv_c * (self.relative_velocity(t, &v) / self.cmc);
                     self.settle(t, &x)
                 }
                 Mode::Stick(_) => Mode::Slip(self.needed_force(t, &x).signum()),
@@ -511,20 +560,19 @@ impl Problem {
 }
 
 /// Where the search may begin when the segment starts on a bound (a slip starting from rest,
-/// a stick at the slip force): the first of `10⁻¹², 10⁻¹¹, …, 10⁻⁴` shortest periods inside
-/// the band, or 0 (an immediate switch) when none is.
-fn leave_start(f: &Sinusoids, bounds: &[Bound], end: f64) -> f64 {
+/// a stick at the slip force): the first of `10^-from, …, 10^-to` shortest periods (quarter
+/// decades) inside the band, or `None` when none is.
+fn leave_start(f: &Sinusoids, bounds: &[Bound], end: f64, from: f64, to: f64) -> Option<f64> {
     let inside = |tau: f64| {
         let v = f.eval(tau).0;
         bounds.iter().all(|b| b.sign * (v - b.level) > 0.0)
     };
     if inside(0.0) {
-        return 0.0;
+        return Some(0.0);
     }
     let period = f.shortest_period().min(end);
-    (4..=12)
-        .rev()
-        .map(|k| period * 10f64.powi(-k))
+    let steps = (4.0 * (from - to)).round() as i32;
+    (0..=steps)
+        .map(|k| period * 10f64.powf(-from + 0.25 * k as f64))
         .find(|&tau| inside(tau))
-        .unwrap_or(0.0)
 }

@@ -71,7 +71,7 @@ pub fn peaks_and_antiresonances(xs: &[f64], lambda: impl Fn(f64) -> f64) -> (Vec
     peaks.extend(
         scan.iter()
             .zip(&values)
-            .filter(|(_, v)| !v.is_finite())
+            .filter(|(_, v)| v.is_infinite())
             .map(|(x, _)| *x),
     );
     for (i, w) in values.windows(2).enumerate() {
