@@ -186,7 +186,7 @@ fn exit_codes() {
     let unavailable = dir.join("unavailable.nsd");
     std::fs::write(
         &unavailable,
-        "model m { mass a = 1\n spring a -- ground { k = 1 } }\nsweep regimes m { x = k in 1..2 by 0.5 }\n",
+        "model m { mass a = 1\n spring a -- ground { k = 1 } }\nnsmodes m\n",
     )
     .expect("write");
     let (code, _, stderr) = nsd(&[

@@ -21,7 +21,12 @@ use crate::solve::regimes::stick_slip::{continuous_limit, StopFactor};
 use rayon::prelude::*;
 use serde_json::{json, Map};
 
-const REGIMES: [Regime; 3] = [Regime::Continuous, Regime::StickSlip, Regime::NoMotion];
+const REGIMES: [Regime; 4] = [
+    Regime::Continuous,
+    Regime::StickSlip,
+    Regime::NoMotion,
+    Regime::Unsettled,
+];
 
 /// The analytic boundaries at one point, as slip forces.
 #[derive(Debug, Clone, Copy)]
@@ -280,6 +285,7 @@ pub fn run(
     let mut failures = Vec::new();
     let (mut compared, mut agreeing, mut transient, mut closed_form) =
         (0usize, 0usize, 0usize, 0usize);
+    let mut unsettled = 0usize;
     for j in 0..ny {
         for i in 0..nx {
             let an = analytic(i, j);
@@ -293,6 +299,7 @@ pub fn run(
                         Cell::Num(f64::from(u8::from(c.transient))),
                     ]);
                     transient += usize::from(c.transient);
+                    unsettled += usize::from(c.regime == Regime::Unsettled);
                     closed_form += usize::from(*closed);
                     // Agreement away from the curves: the analytic class of every neighbour
                     // within one grid step is the same.
@@ -301,7 +308,7 @@ pub fn run(
                             (j.saturating_sub(1)..=(j + 1).min(ny - 1))
                                 .all(|jj| analytic(ii, jj) == an)
                         });
-                    if settled {
+                    if settled && c.regime != Regime::Unsettled {
                         compared += 1;
                         agreeing += usize::from(an == Some(c.regime));
                     }
@@ -377,7 +384,12 @@ pub fn run(
     };
 
     // The map: numeric classes where computed, else analytic; analytic curves on top.
-    let colours = [[120, 170, 225], [245, 170, 90], [170, 170, 170]];
+    let colours = [
+        [120, 170, 225],
+        [245, 170, 90],
+        [170, 170, 170],
+        [250, 240, 120],
+    ];
     let class = (0..nx * ny)
         .map(|k| {
             let r = match &numeric[k] {
@@ -448,6 +460,7 @@ pub fn run(
     );
     summary.insert("compared_cells".into(), json!(compared));
     summary.insert("transient_cells".into(), json!(transient));
+    summary.insert("unsettled_cells".into(), json!(unsettled));
     summary.insert("failed_cells".into(), json!(failures.len()));
     summary.insert("peaks".into(), json!(peaks));
     summary.insert("antiresonances".into(), json!(antiresonances));

@@ -3,9 +3,10 @@
 //! read from the contact's events in the last cycles.
 //!
 //! The last tenth of the run (at least one cycle) is the observation window: no stop in it
-//! and the contact sliding is continuous motion, stuck throughout is no motion, anything else
-//! is stick–slip with its stops per cycle. The window before it is classified the same way;
-//! when the two differ the transient has not died out and the cell is flagged, not forced.
+//! and the contact sliding is continuous motion, stuck throughout is no motion, a stop in
+//! every cycle is stick–slip with its stops per cycle, and stops in some cycles only is
+//! `transient` (not forced into a class). The window before it is classified the same way;
+//! when the two differ the cell is flagged as transient too.
 
 use super::contact::Setup;
 use super::exact::{Problem, Switch};
@@ -19,6 +20,10 @@ pub enum Regime {
     Continuous,
     StickSlip,
     NoMotion,
+    /// Stops in some cycles of the window but not in all: the transient has not died out
+    /// (typically a stuck contact slipping now and then under the undamped residual
+    /// vibration of the rest of the system).
+    Unsettled,
 }
 
 impl Regime {
@@ -27,6 +32,7 @@ impl Regime {
             Regime::Continuous => "continuous",
             Regime::StickSlip => "stick-slip",
             Regime::NoMotion => "no-motion",
+            Regime::Unsettled => "transient",
         }
     }
 }
@@ -124,10 +130,17 @@ fn read(switches: &[Switch], last: &str, t1: f64, period: f64, cycles: usize) ->
             .filter(|e| e.0 > from && e.0 <= to && e.2 == stick)
             .count();
         let changes = switches.iter().any(|e| e.0 > from && e.0 <= to);
+        // Stick–slip stops in every cycle of the window.
+        let cycles = ((to - from) / period).round().max(1.0) as usize;
+        let every_cycle = (0..cycles).all(|k| {
+            let (a, b) = (from + k as f64 * period, from + (k + 1) as f64 * period);
+            switches.iter().any(|e| e.0 > a && e.0 <= b && e.2 == stick)
+        });
         let regime = match (stops, changes, mode_at(from) == stick) {
             (0, false, true) => Regime::NoMotion,
             (0, _, _) => Regime::Continuous,
-            _ => Regime::StickSlip,
+            _ if every_cycle => Regime::StickSlip,
+            _ => Regime::Unsettled,
         };
         (regime, stops as f64 * period / (to - from))
     };

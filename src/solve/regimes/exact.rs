@@ -494,11 +494,26 @@ impl Problem {
         let mut switches = Vec::new();
         let period = std::f64::consts::TAU / self.omega;
         let limit = 1e4 * (t1 / period).max(1.0);
-        while t < t1 {
-            if switches.len() as f64 > limit {
+        // Mode changes without time advancing (a contact that can neither stick nor slip
+        // at rounding level) end the run like an accumulation.
+        let (mut stalled, mut last_t) = (0, f64::NAN);
+        // A stick resumed after a slip that did not develop holds for at least 10⁻⁴ of the
+        // shortest period (past the rounding-level touch that ended it).
+        let mut resumed = false;
+        while t1 - t > 1e-12 * period {
+            stalled = if t == last_t { stalled + 1 } else { 0 };
+            last_t = t;
+            if switches.len() as f64 > limit || stalled > 100 {
                 return Err(t);
             }
             let seg = self.segment(mode, t, &x, &v);
+            if std::env::var("DBG").is_ok() {
+                eprintln!(
+                    "segment t {t} mode {mode:?} need {} w' {}",
+                    self.needed_force(t, &x),
+                    self.relative_velocity(t, &v)
+                );
+            }
             // The event function and the band it stays in until the event: `w'` keeps its
             // sign while sliding, `|λ| < F` while stuck.
             let (f, bounds) = match mode {
@@ -519,7 +534,12 @@ impl Problem {
             // shortest period): a slip that never develops is a stick that goes on, so the
             // switch into it is undone; a stick whose force only touches the slip force at
             // rounding level holds past the touch.
-            let start = match (leave_start(&f, &bounds, end, 12.0, 4.0), mode) {
+            let hold = |from| {
+                leave_start(&f, &bounds, end, from, 1.0, false)
+                    .unwrap_or(0.1 * f.shortest_period().min(end))
+            };
+            let start = match (leave_start(&f, &bounds, end, 12.0, 4.0, true), mode) {
+                (_, Mode::Stick(_)) if resumed => hold(4.0),
                 (Some(start), _) => start,
                 (None, Mode::Slip(_)) => {
                     if switches
@@ -530,11 +550,12 @@ impl Problem {
                     }
                     v -= &self.minv_c * (self.relative_velocity(t, &v) / self.cmc);
                     mode = Mode::Stick(self.w(t, &x));
+                    resumed = true;
                     continue;
                 }
-                (None, Mode::Stick(_)) => leave_start(&f, &bounds, end, 4.0, 1.0)
-                    .unwrap_or(0.1 * f.shortest_period().min(end)),
+                (None, Mode::Stick(_)) => hold(4.0),
             };
+            resumed = false;
             let touches = matches!(mode, Mode::Slip(_));
             let Some(tau) = first_exit(&f, &bounds, touches, start, end) else {
                 return Ok((switches, mode.name()));
@@ -561,13 +582,20 @@ impl Problem {
 
 /// Where the search may begin when the segment starts on a bound (a slip starting from rest,
 /// a stick at the slip force): the first of `10^-from, …, 10^-to` shortest periods (quarter
-/// decades) inside the band, or `None` when none is.
-fn leave_start(f: &Sinusoids, bounds: &[Bound], end: f64, from: f64, to: f64) -> Option<f64> {
+/// decades) inside the band, or `None` when none is; 0 first if `at_zero`.
+fn leave_start(
+    f: &Sinusoids,
+    bounds: &[Bound],
+    end: f64,
+    from: f64,
+    to: f64,
+    at_zero: bool,
+) -> Option<f64> {
     let inside = |tau: f64| {
         let v = f.eval(tau).0;
         bounds.iter().all(|b| b.sign * (v - b.level) > 0.0)
     };
-    if inside(0.0) {
+    if at_zero && inside(0.0) {
         return Some(0.0);
     }
     let period = f.shortest_period().min(end);
