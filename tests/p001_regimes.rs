@@ -505,3 +505,30 @@ fn closed_form_stick_slip_matches_the_event_driven_integrator() {
         }
     }
 }
+
+#[test]
+fn dimensional_force_driven_sdof_is_den_hartog() {
+    // Den Hartog's own setting, in units: m = 2 kg, k = 800 N/m (ω_n = 20 rad/s), a force
+    // P cos ωt with P = 8 N (static deflection X_st = P/k = 0.01 m). The boundaries in
+    // newtons, over P, are the non-dimensional eq. 13 and β = 1 at r = ω/ω_n.
+    let dir = root().join("target/test-out/regimes");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("den_hartog_si.nsd");
+    std::fs::write(
+        &file,
+        "model dh(w = 10 rad/s, F = 1 N) {\n  mass x = 2 kg\n  spring x -- ground { k = 800 N/m }\n  friction wall: x -- ground { force = F }\n  force x = 8 N * cos(w * t)\n}\n",
+    )
+    .expect("write");
+    for w in [6.0, 14.0, 26.0, 47.0] {
+        let sys = system(file.to_str().expect("utf-8"), "dh", &[&format!("w={w}")]);
+        let st = setup(&sys).expect("a force-driven contact");
+        assert_eq!(st.wall, Wall::Ground);
+        let r = w / 20.0;
+        let cont = continuous_limit(&sys, &st, StopFactor::Unit) / 8.0;
+        assert!(
+            (cont - den_hartog(r)).abs() < 1e-12 * den_hartog(r).max(1.0),
+            "r = {r}: {cont}"
+        );
+        assert!((holding_force(&sys, &st).abs() / 8.0 - 1.0).abs() < 1e-12);
+    }
+}
