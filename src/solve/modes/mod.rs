@@ -107,7 +107,8 @@ fn couple(extra: &mut TriMat<f64>, a: &[Attach], b: &[Attach], block: &[Vec<f64>
     }
 }
 
-fn dense_of(a: &CsMat<f64>) -> DMatrix<f64> {
+/// A dense copy of a sparse matrix (duplicate entries summed).
+pub(crate) fn dense_of(a: &CsMat<f64>) -> DMatrix<f64> {
     let mut d = DMatrix::zeros(a.rows(), a.cols());
     for (v, (i, j)) in a.iter() {
         d[(i, j)] += *v;

@@ -11,6 +11,7 @@
 
 use crate::model::flat::Friction;
 use crate::model::system::{Attach, Nonlinearity, System};
+use crate::solve::modes::dense_of;
 use nalgebra::{DMatrix, DVector};
 
 /// Which wall the contact rubs against (for reports; the numerics use only `c` and `wall`).
@@ -168,12 +169,5 @@ pub fn setup(sys: &System) -> Result<Setup, SetupError> {
 
 /// Dense copies of the system's K and M.
 pub(crate) fn dense_km(sys: &System) -> (DMatrix<f64>, DMatrix<f64>) {
-    let dense = |a: &sprs::CsMat<f64>| {
-        let mut d = DMatrix::zeros(a.rows(), a.cols());
-        for (v, (i, j)) in a.iter() {
-            d[(i, j)] += *v;
-        }
-        d
-    };
-    (dense(&sys.k), dense(&sys.m))
+    (dense_of(&sys.k), dense_of(&sys.m))
 }
