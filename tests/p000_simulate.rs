@@ -360,3 +360,44 @@ fn den_hartog_sdof_regimes_on_each_side_of_the_closed_form_boundaries() {
         }
     }
 }
+
+#[test]
+fn jenkins_free_decay_matches_the_closed_form() {
+    // m = k = 1, kt = 3, F = 0.5, x0 = 1 (slider at z = 1). Stuck: ω² = k + kt = 4 about
+    // x_eq = kt x0/(k + kt) = 0.75; the spring force kt (x − 1) reaches −F when
+    // 1 − cos ωt = F/(kt (1 − x_eq)). Then sliding (ω0 = 1 about F/k, force +F) until ẋ = 0,
+    // where the slider sticks at z = x + F/kt and the element is stuck again.
+    let (w, x_eq) = (2.0f64, 0.75f64);
+    let t1 = (1.0f64 - 0.5 / (3.0 * (1.0 - x_eq))).acos() / w;
+    let (x1, v1) = (
+        x_eq + (1.0 - x_eq) * (w * t1).cos(),
+        -(1.0 - x_eq) * w * (w * t1).sin(),
+    );
+    let theta = (v1 / (x1 - 0.5)).atan().rem_euclid(std::f64::consts::PI);
+    let t2 = t1 + theta;
+    let x2 = 0.5 + (x1 - 0.5) * theta.cos() + v1 * theta.sin();
+    // After t2, stuck again: ω = 2 about the new equilibrium (k x + kt (x − z) = 0).
+    let z = x2 + 0.5 / 3.0;
+    let eq = 3.0 * z / 4.0;
+    let t3 = t2 + 0.3;
+    let x3 = eq + (x2 - eq) * (w * 0.3).cos();
+    let v = run(
+        "tests/models/jenkins_sdof.nsd",
+        &format!("\nsimulate jenkins_sdof as jenkins {{ t = 0..{t3}, x0 = {{ x = 1 }}, rtol = 1e-12, atol = 1e-12, output = at({t2}) }}\n"),
+    );
+    let ev = events_csv(&v[0]);
+    let times: Vec<f64> = ev.iter().map(|e| e[0].parse().expect("t")).collect();
+    assert_eq!(
+        ev[0][1..5],
+        ["j", "slip", "stick", "slip-"].map(String::from)
+    );
+    assert_eq!(
+        ev[1][1..5],
+        ["j", "stick", "slip-", "stick"].map(String::from)
+    );
+    assert_eq!(ev.len(), 2, "{ev:?}");
+    assert!((times[0] - t1).abs() < 1e-10, "{} vs {t1}", times[0]);
+    assert!((times[1] - t2).abs() < 1e-10, "{} vs {t2}", times[1]);
+    let fin = v[0]["summary"]["final"]["x.x"].as_f64().expect("final x");
+    assert!((fin - x3).abs() < 1e-9, "x(t3) = {fin} vs {x3}");
+}

@@ -114,7 +114,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let mut hybrid = Hybrid::new(sys, smooth_only).map_err(|e| AnalysisError::Unsupported {
         message: format!("simulate of `{}`: {e}", model.name),
         at: a.span,
-        help: "this version integrates linear parts, polynomial springs, gaps (piecewise-linear exact or smoothed, Hertz, Kelvin–Voigt, Hunt–Crossley, Lankarani–Nikravesh) and rigid stops; friction follows".into(),
+        help: "this version integrates linear parts, polynomial springs, gaps (piecewise-linear exact or smoothed, Hertz, Kelvin–Voigt, Hunt–Crossley, Lankarani–Nikravesh) rigid stops, one rigid Coulomb contact and Jenkins elements; 2-D friction contacts and several rigid Coulomb contacts at once follow".into(),
     })?;
     let start = std::time::Instant::now();
     let cfg = Config {

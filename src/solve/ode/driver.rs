@@ -340,9 +340,31 @@ pub fn integrate(
                 let velocity: f64 = match ev.action {
                     // Friction events watch the velocity part of the state already.
                     Action::SlipEnds { contact } => h.slip_velocity(contact, te, &ye),
+                    Action::Jenkins { .. } => {
+                        ev.w.iter()
+                            .map(|&(i, wi)| wi * ye[if i < n2 / 2 { n2 / 2 + i } else { i }])
+                            .sum()
+                    }
                     _ => ev.w.iter().map(|&(i, wi)| wi * ye[n2 / 2 + i]).sum(),
                 };
                 match ev.action {
+                    Action::Jenkins { element, to } => {
+                        let from = h.jenkins[element].mode;
+                        h.switch_jenkins(element, to, te, &ye);
+                        traj.events.push(Event {
+                            t: te,
+                            element: h.jenkins[element].name.clone(),
+                            kind: if to == FrictionMode::Stick {
+                                "stick"
+                            } else {
+                                "slip"
+                            },
+                            from: from.name(),
+                            to: to.name(),
+                            velocity,
+                            velocity_after: None,
+                        });
+                    }
                     Action::Switch { gap, to } => {
                         let from = h.modes[gap];
                         h.modes[gap] = to;

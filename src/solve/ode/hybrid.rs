@@ -161,6 +161,31 @@ pub struct Coulomb {
     wmw: f64,
 }
 
+/// An elastic Coulomb (Jenkins) element on `u = x_a − x_b`: a spring `kt` in series with a
+/// slider of limit `F`, whose position `z` is the element's internal state. Stuck, the force
+/// is `kt (u − z)`; sliding, `±F` with the slider following `z = u ∓ F/kt`.
+#[derive(Debug, Clone)]
+pub struct Jenkins {
+    pub name: String,
+    a: Attach,
+    b: Attach,
+    kt: f64,
+    slip: f64,
+    pub mode: FrictionMode,
+    /// The slider position (meaningful while stuck).
+    pub z: f64,
+}
+
+impl Jenkins {
+    fn force(&self, u: f64) -> f64 {
+        match self.mode {
+            FrictionMode::SlipPos => self.slip,
+            FrictionMode::SlipNeg => -self.slip,
+            _ => self.kt * (u - self.z),
+        }
+    }
+}
+
 /// What the crossing of an event function does.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Action {
@@ -170,6 +195,8 @@ pub enum Action {
     Impact { stop: usize },
     /// A sliding Coulomb contact's relative velocity reaches zero.
     SlipEnds { contact: usize },
+    /// A Jenkins element's spring force reaches `±F` (slip starts) or its sliding stops.
+    Jenkins { element: usize, to: FrictionMode },
 }
 
 /// An event function `Σ w_i y_i + c`, the crossing direction that triggers it, and its action.
@@ -204,6 +231,7 @@ pub struct Hybrid<'s> {
     /// Base motion per direction: `y`, `ẏ`, `ÿ`.
     base: Vec<(crate::model::flat::Dir, TimeFn, TimeFn, TimeFn)>,
     pub friction: Vec<Coulomb>,
+    pub jenkins: Vec<Jenkins>,
     force: Vec<f64>,
     /// Right-hand-side evaluations so far.
     pub evals: usize,
@@ -222,6 +250,7 @@ impl<'s> Hybrid<'s> {
         let mut stops = Vec::new();
         let mut poly = Vec::new();
         let mut coulomb = Vec::new();
+        let mut jenkins = Vec::new();
         for el in &sys.nonlinear {
             let (a, b) = (el.a[0], el.b[0]);
             match &el.law {
@@ -272,10 +301,29 @@ impl<'s> Hybrid<'s> {
                 Nonlinearity::Friction(crate::model::flat::Friction::Coulomb { slip_force }) => {
                     coulomb.push((el.name.clone(), a, b, *slip_force));
                 }
+                Nonlinearity::Friction(crate::model::flat::Friction::Jenkins {
+                    kt,
+                    slip_force,
+                }) => {
+                    if matches!(a, Attach::Base(_)) || matches!(b, Attach::Base(_)) {
+                        return Err(Unsupported::BaseGap {
+                            element: el.name.clone(),
+                        });
+                    }
+                    jenkins.push(Jenkins {
+                        name: el.name.clone(),
+                        a,
+                        b,
+                        kt: *kt,
+                        slip: *slip_force,
+                        mode: FrictionMode::Stick,
+                        z: 0.0,
+                    });
+                }
                 Nonlinearity::Friction(_) => {
                     return Err(Unsupported::Element {
                         element: el.name.clone(),
-                        what: "elastic (Jenkins) and 2-D friction contacts",
+                        what: "2-D friction contacts",
                     });
                 }
             }
@@ -328,6 +376,7 @@ impl<'s> Hybrid<'s> {
             poly,
             base,
             friction: Vec::new(),
+            jenkins,
             force: vec![0.0; n],
             evals: 0,
         };
@@ -426,8 +475,10 @@ impl<'s> Hybrid<'s> {
         mode
     }
 
-    /// Initial friction modes: slide with the initial relative velocity, else settle.
+    /// Initial friction modes: a rigid contact slides with the initial relative velocity,
+    /// else settles; Jenkins elements start stuck and unstressed.
     pub fn set_friction_from_state(&mut self, t: f64, y: &mut [f64]) {
+        self.set_jenkins_from_state(t, y);
         for c in 0..self.friction.len() {
             let s = self.slip_velocity(c, t, y);
             self.friction[c].mode = if s > 0.0 {
@@ -546,6 +597,10 @@ impl<'s> Hybrid<'s> {
                 FrictionMode::Stick | FrictionMode::Free => 0.0,
             };
             apply(fc.a, fc.b, force, f);
+        }
+        for jk in &self.jenkins {
+            let u = self.pos(jk.a, t, x) - self.pos(jk.b, t, x);
+            apply(jk.a, jk.b, jk.force(u), f);
         }
         dy[..n].copy_from_slice(v);
         match &self.mass {
@@ -718,6 +773,42 @@ impl<'s> Hybrid<'s> {
                 action: Action::SlipEnds { contact: ci },
             });
         }
+        for (ji, jk) in self.jenkins.iter().enumerate() {
+            let w = weights(jk.a, jk.b);
+            let action = |to| Action::Jenkins { element: ji, to };
+            match jk.mode {
+                // Stuck: kt (u − z) reaches ±F.
+                FrictionMode::Stick | FrictionMode::Free => {
+                    let reach = jk.slip / jk.kt;
+                    out.push(EventFn {
+                        wall: None,
+                        w: w.clone(),
+                        c: -jk.z - reach,
+                        dir: Direction::Rising,
+                        action: action(FrictionMode::SlipPos),
+                    });
+                    out.push(EventFn {
+                        wall: None,
+                        w,
+                        c: -jk.z + reach,
+                        dir: Direction::Falling,
+                        action: action(FrictionMode::SlipNeg),
+                    });
+                }
+                // Sliding: u̇ comes back through zero.
+                slip => out.push(EventFn {
+                    wall: None,
+                    w: w.iter().map(|&(i, wi)| (self.n + i, wi)).collect(),
+                    c: 0.0,
+                    dir: if slip == FrictionMode::SlipPos {
+                        Direction::Falling
+                    } else {
+                        Direction::Rising
+                    },
+                    action: action(FrictionMode::Stick),
+                }),
+            }
+        }
         for (si, stop) in self.stops.iter().enumerate() {
             if stop.held.is_some() {
                 continue;
@@ -743,6 +834,28 @@ impl<'s> Hybrid<'s> {
             }
         }
         out
+    }
+
+    /// Switches a Jenkins element at `(t, y)`; a stop re-sticks the slider where the spring
+    /// carries exactly the slip force, so the force is continuous.
+    pub fn switch_jenkins(&mut self, element: usize, to: FrictionMode, t: f64, y: &[f64]) {
+        let (a, b) = (self.jenkins[element].a, self.jenkins[element].b);
+        let u = self.pos(a, t, y) - self.pos(b, t, y);
+        let jk = &mut self.jenkins[element];
+        if to == FrictionMode::Stick {
+            jk.z = u - jk.force(u) / jk.kt;
+        }
+        jk.mode = to;
+    }
+
+    /// Initial Jenkins states: stuck, the spring unstressed (`z = u(t0)`).
+    fn set_jenkins_from_state(&mut self, t: f64, y: &[f64]) {
+        for k in 0..self.jenkins.len() {
+            let (a, b) = (self.jenkins[k].a, self.jenkins[k].b);
+            let u = self.pos(a, t, y) - self.pos(b, t, y);
+            self.jenkins[k].mode = FrictionMode::Stick;
+            self.jenkins[k].z = u;
+        }
     }
 
     /// Records the penetration rate at a contact entry (for the laws that scale their
