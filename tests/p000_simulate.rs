@@ -401,3 +401,119 @@ fn jenkins_free_decay_matches_the_closed_form() {
     let fin = v[0]["summary"]["final"]["x.x"].as_f64().expect("final x");
     assert!((fin - x3).abs() < 1e-9, "x(t3) = {fin} vs {x3}");
 }
+
+/// Rows of data.csv keyed by the printed time.
+fn rows_by_time(v: &Value) -> std::collections::HashMap<String, Vec<f64>> {
+    let path = std::path::PathBuf::from(v["out"].as_str().expect("out")).join("data.csv");
+    std::fs::read_to_string(path)
+        .expect("data.csv")
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut it = l.split(',');
+            let t = it.next().expect("t").to_string();
+            (t, it.map(|x| x.parse().expect("number")).collect())
+        })
+        .collect()
+}
+
+#[test]
+fn two_coulomb_contacts_uncoupled_are_two_single_runs() {
+    // Without coupling each mass is its own Coulomb oscillator, so each contact's events are
+    // Den Hartog's free decay: velocity zeros every half period π/ω, the amplitude about the
+    // current ±F/k centre dropping by 2F/k each time, and a stop once the spring force at rest
+    // no longer exceeds F.
+    let sim = "t = 0..40, x0 = { m1 = 1, m2 = -0.8 }, rtol = 1e-12, atol = 1e-12";
+    let both = run(
+        "tests/models/two_contacts.nsd",
+        &format!("\nsimulate two_free_contacts as both {{ {sim} }}\n"),
+    );
+    let ev = events_csv(&both[0]);
+    assert!(ev.iter().filter(|e| e[1] == "c1").count() >= 4, "{ev:?}");
+    assert!(ev.iter().filter(|e| e[1] == "c2").count() >= 4, "{ev:?}");
+    for (name, m, k, f, x0) in [
+        ("c1", 1.0f64, 1.0f64, 0.1f64, 1.0f64),
+        ("c2", 2.0, 3.0, 0.15, -0.8),
+    ] {
+        let w = (k / m).sqrt();
+        // |x| at each velocity zero: x0, then |x| − 2F/k each half period, while k|x| > F.
+        let (mut x, mut t, mut expected) = (x0.abs(), 0.0, Vec::new());
+        while k * x > f {
+            t += std::f64::consts::PI / w;
+            x -= 2.0 * f / k;
+            expected.push(t);
+        }
+        let stops: Vec<f64> = ev
+            .iter()
+            .filter(|e| e[1] == name && e[4] == "stick")
+            .map(|e| e[0].parse().expect("t"))
+            .collect();
+        let reversals: Vec<f64> = ev
+            .iter()
+            .filter(|e| e[1] == name && e[2] == "slip" && e[3] != "stick")
+            .map(|e| e[0].parse().expect("t"))
+            .collect();
+        let mut all: Vec<f64> = stops.iter().chain(&reversals).copied().collect();
+        all.sort_by(f64::total_cmp);
+        assert_eq!(all.len(), expected.len(), "{name}: {all:?} vs {expected:?}");
+        for (a, e) in all.iter().zip(&expected) {
+            assert!((a - e).abs() < 1e-9, "{name}: {a} vs {e}");
+        }
+    }
+}
+
+#[test]
+fn two_coulomb_contacts_coupled_balance_energy_and_do_not_creep() {
+    // Coupled free decay from x0. The energy lost equals Σ F_i × (slid distance of i); while a
+    // contact sticks its mass does not move at all.
+    let v = run(
+        "tests/models/two_contacts.nsd",
+        "\nsimulate two_contacts as coupled { t = 0..30, x0 = { m1 = 1.2, m2 = -0.9 }, rtol = 1e-12, atol = 1e-12 }\n",
+    );
+    let ev = events_csv(&v[0]);
+    let rows = rows_by_time(&v[0]);
+    let energy = |r: &[f64]| {
+        let (x1, x2, v1, v2) = (r[0], r[1], r[2], r[3]);
+        0.5 * (v1 * v1 + 2.0 * v2 * v2) + 0.5 * (x1 * x1 + 3.0 * x2 * x2 + (x1 - x2).powi(2))
+    };
+    // Slid distance: sum of |Δx| between consecutive switches of each contact while sliding.
+    let mut dissipated = 0.0;
+    let mut stuck_at: [Option<f64>; 2] = [None, None];
+    for (i, (name, f)) in [("c1", 0.2), ("c2", 0.3)].into_iter().enumerate() {
+        let mut last = (0.0f64, [1.2, -0.9][i], false);
+        for e in ev.iter().filter(|e| e[1] == name) {
+            let x = rows.get(&e[0]).expect("a row at the event")[i];
+            if !last.2 {
+                dissipated += f * (x - last.1).abs();
+            } else if let Some(x_stuck) = stuck_at[i] {
+                assert!(
+                    (x - x_stuck).abs() < 1e-12,
+                    "{name} crept while stuck: {x} vs {x_stuck}"
+                );
+            }
+            last = (0.0, x, e[4] == "stick");
+            stuck_at[i] = (e[4] == "stick").then_some(x);
+        }
+    }
+    let fin = &v[0]["summary"]["final"];
+    let xf: Vec<f64> = ["m1.x", "m2.x", "v(m1.x)", "v(m2.x)"]
+        .iter()
+        .map(|k| fin[*k].as_f64().expect("final"))
+        .collect();
+    let e0 = energy(&[1.2, -0.9, 0.0, 0.0]);
+    // Both end stuck (the second one stopping while the first holds): no creep to t1.
+    for (i, x_stuck) in stuck_at.iter().enumerate() {
+        let x_stuck = x_stuck.expect("both contacts end stuck");
+        assert!(
+            (xf[i] - x_stuck).abs() < 1e-12,
+            "mass {i} crept: {} vs {x_stuck}",
+            xf[i]
+        );
+        assert_eq!(xf[2 + i], 0.0, "mass {i} moves while stuck");
+    }
+    assert!(
+        (e0 - energy(&xf) - dissipated).abs() < 1e-9,
+        "E0 − E = {} vs dissipated {dissipated}",
+        e0 - energy(&xf)
+    );
+}

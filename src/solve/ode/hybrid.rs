@@ -360,12 +360,6 @@ impl<'s> Hybrid<'s> {
             })
             .collect();
         let modes = vec![GapMode::Open; gaps.len()];
-        if coulomb.len() > 1 {
-            return Err(Unsupported::Element {
-                element: coulomb[1].0.clone(),
-                what: "a second rigid Coulomb contact (the coupled stick LCP)",
-            });
-        }
         let mut h = Hybrid {
             sys,
             n,
@@ -433,23 +427,65 @@ impl<'s> Hybrid<'s> {
         side(f.a) - side(f.b)
     }
 
-    /// The friction force (on side a, along w) that sticking needs at `(t, y)`.
+    /// The friction force (on side a, along w) that sticking needs at `(t, y)`, with the
+    /// other stuck contacts held too (their forces are solved together with it).
     pub fn stick_force(&mut self, c: usize, t: f64, y: &[f64]) -> f64 {
-        let mode = self.friction[c].mode;
+        let modes: Vec<FrictionMode> = self.friction.iter().map(|f| f.mode).collect();
+        // Accelerations without any sticking force…
+        for f in &mut self.friction {
+            if f.mode == FrictionMode::Stick {
+                f.mode = FrictionMode::Free;
+            }
+        }
         self.friction[c].mode = FrictionMode::Free;
         let mut dy = vec![0.0; 2 * self.n];
         self.rhs(t, y, &mut dy);
-        self.friction[c].mode = mode;
-        self.sticking_force(&self.friction[c], t, &dy[self.n..])
+        // …then the forces that hold every stuck contact and this one.
+        for (f, m) in self.friction.iter_mut().zip(&modes) {
+            f.mode = *m;
+        }
+        self.friction[c].mode = FrictionMode::Stick;
+        let need = self
+            .sticking_forces(t, &dy[self.n..])
+            .into_iter()
+            .find(|(k, _)| *k == c)
+            .map_or(0.0, |(_, f)| f);
+        self.friction[c].mode = modes[c];
+        need
     }
 
-    /// The force along `w` that keeps a contact stuck given the accelerations without it:
-    /// `s' = wᵀẍ − ÿ_wall = 0` with `ẍ = free + force · M⁻¹w` (paper 001, eq. 11), the wall's
-    /// acceleration `ÿ_b − ÿ_a` when a side is the moving base.
-    fn sticking_force(&self, f: &Coulomb, t: f64, free: &[f64]) -> f64 {
-        let wa: f64 = f.w.iter().map(|&(i, wi)| wi * free[i]).sum();
-        let wall_acc = self.wall_rate(f.b, t, 2) - self.wall_rate(f.a, t, 2);
-        (wall_acc - wa) / f.wmw
+    /// The forces along each `w` that keep the stuck contacts stuck, given the accelerations
+    /// without them: `s_i' = w_iᵀẍ − ÿ_wall,i = 0` with `ẍ = free + Σ_j λ_j M⁻¹w_j` (paper
+    /// 001, eq. 11, for several contacts at once): `Σ_j (w_iᵀM⁻¹w_j) λ_j = ÿ_wall,i − w_iᵀ free`.
+    /// Redundant constraints (a singular coupling matrix) take the least-squares forces.
+    fn sticking_forces(&self, t: f64, free: &[f64]) -> Vec<(usize, f64)> {
+        let stuck: Vec<usize> = (0..self.friction.len())
+            .filter(|&c| self.friction[c].mode == FrictionMode::Stick)
+            .collect();
+        let rhs = DVector::from_iterator(
+            stuck.len(),
+            stuck.iter().map(|&c| {
+                let f = &self.friction[c];
+                let wa: f64 = f.w.iter().map(|&(i, wi)| wi * free[i]).sum();
+                self.wall_rate(f.b, t, 2) - self.wall_rate(f.a, t, 2) - wa
+            }),
+        );
+        let lambda = match stuck[..] {
+            [] => return vec![],
+            [c] => rhs * (1.0 / self.friction[c].wmw),
+            _ => {
+                let g = DMatrix::from_fn(stuck.len(), stuck.len(), |r, k| {
+                    let (fi, fj) = (&self.friction[stuck[r]], &self.friction[stuck[k]]);
+                    fi.w.iter().map(|&(i, wi)| wi * fj.minv_w[i]).sum()
+                });
+                g.clone()
+                    .lu()
+                    .solve(&rhs)
+                    .or_else(|| g.svd(true, true).solve(&rhs, 1e-12).ok())
+                    .unwrap_or_else(|| DVector::zeros(stuck.len()))
+            }
+        };
+        stuck.into_iter().zip(lambda.iter().copied()).collect()
     }
 
     /// The mode a contact takes at `(t, y)` when its relative velocity is zero: stick if the
@@ -619,11 +655,10 @@ impl<'s> Hybrid<'s> {
                 dy[n..].copy_from_slice(&acc);
             }
         }
-        // Sticking contacts: the relative acceleration follows the wall's (paper 001, eq. 11).
-        for fc in &self.friction {
-            if fc.mode == FrictionMode::Stick {
-                let lambda = self.sticking_force(fc, t, &dy[n..]);
-                for (a, m) in dy[n..].iter_mut().zip(&fc.minv_w) {
+        // Sticking contacts: the relative accelerations follow the walls' (paper 001, eq. 11).
+        if self.friction.iter().any(|f| f.mode == FrictionMode::Stick) {
+            for (c, lambda) in self.sticking_forces(t, &dy[n..]) {
+                for (a, m) in dy[n..].iter_mut().zip(&self.friction[c].minv_w) {
                     *a += lambda * m;
                 }
             }
