@@ -472,7 +472,7 @@ impl<'s> Hybrid<'s> {
         );
         let lambda = match stuck[..] {
             [] => return vec![],
-            [c] => rhs * (1.0 / self.friction[c].wmw),
+            [c] => rhs / self.friction[c].wmw,
             _ => {
                 let g = DMatrix::from_fn(stuck.len(), stuck.len(), |r, k| {
                     let (fi, fj) = (&self.friction[stuck[r]], &self.friction[stuck[k]]);
