@@ -517,3 +517,35 @@ fn two_coulomb_contacts_coupled_balance_energy_and_do_not_creep() {
         e0 - energy(&xf)
     );
 }
+
+#[test]
+fn gap_to_a_moving_base_matches_the_relative_coordinate_model() {
+    // The base-fixed gap's events (displacement fitted over each step like the wall velocity
+    // of friction events) against the same motion in z = x − y with a ground gap.
+    let sim = "t = 0..40, rtol = 1e-12, atol = 1e-12";
+    let v = run(
+        "tests/models/base_gap.nsd",
+        // At rest in the fixed frame is ż(0) = −ẏ(0) = −Y w in the relative one.
+        &format!("\nsimulate base_gap as moving {{ {sim} }}\nsimulate relative_gap as relative {{ {sim}, v0 = {{ z = -0.36 }} }}\n"),
+    );
+    let (moving, relative) = (events_csv(&v[0]), events_csv(&v[1]));
+    assert!(moving.len() >= 6, "{moving:?}");
+    assert_eq!(moving.len(), relative.len(), "{moving:?}\nvs {relative:?}");
+    for (a, b) in moving.iter().zip(&relative) {
+        let (ta, tb): (f64, f64) = (a[0].parse().expect("t"), b[0].parse().expect("t"));
+        assert!(
+            (ta - tb).abs() < 1e-9 && a[3..5] == b[3..5],
+            "{a:?} vs {b:?}"
+        );
+        // The recorded rate is the relative one in both.
+        let (va, vb): (f64, f64) = (a[5].parse().expect("v"), b[5].parse().expect("v"));
+        assert!((va - vb).abs() < 1e-8, "{a:?} vs {b:?}");
+    }
+    let x = v[0]["summary"]["final"]["x.x"].as_f64().expect("x");
+    let z = v[1]["summary"]["final"]["z.x"].as_f64().expect("z");
+    assert!(
+        (x - 0.3 * (1.2f64 * 40.0).sin() - z).abs() < 1e-8,
+        "x − y = {} vs z = {z}",
+        x - 0.3 * (1.2f64 * 40.0).sin()
+    );
+}

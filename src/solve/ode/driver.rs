@@ -222,8 +222,8 @@ pub fn integrate(
         let events = h.events();
         for (k, ev) in events.iter().enumerate() {
             let mut p = dense.linear_poly(&ev.w, ev.c);
-            if let Some((d, coef)) = ev.wall {
-                let wall = fit_poly(|x| h.wall_velocity(d, dense.t0 + x * dense.h));
+            if let Some((d, coef, order)) = ev.wall {
+                let wall = fit_poly(|x| h.wall_motion(d, dense.t0 + x * dense.h, order));
                 for (pk, wk) in p.iter_mut().zip(wall) {
                     *pk += coef * wk;
                 }
@@ -345,7 +345,13 @@ pub fn integrate(
                             .map(|&(i, wi)| wi * ye[if i < n2 / 2 { n2 / 2 + i } else { i }])
                             .sum()
                     }
-                    _ => ev.w.iter().map(|&(i, wi)| wi * ye[n2 / 2 + i]).sum(),
+                    // A gap's rate, with the wall's velocity when a side is the base.
+                    _ => {
+                        let wall = ev
+                            .wall
+                            .map_or(0.0, |(d, coef, _)| coef * h.wall_motion(d, te, 1));
+                        ev.w.iter().map(|&(i, wi)| wi * ye[n2 / 2 + i]).sum::<f64>() + wall
+                    }
                 };
                 match ev.action {
                     Action::Jenkins { element, to } => {

@@ -37,7 +37,7 @@ impl GapMode {
 pub enum Unsupported {
     #[error("`{element}`: {what} is not integrated yet (the event-driven {what} engine is still to land)")]
     Element { element: String, what: &'static str },
-    #[error("`{element}`: a gap to a moving base is not integrated yet")]
+    #[error("`{element}`: a rigid stop on a moving base is not integrated yet (its impact law needs the wall's velocity)")]
     BaseGap { element: String },
     #[error("`{element}` has no smoothing, but `events = smooth` was asked for; add `smooth = sigmoid(δ)` to the gap")]
     Unsmoothed { element: String },
@@ -204,9 +204,10 @@ pub enum Action {
 pub struct EventFn {
     pub w: Vec<(usize, f64)>,
     pub c: f64,
-    /// A moving-wall velocity `coef · ẏ_dir(t)` added to the function (fitted by a polynomial
-    /// over each step), for contacts against the base.
-    pub wall: Option<(crate::model::flat::Dir, f64)>,
+    /// A moving-wall term `coef · y_dir(t)` (`order` 0) or `coef · ẏ_dir(t)` (`order` 1)
+    /// added to the function (fitted by a polynomial over each step), for elements against
+    /// the base: `(dir, coef, order)`.
+    pub wall: Option<(crate::model::flat::Dir, f64, usize)>,
     pub dir: Direction,
     pub action: Action,
 }
@@ -275,13 +276,6 @@ impl<'s> Hybrid<'s> {
                     });
                 }
                 Nonlinearity::Gap(g) => {
-                    if g.smooth.is_none()
-                        && (matches!(a, Attach::Base(_)) || matches!(b, Attach::Base(_)))
-                    {
-                        return Err(Unsupported::BaseGap {
-                            element: el.name.clone(),
-                        });
-                    }
                     if smooth_only && g.smooth.is_none() {
                         return Err(Unsupported::Unsmoothed {
                             element: el.name.clone(),
@@ -305,11 +299,6 @@ impl<'s> Hybrid<'s> {
                     kt,
                     slip_force,
                 }) => {
-                    if matches!(a, Attach::Base(_)) || matches!(b, Attach::Base(_)) {
-                        return Err(Unsupported::BaseGap {
-                            element: el.name.clone(),
-                        });
-                    }
                     jenkins.push(Jenkins {
                         name: el.name.clone(),
                         a,
@@ -402,16 +391,18 @@ impl<'s> Hybrid<'s> {
         Ok(h)
     }
 
-    /// Velocity (`order = 1`) or acceleration (`order = 2`) of an attachment's wall.
+    /// Displacement (`order = 0`), velocity (1) or acceleration (2) of an attachment's wall.
     fn wall_rate(&self, a: Attach, t: f64, order: usize) -> f64 {
         match a {
-            Attach::Base(d) => self.base.iter().find(|b| b.0 == d).map_or(0.0, |b| {
-                if order == 1 {
-                    b.2.eval(t)
-                } else {
-                    b.3.eval(t)
-                }
-            }),
+            Attach::Base(d) => self
+                .base
+                .iter()
+                .find(|b| b.0 == d)
+                .map_or(0.0, |b| match order {
+                    0 => b.1.eval(t),
+                    1 => b.2.eval(t),
+                    _ => b.3.eval(t),
+                }),
             _ => 0.0,
         }
     }
@@ -534,18 +525,19 @@ impl<'s> Hybrid<'s> {
         2 * self.n
     }
 
-    fn base_at(&self, dir: crate::model::flat::Dir, t: f64) -> f64 {
-        self.base
-            .iter()
-            .find(|b| b.0 == dir)
-            .map_or(0.0, |b| b.1.eval(t))
+    /// The velocity of an attachment (`v` the DOF velocities; the base's `ẏ`).
+    fn rate(&self, a: Attach, t: f64, v: &[f64]) -> f64 {
+        match a {
+            Attach::Base(_) => self.wall_rate(a, t, 1),
+            _ => self.pos(a, t, v),
+        }
     }
 
     fn pos(&self, a: Attach, t: f64, y: &[f64]) -> f64 {
         match a {
             Attach::Dof(i) => y[i],
             Attach::Ground => 0.0,
-            Attach::Base(d) => self.base_at(d, t),
+            Attach::Base(_) => self.wall_rate(a, t, 0),
         }
     }
 
@@ -615,7 +607,7 @@ impl<'s> Hybrid<'s> {
         }
         for (gap, mode) in self.gaps.iter().zip(&self.modes) {
             let u = self.pos(gap.a, t, x) - self.pos(gap.b, t, x);
-            let rate = self.pos(gap.a, t, v) - self.pos(gap.b, t, v);
+            let rate = self.rate(gap.a, t, v) - self.rate(gap.b, t, v);
             let force = match (gap.smooth, gap.law, mode) {
                 (Some(s), ContactLaw::Linear { k }, _) => {
                     smoothed_gap_force(k, gap.g, gap.sides, s, u)
@@ -767,7 +759,7 @@ impl<'s> Hybrid<'s> {
             let w = weights(gap.a, gap.b);
             let mut push = |c: f64, dir, to| {
                 out.push(EventFn {
-                    wall: None,
+                    wall: wall_term(gap.a, gap.b, 0),
                     w: w.clone(),
                     c,
                     dir,
@@ -795,11 +787,7 @@ impl<'s> Hybrid<'s> {
             };
             // s = Σ w v − (wall velocity of b) + (wall velocity of a).
             let w = fc.w.iter().map(|&(i, wi)| (self.n + i, wi)).collect();
-            let wall = match (fc.a, fc.b) {
-                (_, Attach::Base(d)) => Some((d, -1.0)),
-                (Attach::Base(d), _) => Some((d, 1.0)),
-                _ => None,
-            };
+            let wall = wall_term(fc.a, fc.b, 1);
             out.push(EventFn {
                 w,
                 c: 0.0,
@@ -816,14 +804,14 @@ impl<'s> Hybrid<'s> {
                 FrictionMode::Stick | FrictionMode::Free => {
                     let reach = jk.slip / jk.kt;
                     out.push(EventFn {
-                        wall: None,
+                        wall: wall_term(jk.a, jk.b, 0),
                         w: w.clone(),
                         c: -jk.z - reach,
                         dir: Direction::Rising,
                         action: action(FrictionMode::SlipPos),
                     });
                     out.push(EventFn {
-                        wall: None,
+                        wall: wall_term(jk.a, jk.b, 0),
                         w,
                         c: -jk.z + reach,
                         dir: Direction::Falling,
@@ -832,7 +820,7 @@ impl<'s> Hybrid<'s> {
                 }
                 // Sliding: u̇ comes back through zero.
                 slip => out.push(EventFn {
-                    wall: None,
+                    wall: wall_term(jk.a, jk.b, 1),
                     w: w.iter().map(|&(i, wi)| (self.n + i, wi)).collect(),
                     c: 0.0,
                     dir: if slip == FrictionMode::SlipPos {
@@ -901,12 +889,9 @@ impl<'s> Hybrid<'s> {
         }
     }
 
-    /// The moving-wall velocity `ẏ_dir(t)`.
-    pub fn wall_velocity(&self, d: crate::model::flat::Dir, t: f64) -> f64 {
-        self.base
-            .iter()
-            .find(|b| b.0 == d)
-            .map_or(0.0, |b| b.2.eval(t))
+    /// The moving wall's displacement (`order` 0), velocity (1) or acceleration (2).
+    pub fn wall_motion(&self, d: crate::model::flat::Dir, t: f64, order: usize) -> f64 {
+        self.wall_rate(Attach::Base(d), t, order)
     }
 
     /// `M⁻¹ r`.
@@ -997,6 +982,16 @@ fn smooth_sign(s: Smoothing, x: f64) -> f64 {
 
 /// Paper 000 eq. 8: the free-play force `k[(u − g)(1 + S(u − g)) + (u + g)(1 − S(u + g))]/2`
 /// with the sign function replaced by its smooth approximation `S` (one term per active side).
+/// The moving-wall term of an element's event function `u = x_a − x_b` (or its rate) when a
+/// side is the base: `+y` for side a, `−y` for side b.
+fn wall_term(a: Attach, b: Attach, order: usize) -> Option<(crate::model::flat::Dir, f64, usize)> {
+    match (a, b) {
+        (_, Attach::Base(d)) => Some((d, -1.0, order)),
+        (Attach::Base(d), _) => Some((d, 1.0, order)),
+        _ => None,
+    }
+}
+
 pub fn smoothed_gap_force(k: f64, g: f64, sides: Sides, s: Smoothing, u: f64) -> f64 {
     let plus = if sides != Sides::Negative {
         (u - g) * (1.0 + smooth_sign(s, u - g))
