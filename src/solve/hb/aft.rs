@@ -1,0 +1,122 @@
+//! Alternating frequency/time (AFT) transforms for harmonic balance (paper 003, eqs. 1–5):
+//! a periodic signal is held as real Fourier coefficients `[q0, c1, s1, …, cH, sH]`
+//! (`x(θ) = q0 + Σ c_k cos kθ + s_k sin kθ`, θ = ωt), sampled at `N` equally spaced phases by
+//! an inverse FFT, and a nonlinear force evaluated on the samples is brought back by a
+//! forward FFT. The Jacobian of that map is exact for the sampled force:
+//! `∂F_p/∂q_q = (w_p/N) Σ_j φ_p(θ_j) [∂f/∂u_j φ_q(θ_j) + ω ∂f/∂u̇_j φ'_q(θ_j)]`
+//! (`w_0 = 1`, else 2), so Newton never needs finite differences.
+
+use nalgebra::DMatrix;
+use rustfft::num_complex::Complex;
+use rustfft::{Fft, FftPlanner};
+use std::sync::Arc;
+
+/// The transforms for `h` harmonics on `n` samples.
+pub struct Aft {
+    pub harmonics: usize,
+    pub samples: usize,
+    forward: Arc<dyn Fft<f64>>,
+    inverse: Arc<dyn Fft<f64>>,
+    /// `φ_p(θ_j)` and `dφ_p/dθ(θ_j)`, one row per sample.
+    basis: DMatrix<f64>,
+    dbasis: DMatrix<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{samples} time samples cannot resolve {harmonics} harmonics (need more than {})", 2 * .harmonics)]
+pub struct TooFewSamples {
+    pub harmonics: usize,
+    pub samples: usize,
+}
+
+impl Aft {
+    pub fn new(harmonics: usize, samples: usize) -> Result<Aft, TooFewSamples> {
+        if samples <= 2 * harmonics {
+            return Err(TooFewSamples { harmonics, samples });
+        }
+        let mut planner = FftPlanner::new();
+        let width = 2 * harmonics + 1;
+        let theta = |j: usize| std::f64::consts::TAU * j as f64 / samples as f64;
+        let basis = DMatrix::from_fn(samples, width, |j, p| match p {
+            0 => 1.0,
+            p if p % 2 == 1 => (p.div_ceil(2) as f64 * theta(j)).cos(),
+            p => ((p / 2) as f64 * theta(j)).sin(),
+        });
+        let dbasis = DMatrix::from_fn(samples, width, |j, p| match p {
+            0 => 0.0,
+            p if p % 2 == 1 => {
+                let k = p.div_ceil(2) as f64;
+                -k * (k * theta(j)).sin()
+            }
+            p => {
+                let k = (p / 2) as f64;
+                k * (k * theta(j)).cos()
+            }
+        });
+        Ok(Aft {
+            harmonics,
+            samples,
+            forward: planner.plan_fft_forward(samples),
+            inverse: planner.plan_fft_inverse(samples),
+            basis,
+            dbasis,
+        })
+    }
+
+    /// The number of coefficients per signal, `2H + 1`.
+    pub fn width(&self) -> usize {
+        2 * self.harmonics + 1
+    }
+
+    /// Samples of the signal with coefficients `q` (and, with `omega`, of its time
+    /// derivative: `c_k ← kω s_k`, `s_k ← −kω c_k`).
+    pub fn to_time(&self, q: &[f64], omega: Option<f64>) -> Vec<f64> {
+        let mut spec = vec![Complex::new(0.0, 0.0); self.samples];
+        if omega.is_none() {
+            spec[0] = Complex::new(q[0], 0.0);
+        }
+        for k in 1..=self.harmonics {
+            let (c, s) = (q[2 * k - 1], q[2 * k]);
+            let (c, s) = match omega {
+                Some(w) => (k as f64 * w * s, -(k as f64) * w * c),
+                None => (c, s),
+            };
+            // c cos kθ + s sin kθ = Re[(c − i s) e^{ikθ}]: half on k, the conjugate on N − k.
+            spec[k] += Complex::new(0.5 * c, -0.5 * s);
+            spec[self.samples - k] += Complex::new(0.5 * c, 0.5 * s);
+        }
+        self.inverse.process(&mut spec);
+        spec.iter().map(|z| z.re).collect()
+    }
+
+    /// The coefficients `[f0, c1, s1, …]` of sampled values `f`.
+    pub fn to_coefficients(&self, f: &[f64]) -> Vec<f64> {
+        let mut spec: Vec<Complex<f64>> = f.iter().map(|&v| Complex::new(v, 0.0)).collect();
+        self.forward.process(&mut spec);
+        let scale = 1.0 / self.samples as f64;
+        let mut q = vec![0.0; self.width()];
+        q[0] = spec[0].re * scale;
+        for k in 1..=self.harmonics {
+            q[2 * k - 1] = 2.0 * spec[k].re * scale;
+            q[2 * k] = -2.0 * spec[k].im * scale;
+        }
+        q
+    }
+
+    /// `∂(coefficients of f)/∂(coefficients of u)` for `f(u, u̇)` with sampled partial
+    /// derivatives `dfdu`, `dfdv` (module docs).
+    pub fn jacobian(&self, dfdu: &[f64], dfdv: &[f64], omega: f64) -> DMatrix<f64> {
+        let mut weighted = self.basis.clone();
+        for (j, mut row) in weighted.row_iter_mut().enumerate() {
+            for (p, v) in row.iter_mut().enumerate() {
+                *v = *v * dfdu[j] + omega * dfdv[j] * self.dbasis[(j, p)];
+            }
+        }
+        let mut jac = self.basis.transpose() * weighted;
+        let scale = 1.0 / self.samples as f64;
+        for (p, mut row) in jac.row_iter_mut().enumerate() {
+            row *= if p == 0 { scale } else { 2.0 * scale };
+        }
+        jac
+    }
+}
