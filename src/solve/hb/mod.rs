@@ -66,9 +66,12 @@ pub struct Balance {
     m: DMatrix<f64>,
     c: DMatrix<f64>,
     elements: Vec<(Option<usize>, Option<usize>, Law)>,
-    /// Every excitation term `A cos(Ωt + φ)` on a DOF, and the constant loads.
-    terms: Vec<(usize, f64, f64, f64)>,
+    /// Every excitation term `A cos(kθ + φ)` on a DOF as `(dof, A, k, φ)`: its harmonic of
+    /// the fundamental, which follows ω when the frequency is continued.
+    terms: Vec<(usize, f64, usize, f64)>,
     constant: DVector<f64>,
+    /// The model's excitation frequency (the lowest of its terms), rad/s.
+    pub fundamental: f64,
 }
 
 impl Balance {
@@ -141,14 +144,33 @@ impl Balance {
                 add(i, &b.y, c, true)?;
             }
         }
+        // The fundamental: the lowest excitation frequency; every term a multiple of it.
+        let fundamental = terms
+            .iter()
+            .map(|t| t.2.abs())
+            .filter(|w| *w > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        let mut indexed = Vec::with_capacity(terms.len());
+        for (dof, a, w, phase) in terms {
+            let k = (w.abs() / fundamental).round();
+            if (w.abs() - k * fundamental).abs() > 1e-9 * w.abs() {
+                return Err(HbError::Excitation {
+                    found: w,
+                    omega: fundamental,
+                });
+            }
+            // A cos(−Ωt + φ) = A cos(Ωt − φ).
+            indexed.push((dof, a, k as usize, if w < 0.0 { -phase } else { phase }));
+        }
         Ok(Balance {
             n,
+            fundamental,
+            terms: indexed,
             aft: Aft::new(harmonics, samples)?,
             k: dense_of(&sys.k),
             m: dense_of(&sys.m),
             c: dense_of(&sys.c),
             elements,
-            terms,
             constant,
         })
     }
@@ -158,29 +180,37 @@ impl Balance {
         self.n * self.aft.width()
     }
 
-    /// `F_ex` at the fundamental `omega`: each term goes to the harmonic it is a multiple of.
-    pub fn excitation(&self, omega: f64) -> Result<DVector<f64>, HbError> {
+    /// `F_ex`: each term on its harmonic (the amplitudes do not depend on ω).
+    pub fn excitation(&self) -> DVector<f64> {
         let n = self.n;
         let mut f = DVector::zeros(self.dim());
         f.rows_mut(0, n).copy_from(&self.constant);
-        for &(dof, a, w, phase) in &self.terms {
-            let k = (w / omega).round();
-            if (w - k * omega).abs() > 1e-9 * w.abs().max(omega) || k < 0.0 {
-                return Err(HbError::Excitation { found: w, omega });
-            }
-            if k == 0.0 {
+        for &(dof, a, k, phase) in &self.terms {
+            if k == 0 {
                 f[dof] += a * phase.cos();
-                continue;
+            } else if k <= self.aft.harmonics {
+                // A cos(kθ + φ) = A cos φ cos kθ − A sin φ sin kθ.
+                f[(2 * k - 1) * n + dof] += a * phase.cos();
+                f[2 * k * n + dof] -= a * phase.sin();
             }
-            let k = k as usize;
-            if k > self.aft.harmonics {
-                continue;
-            }
-            // A cos(kθ + φ) = A cos φ cos kθ − A sin φ sin kθ.
-            f[(2 * k - 1) * n + dof] += a * phase.cos();
-            f[2 * k * n + dof] -= a * phase.sin();
         }
-        Ok(f)
+        f
+    }
+
+    /// `∂D/∂ω`: `−2k²ω M` on the diagonal blocks, `±kC` off them.
+    fn dynamic_stiffness_rate(&self, omega: f64) -> DMatrix<f64> {
+        let n = self.n;
+        let mut d = DMatrix::zeros(self.dim(), self.dim());
+        for k in 1..=self.aft.harmonics {
+            let kf = k as f64;
+            let diag = -2.0 * kf * kf * omega * &self.m;
+            let (c, s) = ((2 * k - 1) * n, 2 * k * n);
+            d.view_mut((c, c), (n, n)).copy_from(&diag);
+            d.view_mut((s, s), (n, n)).copy_from(&diag);
+            d.view_mut((c, s), (n, n)).copy_from(&(kf * &self.c));
+            d.view_mut((s, c), (n, n)).copy_from(&(-kf * &self.c));
+        }
+        d
     }
 
     /// The linear part `D(ω)` (block per harmonic, eq. 5).
@@ -245,11 +275,8 @@ impl Balance {
     }
 
     /// `R(Q) = D(ω) Q + F_nl(Q) − F_ex`.
-    pub fn residual(&self, q: &DVector<f64>, omega: f64) -> Result<DVector<f64>, HbError> {
-        Ok(
-            self.dynamic_stiffness(omega) * q + self.nonlinear(q, omega, false).0
-                - self.excitation(omega)?,
-        )
+    pub fn residual(&self, q: &DVector<f64>, omega: f64) -> DVector<f64> {
+        self.dynamic_stiffness(omega) * q + self.nonlinear(q, omega, false).0 - self.excitation()
     }
 
     /// `∂R/∂Q`, exact (AFT Jacobian of the sampled forces).
@@ -266,8 +293,8 @@ impl Balance {
         omega: f64,
         tol: f64,
     ) -> Result<(DVector<f64>, usize), HbError> {
-        let scale = self.excitation(omega)?.norm().max(1.0);
-        let mut r = self.residual(&q, omega)?;
+        let scale = self.excitation().norm().max(1.0);
+        let mut r = self.residual(&q, omega);
         for it in 0..50 {
             if r.norm() <= tol * scale {
                 return Ok((q, it));
@@ -285,7 +312,7 @@ impl Balance {
             let mut lambda = 1.0;
             loop {
                 let trial = &q - lambda * &step;
-                let rt = self.residual(&trial, omega)?;
+                let rt = self.residual(&trial, omega);
                 if rt.norm() < norm || lambda < 1e-6 {
                     (q, r) = (trial, rt);
                     break;
@@ -300,12 +327,29 @@ impl Balance {
     }
 
     /// The linear response (no nonlinear forces): the default initial guess.
-    pub fn linear_guess(&self, omega: f64) -> Result<DVector<f64>, HbError> {
-        let f = self.excitation(omega)?;
-        Ok(self
-            .dynamic_stiffness(omega)
+    pub fn linear_guess(&self, omega: f64) -> DVector<f64> {
+        self.dynamic_stiffness(omega)
             .lu()
-            .solve(&f)
-            .unwrap_or_else(|| DVector::zeros(self.dim())))
+            .solve(&self.excitation())
+            .unwrap_or_else(|| DVector::zeros(self.dim()))
+    }
+}
+
+impl crate::solve::cont::Problem for Balance {
+    fn dim(&self) -> usize {
+        Balance::dim(self)
+    }
+
+    fn residual(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
+        Balance::residual(self, x, p)
+    }
+
+    fn jacobian(&self, x: &DVector<f64>, p: f64) -> DMatrix<f64> {
+        Balance::jacobian(self, x, p)
+    }
+
+    /// `∂R/∂ω = (∂D/∂ω) Q` (the forces here depend on ω only through D).
+    fn param_derivative(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
+        self.dynamic_stiffness_rate(p) * x
     }
 }
