@@ -204,3 +204,52 @@ fn duffing_frf_passes_both_folds() {
         assert!(width < 1e-3, "the step shrinks at the fold: {width}");
     }
 }
+
+#[test]
+fn hill_method_finds_the_middle_duffing_branch_unstable() {
+    // H = 3 (the exponents need a few harmonics to settle): along the FRF, the points between
+    // the two folds are unstable (a real exponent > 0), the others stable, away from the
+    // folds themselves where an exponent crosses zero. Off resonance the exponents are the
+    // linear ones, −c/2 ± i√(k − c²/4) (shifted into the fundamental band).
+    use nsd::solve::cont::{follow, Settings};
+    let sys = system("duffing", &["Omega=0.5"]);
+    let hb = Balance::new(&sys, 3, 32).expect("balance");
+    let settings = Settings {
+        range: (0.5, 2.0),
+        step: 0.05,
+        min_step: 1e-6,
+        max_step: 0.1,
+        max_points: 2000,
+        tol: 1e-12,
+    };
+    let branch = follow(&hb, hb.linear_guess(0.5), 0.5, &settings).expect("branch");
+    let folds: Vec<usize> = (0..branch.len()).filter(|&i| branch[i].fold).collect();
+    assert_eq!(folds.len(), 2);
+    let (f1, f2) = (folds[0], folds[1]);
+    let mut counted = [0usize; 2];
+    for (i, pt) in branch.iter().enumerate() {
+        let near_fold = folds.iter().any(|&f| i + 2 >= f && i <= f + 1);
+        if near_fold {
+            continue;
+        }
+        let stable = hb.is_stable(&pt.x, pt.p, 1e-9);
+        assert_eq!(
+            stable,
+            !(i >= f1 && i < f2),
+            "point {i} at Ω = {}: {:?}",
+            pt.p,
+            hb.floquet(&pt.x, pt.p)
+        );
+        counted[usize::from(stable)] += 1;
+    }
+    assert!(
+        counted[0] >= 3 && counted[1] >= 10,
+        "unstable/stable points checked: {counted:?}"
+    );
+    // At Ω = 0.5 the response is small: exponents ≈ the linear ones, Re = −c/2 = −0.025.
+    let first = hb.floquet(&branch[0].x, branch[0].p);
+    assert_eq!(first.len(), 2);
+    for s in first {
+        assert!((s.re + 0.025).abs() < 2e-3, "{s}");
+    }
+}

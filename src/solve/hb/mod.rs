@@ -335,6 +335,55 @@ impl Balance {
     }
 }
 
+impl Balance {
+    /// Floquet exponents by Hill's method: a perturbation `e^{st} Σ φ_p(θ) δ_p` of the
+    /// periodic solution gives the quadratic eigenproblem
+    /// `(s² M̄ + s (C̄ + 2ω M̄∇) + J(Q)) δ = 0` with `M̄ = I ⊗ M`, `C̄ = I ⊗ C`, `∇` the θ
+    /// derivative on the coefficients (`(c_k, s_k) → (k s_k, −k c_k)`) and `J` the balance
+    /// Jacobian; it is solved through its companion form. Of its `2n(2H + 1)` roots the `2n`
+    /// with the smallest `|Im s|` are the physically meaningful exponents (the others repeat
+    /// them shifted by multiples of iω and are spoiled by the truncation).
+    pub fn floquet(&self, q: &DVector<f64>, omega: f64) -> Vec<nalgebra::Complex<f64>> {
+        let (n, dim) = (self.n, self.dim());
+        let mut mbar = DMatrix::zeros(dim, dim);
+        let mut a1 = DMatrix::zeros(dim, dim);
+        for p in 0..self.aft.width() {
+            mbar.view_mut((p * n, p * n), (n, n)).copy_from(&self.m);
+            a1.view_mut((p * n, p * n), (n, n)).copy_from(&self.c);
+        }
+        for k in 1..=self.aft.harmonics {
+            let (c, s) = ((2 * k - 1) * n, 2 * k * n);
+            let km = 2.0 * omega * k as f64 * &self.m;
+            // Row c of M̄∇δ is M (k δ_s); row s is M (−k δ_c).
+            a1.view_mut((c, s), (n, n)).copy_from(&km);
+            a1.view_mut((s, c), (n, n)).copy_from(&(-km));
+        }
+        let Some(minv) = mbar.try_inverse() else {
+            return vec![];
+        };
+        let mut companion = DMatrix::zeros(2 * dim, 2 * dim);
+        companion
+            .view_mut((0, dim), (dim, dim))
+            .copy_from(&DMatrix::identity(dim, dim));
+        companion
+            .view_mut((dim, 0), (dim, dim))
+            .copy_from(&(-&minv * self.jacobian(q, omega)));
+        companion
+            .view_mut((dim, dim), (dim, dim))
+            .copy_from(&(-&minv * a1));
+        let mut roots: Vec<nalgebra::Complex<f64>> =
+            companion.complex_eigenvalues().iter().copied().collect();
+        roots.sort_by(|a, b| a.im.abs().total_cmp(&b.im.abs()));
+        roots.truncate(2 * n);
+        roots
+    }
+
+    /// Stable when every meaningful Floquet exponent has `Re s < tol`.
+    pub fn is_stable(&self, q: &DVector<f64>, omega: f64, tol: f64) -> bool {
+        self.floquet(q, omega).iter().all(|s| s.re < tol)
+    }
+}
+
 impl crate::solve::cont::Problem for Balance {
     fn dim(&self) -> usize {
         Balance::dim(self)
