@@ -253,3 +253,38 @@ fn hill_method_finds_the_middle_duffing_branch_unstable() {
         assert!((s.re + 0.025).abs() < 2e-3, "{s}");
     }
 }
+
+#[test]
+fn continue_frf_analysis_writes_the_curve_with_folds_and_stability() {
+    let dir = root().join("target/test-out/frf");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("duffing.nsd");
+    let text = std::fs::read_to_string(root().join("tests/models/duffing.nsd")).expect("model")
+        + "\ncontinue frf duffing as frf { param = Omega in 0.5..2, harmonics = 3 }\n";
+    std::fs::write(&file, text).expect("write");
+    let (code, stdout, stderr) = nsd(&[
+        "run",
+        file.to_str().expect("utf-8"),
+        "--json",
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value =
+        serde_json::from_str(stdout.lines().next().expect("line")).expect("JSON");
+    let s = &v["summary"];
+    assert_eq!(s["folds"].as_array().expect("folds").len(), 2, "{s}");
+    assert!(s["points"].as_u64().expect("points") > 20);
+    // The peak lies on the closed-form relation of the first harmonic to H = 3 accuracy.
+    let peak = s["peak"]["Omega"].as_f64().expect("peak");
+    assert!(peak > 1.05 && peak < 1.2, "{s}");
+    let data = std::fs::read_to_string(dir.join("frf/data.csv")).expect("data");
+    assert!(data.starts_with("Omega [rad/s],converged,max|x.x|,phase(x.x) [rad],A0(x.x),A1(x.x),A2(x.x),A3(x.x),stable,fold\n"));
+    let unstable = data
+        .lines()
+        .skip(1)
+        .filter(|l| l.ends_with(",0.0,0.0") || l.ends_with(",0.0,1.0"))
+        .count();
+    assert!(unstable > 3, "the middle branch is marked unstable");
+    assert!(dir.join("frf/frf.svg").exists());
+}

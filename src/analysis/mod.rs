@@ -2,6 +2,7 @@
 //! calls its backend and returns `Results`. Statements without a backend yet fail with
 //! `nsd::analysis::unavailable`.
 
+mod continue_frf;
 pub mod diagnostics;
 mod modes;
 pub mod options;
@@ -68,6 +69,7 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
             });
             f
         })?,
+        AnalysisKind::ContinueFrf => continue_frf::run(a, &model, &sys).map_err(located)?,
         AnalysisKind::SweepRegimes => {
             sweep_regimes::run(prog, a, overrides, &model, &sys).map_err(located)?
         }

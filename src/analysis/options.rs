@@ -172,17 +172,20 @@ impl<'a> OptionReader<'a> {
 
     /// `key = p in a..b by h`: the swept parameter (one of the model's), its grid
     /// `a, a + h, …, b` and the value's span. The step must divide the range (to 1e-9 of h).
-    pub fn sweep(
+    /// `key = p in a..b [by h]`: a model parameter, the interval, the optional step, and the
+    /// spans of the value and of its range.
+    #[allow(clippy::type_complexity)]
+    fn parameter_range(
         &self,
         key: &str,
         params: &[(String, f64)],
-    ) -> R<Option<(String, Vec<f64>, Span)>> {
+        example: &str,
+    ) -> R<Option<(String, f64, f64, Option<f64>, Span, Span)>> {
         let Some(v) = self.get(key) else {
             return Ok(None);
         };
-        let example = format!("write `{key} = r1 in 0..2.5 by 0.01`");
         let Value::Sweep { param, range, span } = v else {
-            return Err(self.bad(key, v.span(), "expected a swept parameter", &example));
+            return Err(self.bad(key, v.span(), "expected a swept parameter", example));
         };
         if !params.iter().any(|(n, _)| *n == param.name) {
             let help = suggest(
@@ -203,17 +206,50 @@ impl<'a> OptionReader<'a> {
                 .map_err(AnalysisError::Resolve)
         };
         let (a, b) = (num(&range.from)?, num(&range.to)?);
-        let Some(step) = &range.step else {
-            return Err(self.bad(key, range.span, "the sweep needs a step", &example));
+        let h = range.step.as_ref().map(num).transpose()?;
+        Ok(Some((param.name.clone(), a, b, h, *span, range.span)))
+    }
+
+    /// `key = p in a..b` (a < b; a step, if given, is ignored): the parameter and interval.
+    pub fn parameter_interval(
+        &self,
+        key: &str,
+        params: &[(String, f64)],
+    ) -> R<Option<(String, f64, f64, Span)>> {
+        let example = format!("write `{key} = Omega in 0.5..2`");
+        let Some((name, a, b, _, span, range)) = self.parameter_range(key, params, &example)?
+        else {
+            return Ok(None);
         };
-        let h = num(step)?;
+        if b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) {
+            return Err(self.bad(key, range, "the end must come after the start", &example));
+        }
+        Ok(Some((name, a, b, span)))
+    }
+
+    /// `key = p in a..b by h`: the swept parameter (one of the model's), its grid
+    /// `a, a + h, …, b` and the value's span. The step must divide the range (to 1e-9 of h).
+    pub fn sweep(
+        &self,
+        key: &str,
+        params: &[(String, f64)],
+    ) -> R<Option<(String, Vec<f64>, Span)>> {
+        let example = format!("write `{key} = r1 in 0..2.5 by 0.01`");
+        let Some((name, a, b, h, span, range_span)) =
+            self.parameter_range(key, params, &example)?
+        else {
+            return Ok(None);
+        };
+        let Some(h) = h else {
+            return Err(self.bad(key, range_span, "the sweep needs a step", &example));
+        };
         let count = (b - a) / h;
         if !(h > 0.0 && b > a && count.is_finite())
             || (count - count.round()).abs() > 1e-9 * count.max(1.0)
         {
             return Err(self.bad(
                 key,
-                range.span,
+                range_span,
                 "expected a < b and a step h > 0 that divides b − a",
                 &example,
             ));
@@ -221,7 +257,7 @@ impl<'a> OptionReader<'a> {
         if count.round() > 1e6 {
             return Err(self.bad(
                 key,
-                range.span,
+                range_span,
                 "more than a million points",
                 "use a coarser step",
             ));
@@ -230,7 +266,7 @@ impl<'a> OptionReader<'a> {
         let grid = (0..=n)
             .map(|i| if i == n { b } else { a + i as f64 * h })
             .collect();
-        Ok(Some((param.name.clone(), grid, *span)))
+        Ok(Some((name, grid, span)))
     }
 
     /// A block of `node[.dir] = value` entries, keys rendered as node paths (`m1`, `c.x[3].x`).

@@ -1,0 +1,209 @@
+//! The `continue frf` analysis: the frequency response by harmonic balance and
+//! pseudo-arclength continuation over the excitation frequency, with Hill stability.
+//!
+//! Options: `param = Omega in a..b` (the model parameter that is the excitation frequency),
+//! `harmonics` (5), `samples` (time samples per period, default the smallest power of two
+//! ≥ 8H + 8), `step`, `min_step`, `max_step`, `max_points`. Writes `data.csv` and `frf.svg`.
+
+use super::diagnostics::AnalysisError;
+use super::options::OptionReader;
+use super::results::{Cell, Plot, Results, Series, Table};
+use crate::lang::ast::Analysis;
+use crate::model::{Model, System};
+use crate::solve::cont::{follow, Settings};
+use crate::solve::hb::Balance;
+use serde_json::{json, Map};
+
+pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
+    let opts = OptionReader::new(
+        a,
+        model,
+        &[
+            "param",
+            "harmonics",
+            "samples",
+            "step",
+            "min_step",
+            "max_step",
+            "max_points",
+        ],
+    )?;
+    let (param, lo, hi, span) = opts
+        .parameter_interval("param", &model.params)?
+        .ok_or_else(|| {
+            opts.bad_value(
+                "param",
+                a.span,
+                "missing",
+                "give the frequency range, e.g. `param = Omega in 0.5..2`",
+            )
+        })?;
+    let harmonics = opts.count("harmonics", 1)?.unwrap_or(5);
+    let samples = opts
+        .count("samples", 4)?
+        .unwrap_or((8 * harmonics + 8).next_power_of_two());
+    let number = |key: &str, default: f64| -> Result<f64, AnalysisError> {
+        let v = opts
+            .number(key, crate::lang::units::Dim::NONE)?
+            .unwrap_or(default);
+        if v > 0.0 {
+            Ok(v)
+        } else {
+            Err(opts.bad_value(
+                key,
+                a.span,
+                "must be positive",
+                &format!("e.g. `{key} = 0.01`"),
+            ))
+        }
+    };
+    let width = hi - lo;
+    let settings = Settings {
+        range: (lo, hi),
+        step: number("step", width / 100.0)?,
+        min_step: number("min_step", width * 1e-8)?,
+        max_step: number("max_step", width / 20.0)?,
+        max_points: opts.count("max_points", 2)?.unwrap_or(5000),
+        tol: 1e-10,
+    };
+    let hb = Balance::new(sys, harmonics, samples).map_err(|e| AnalysisError::Unsupported {
+        message: format!("continue frf of `{}`: {e}", model.name),
+        at: a.span,
+        help: "the harmonic balance handles linear parts, polynomial springs and piecewise-linear gaps (`law = linear(k)`); other laws follow".into(),
+    })?;
+    let at_model = model
+        .params
+        .iter()
+        .find(|(n, _)| *n == param)
+        .map_or(f64::NAN, |p| p.1);
+    if (hb.fundamental - at_model).abs() > 1e-9 * at_model.abs().max(1.0) {
+        return Err(opts.bad_value(
+            "param",
+            span,
+            &format!(
+                "`{param}` = {at_model} is not the excitation frequency ({} rad/s)",
+                hb.fundamental
+            ),
+            "continue the parameter that the excitation is written with, e.g. `F * cos(Omega * t)`",
+        ));
+    }
+    let start = std::time::Instant::now();
+    let branch = follow(&hb, hb.linear_guess(lo), lo, &settings).map_err(|e| AnalysisError::Numerical {
+        message: format!("continue frf of `{}`: {e}", model.name),
+        at: a.span,
+        help: "lower `step` or `min_step`, or add harmonics/samples where the response is strongly nonlinear".into(),
+    })?;
+    let wall_s = start.elapsed().as_secs_f64();
+
+    // Per point: each DOF's harmonic amplitudes, its peak over the reconstructed period and
+    // the phase of its first harmonic; stability by Hill's method.
+    let n = sys.n();
+    let names: Vec<String> = sys.dofs.iter().map(|d| d.name.clone()).collect();
+    let mut columns = vec![format!("{param} [rad/s]"), "converged".into()];
+    for d in &names {
+        columns.push(format!("max|{d}|"));
+        columns.push(format!("phase({d}) [rad]"));
+        columns.extend((0..=harmonics).map(|k| format!("A{k}({d})")));
+    }
+    columns.extend(["stable".into(), "fold".into()]);
+    let mut rows = Vec::with_capacity(branch.len());
+    let (mut stable_pts, mut unstable_pts) = ((vec![], vec![]), (vec![], vec![]));
+    let mut folds = Vec::new();
+    let mut peak = (f64::NAN, f64::NEG_INFINITY);
+    for pt in &branch {
+        let mut row = vec![Cell::Num(pt.p), Cell::Num(1.0)];
+        let stable = hb.is_stable(&pt.x, pt.p, 1e-9);
+        for i in 0..n {
+            let coef: Vec<f64> = (0..hb.aft.width()).map(|p| pt.x[p * n + i]).collect();
+            let max = hb
+                .aft
+                .to_time(&coef, None)
+                .iter()
+                .fold(0.0f64, |m, v| m.max(v.abs()));
+            row.push(Cell::Num(max));
+            row.push(Cell::Num((-coef[2]).atan2(coef[1])));
+            row.push(Cell::Num(coef[0].abs()));
+            row.extend((1..=harmonics).map(|k| Cell::Num(coef[2 * k - 1].hypot(coef[2 * k]))));
+            if i == 0 {
+                let bucket = if stable {
+                    &mut stable_pts
+                } else {
+                    &mut unstable_pts
+                };
+                bucket.0.push(pt.p);
+                bucket.1.push(max);
+                if pt.fold {
+                    folds.push(json!({"Omega": pt.p, "amplitude": max}));
+                }
+                if max > peak.1 {
+                    peak = (pt.p, max);
+                }
+            }
+        }
+        row.push(Cell::Num(f64::from(u8::from(stable))));
+        row.push(Cell::Num(f64::from(u8::from(pt.fold))));
+        rows.push(row);
+    }
+    let plot = Plot {
+        file: "frf.svg".into(),
+        title: format!(
+            "{}: max|{}| over the period",
+            model.name,
+            names.first().map_or("", String::as_str)
+        ),
+        x_label: format!("{param} [rad/s]"),
+        y_label: "amplitude".into(),
+        series: vec![
+            Series {
+                label: "stable".into(),
+                x: stable_pts.0,
+                y: stable_pts.1,
+                points: true,
+            },
+            Series {
+                label: "unstable".into(),
+                x: unstable_pts.0,
+                y: unstable_pts.1,
+                points: true,
+            },
+        ],
+        cells: None,
+    };
+    let mut summary = Map::new();
+    summary.insert("points".into(), json!(branch.len()));
+    summary.insert("folds".into(), json!(folds));
+    summary.insert("peak".into(), json!({"Omega": peak.0, "amplitude": peak.1}));
+    summary.insert(
+        "newton_iterations".into(),
+        json!(branch.iter().map(|p| p.iterations).sum::<usize>()),
+    );
+    summary.insert("wall_s".into(), json!(wall_s));
+    let mut s = Map::new();
+    s.insert("param".into(), json!({"name": param, "from": lo, "to": hi}));
+    s.insert("harmonics".into(), json!(harmonics));
+    s.insert("samples".into(), json!(samples));
+    s.insert(
+        "step".into(),
+        json!([settings.step, settings.min_step, settings.max_step]),
+    );
+    s.insert(
+        "method".into(),
+        json!("harmonic balance (AFT), pseudo-arclength continuation, Hill stability"),
+    );
+    Ok(Results {
+        name: String::new(),
+        kind: "continue frf".into(),
+        model: model.name.clone(),
+        tables: vec![Table {
+            file: "data.csv".into(),
+            columns,
+            rows,
+        }],
+        plots: vec![plot],
+        summary,
+        settings: s,
+        params: model.params.clone(),
+        warnings: sys.warnings.iter().map(|w| w.message.clone()).collect(),
+        wall_s,
+    })
+}
