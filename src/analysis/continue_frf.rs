@@ -5,7 +5,7 @@
 //! `harmonics` (5), `samples` (time samples per period, default the smallest power of two
 //! ≥ 8H + 8), `step`, `min_step`, `max_step`, `max_points`. Writes `data.csv` and `frf.svg`.
 
-use super::diagnostics::AnalysisError;
+use super::diagnostics::{AnalysisError, Partial};
 use super::options::OptionReader;
 use super::results::{Cell, Plot, Results, Series, Table};
 use crate::lang::ast::Analysis;
@@ -14,7 +14,7 @@ use crate::solve::cont::{follow, Settings};
 use crate::solve::hb::Balance;
 use serde_json::{json, Map};
 
-pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
+pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
     let opts = OptionReader::new(
         a,
         model,
@@ -77,7 +77,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
         .find(|(n, _)| *n == param)
         .map_or(f64::NAN, |p| p.1);
     if (hb.fundamental - at_model).abs() > 1e-9 * at_model.abs().max(1.0) {
-        return Err(opts.bad_value(
+        return Err(Partial::from(opts.bad_value(
             "param",
             span,
             &format!(
@@ -85,14 +85,18 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
                 hb.fundamental
             ),
             "continue the parameter that the excitation is written with, e.g. `F * cos(Omega * t)`",
-        ));
+        )));
     }
     let start = std::time::Instant::now();
-    let branch = follow(&hb, hb.linear_guess(lo), lo, &settings).map_err(|e| AnalysisError::Numerical {
+    let failure = |e: &dyn std::fmt::Display| {
+        AnalysisError::Numerical {
         message: format!("continue frf of `{}`: {e}", model.name),
         at: a.span,
-        help: "lower `step` or `min_step`, or add harmonics/samples where the response is strongly nonlinear".into(),
-    })?;
+        help: "lower `step` or `min_step`, or add harmonics/samples where the response is strongly nonlinear; the points before are written".into(),
+    }
+    };
+    let curve = follow(&hb, hb.linear_guess(lo), lo, &settings).map_err(|e| failure(&e))?;
+    let branch = curve.points;
     let wall_s = start.elapsed().as_secs_f64();
 
     // Per point: each DOF's harmonic amplitudes, its peak over the reconstructed period and
@@ -190,7 +194,15 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
         "method".into(),
         json!("harmonic balance (AFT), pseudo-arclength continuation, Hill stability"),
     );
-    Ok(Results {
+    let mut warnings: Vec<String> = sys.warnings.iter().map(|w| w.message.clone()).collect();
+    if let Some(e) = &curve.stopped {
+        summary.insert("failed".into(), json!(failure(e).to_string()));
+        warnings.push(format!(
+            "{}; the results cover the branch up to there",
+            failure(e)
+        ));
+    }
+    let results = Results {
         name: String::new(),
         kind: "continue frf".into(),
         model: model.name.clone(),
@@ -203,7 +215,14 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
         summary,
         settings: s,
         params: model.params.clone(),
-        warnings: sys.warnings.iter().map(|w| w.message.clone()).collect(),
+        warnings,
         wall_s,
-    })
+    };
+    match curve.stopped {
+        None => Ok(results),
+        Some(e) => Err(Partial {
+            error: failure(&e),
+            results: Some(Box::new(results)),
+        }),
+    }
 }

@@ -93,3 +93,18 @@ impl AnalysisError {
         }
     }
 }
+
+/// A failed analysis with whatever it computed before failing.
+pub struct Partial {
+    pub error: AnalysisError,
+    pub results: Option<Box<super::Results>>,
+}
+
+impl From<AnalysisError> for Partial {
+    fn from(error: AnalysisError) -> Partial {
+        Partial {
+            error,
+            results: None,
+        }
+    }
+}

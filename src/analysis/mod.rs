@@ -10,7 +10,7 @@ pub mod results;
 mod simulate;
 mod sweep_regimes;
 
-pub use diagnostics::AnalysisError;
+pub use diagnostics::{AnalysisError, Partial};
 pub use results::{Cell, CellMap, Plot, Results, Series, Table};
 
 use crate::lang::ast::{Analysis, AnalysisKind};
@@ -37,6 +37,15 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
             partial: None,
         }
     };
+    // A numerical failure keeps what was computed before it (exit code 2).
+    let keep = |p: Partial| {
+        let mut f = located(p.error);
+        f.partial = p.results.map(|mut r| {
+            r.name = name_of(a);
+            r
+        });
+        f
+    };
     if prog.template(&a.model.name).is_none() {
         let e = crate::lang::diagnostics::ResolveError::UnknownModel {
             name: a.model.name.clone(),
@@ -61,15 +70,8 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
     let sys = assemble(&model);
     let mut results = match a.kind {
         AnalysisKind::Modes => modes::run(a, &model, &sys).map_err(located)?,
-        AnalysisKind::Simulate => simulate::run(a, &model, &sys).map_err(|p| {
-            let mut f = located(p.error);
-            f.partial = p.results.map(|mut r| {
-                r.name = name_of(a);
-                r
-            });
-            f
-        })?,
-        AnalysisKind::ContinueFrf => continue_frf::run(a, &model, &sys).map_err(located)?,
+        AnalysisKind::Simulate => simulate::run(a, &model, &sys).map_err(keep)?,
+        AnalysisKind::ContinueFrf => continue_frf::run(a, &model, &sys).map_err(keep)?,
         AnalysisKind::SweepRegimes => {
             sweep_regimes::run(prog, a, overrides, &model, &sys).map_err(located)?
         }

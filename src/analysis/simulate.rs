@@ -7,7 +7,7 @@
 //! Writes `data.csv` (`t`, each DOF, each `v(dof)`), `events.csv`, `time_history.svg`,
 //! `phase.svg`.
 
-use super::diagnostics::AnalysisError;
+use super::diagnostics::{AnalysisError, Partial};
 use super::options::OptionReader;
 use super::results::{Cell, Plot, Results, Series, Table};
 use crate::lang::ast::Analysis;
@@ -17,21 +17,6 @@ use crate::solve::ode::dop853::Tolerances;
 use crate::solve::ode::driver::{integrate, Config, Output, Trajectory};
 use crate::solve::ode::hybrid::Hybrid;
 use serde_json::{json, Map};
-
-/// A failed analysis with whatever it computed before failing.
-pub struct Partial {
-    pub error: AnalysisError,
-    pub results: Option<Box<Results>>,
-}
-
-impl From<AnalysisError> for Partial {
-    fn from(error: AnalysisError) -> Partial {
-        Partial {
-            error,
-            results: None,
-        }
-    }
-}
 
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
     let opts = OptionReader::new(

@@ -107,13 +107,22 @@ fn correct<P: Problem>(
     None
 }
 
-/// Follows the branch through `(x0, p0)` (converged first) towards increasing `p`.
+/// The points of a branch, and why it stopped early (`None`: it left the range or reached
+/// `max_points`).
+#[derive(Debug, Clone)]
+pub struct Branch {
+    pub points: Vec<Point>,
+    pub stopped: Option<ContError>,
+}
+
+/// Follows the branch through `(x0, p0)` (converged first) towards increasing `p`. Fails
+/// only when the start does not converge; a step underflow later ends the branch there.
 pub fn follow<P: Problem>(
     pr: &P,
     x0: DVector<f64>,
     p0: f64,
     s: &Settings,
-) -> Result<Vec<Point>, ContError> {
+) -> Result<Branch, ContError> {
     let n = pr.dim();
     let start = (DVector::zeros(n), 1.0);
     let (x0, p0, it0) = correct(pr, x0, p0, &start, s.tol)
@@ -158,11 +167,15 @@ pub fn follow<P: Problem>(
         }
         if h < s.min_step {
             let p = points.last().map_or(p0, |q| q.p);
-            return Err(ContError::StepUnderflow {
+            let stopped = Some(ContError::StepUnderflow {
                 p,
                 points: points.len(),
             });
+            return Ok(Branch { points, stopped });
         }
     }
-    Ok(points)
+    Ok(Branch {
+        points,
+        stopped: None,
+    })
 }
