@@ -260,19 +260,11 @@ fn hill_method_finds_the_middle_duffing_branch_unstable() {
 
 #[test]
 fn continue_frf_analysis_writes_the_curve_with_folds_and_stability() {
-    let dir = root().join("target/test-out/frf");
-    std::fs::create_dir_all(&dir).expect("dir");
-    let file = dir.join("duffing.nsd");
-    let text = std::fs::read_to_string(root().join("tests/models/duffing.nsd")).expect("model")
-        + "\ncontinue frf duffing as frf { param = Omega in 0.5..2, harmonics = 3 }\n";
-    std::fs::write(&file, text).expect("write");
-    let (code, stdout, stderr) = nsd(&[
-        "run",
-        file.to_str().expect("utf-8"),
-        "--json",
-        "--out",
-        dir.to_str().expect("utf-8"),
-    ]);
+    let (code, stdout, stderr, dir) = frf_run(
+        "tests/models/duffing.nsd",
+        "continue frf duffing as frf { param = Omega in 0.5..2, harmonics = 3 }",
+        "frf",
+    );
     assert_eq!(code, 0, "{stderr}");
     let v: serde_json::Value =
         serde_json::from_str(stdout.lines().next().expect("line")).expect("JSON");
@@ -298,20 +290,11 @@ fn continue_frf_keeps_the_branch_when_it_stops_early() {
     // The tour's free-play oscillator: the piecewise-linear AFT branch cannot yet be followed
     // through the first grazing (Ω ≈ 0.65, a known limitation of this version); the run
     // exits with 2 and writes the points before it, with `failed` in the summary.
-    let dir = root().join("target/test-out/frf-partial");
-    std::fs::create_dir_all(&dir).expect("dir");
-    let file = dir.join("freeplay.nsd");
-    let text = std::fs::read_to_string(root().join("models/tour.nsd")).expect("tour")
-        + "\ncontinue frf freeplay as frf { param = Omega in 0.6..2, harmonics = 5 }\n";
-    std::fs::write(&file, text).expect("write");
-    let (code, _, stderr) = nsd(&[
-        "run",
-        file.to_str().expect("utf-8"),
-        "--only",
-        "frf",
-        "--out",
-        dir.to_str().expect("utf-8"),
-    ]);
+    let (code, _, stderr, dir) = frf_run(
+        "models/tour.nsd",
+        "continue frf freeplay as frf { param = Omega in 0.6..2, harmonics = 5 }",
+        "frf-partial",
+    );
     assert_eq!(code, 2, "{stderr}");
     assert!(
         stderr.contains("nsd::analysis::numerical_failure"),
@@ -324,4 +307,24 @@ fn continue_frf_keeps_the_branch_when_it_stops_early() {
         .lines()
         .count();
     assert!(rows > 5, "{rows} rows");
+}
+
+/// Runs `analysis` (named `frf`) appended to a model file; returns the exit code, stdout,
+/// stderr and the output folder.
+fn frf_run(model: &str, analysis: &str, tag: &str) -> (i32, String, String, std::path::PathBuf) {
+    let dir = root().join("target/test-out").join(tag);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("case.nsd");
+    let text = std::fs::read_to_string(root().join(model)).expect("model") + "\n" + analysis + "\n";
+    std::fs::write(&file, text).expect("write");
+    let (code, stdout, stderr) = nsd(&[
+        "run",
+        file.to_str().expect("utf-8"),
+        "--only",
+        "frf",
+        "--json",
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    (code, stdout, stderr, dir)
 }
