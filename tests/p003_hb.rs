@@ -328,3 +328,27 @@ fn frf_run(model: &str, analysis: &str, tag: &str) -> (i32, String, String, std:
     ]);
     (code, stdout, stderr, dir)
 }
+
+#[test]
+fn continue_frf_at_low_excitation_is_the_linear_resonance() {
+    // `excitation = 0.01` (F = 0.001): the Duffing response is nearly linear, so the peak
+    // is the damped SDOF one, Ω = √(1 − c²/2), |X| = F/(c√(1 − c²/4)), with no fold.
+    let (code, stdout, stderr, _) = frf_run(
+        "tests/models/duffing.nsd",
+        "continue frf duffing as frf { param = Omega in 0.5..2, harmonics = 3, excitation = 0.01, max_step = 0.002 }",
+        "frf-low",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value =
+        serde_json::from_str(stdout.lines().next().expect("line")).expect("JSON");
+    let s = &v["summary"];
+    assert!(s["folds"].as_array().expect("folds").is_empty(), "{s}");
+    let (w, a) = (
+        s["peak"]["Omega"].as_f64().expect("Ω"),
+        s["peak"]["amplitude"].as_f64().expect("A"),
+    );
+    let c: f64 = 0.05;
+    assert!((w - (1.0 - c * c / 2.0).sqrt()).abs() < 2e-3, "{s}");
+    let linear = 0.001 / (c * (1.0 - c * c / 4.0).sqrt());
+    assert!((a - linear).abs() < 0.01 * linear, "{a} vs {linear}");
+}

@@ -3,7 +3,8 @@
 //!
 //! Options: `param = Omega in a..b` (the model parameter that is the excitation frequency),
 //! `harmonics` (5), `samples` (time samples per period, default the smallest power of two
-//! ≥ 8H + 8), `step`, `min_step`, `max_step`, `max_points`. Writes `data.csv` and `frf.svg`.
+//! ≥ 8H + 8), `excitation` (a factor on the harmonic loads, 1), `step`, `min_step`,
+//! `max_step`, `max_points`. Writes `data.csv` and `frf.svg`.
 
 use super::diagnostics::{AnalysisError, Partial};
 use super::options::OptionReader;
@@ -22,6 +23,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             "param",
             "harmonics",
             "samples",
+            "excitation",
             "step",
             "min_step",
             "max_step",
@@ -66,11 +68,13 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         max_points: opts.count("max_points", 2)?.unwrap_or(5000),
         tol: 1e-10,
     };
-    let hb = Balance::new(sys, harmonics, samples).map_err(|e| AnalysisError::Unsupported {
+    let level = number("excitation", 1.0)?;
+    let mut hb = Balance::new(sys, harmonics, samples).map_err(|e| AnalysisError::Unsupported {
         message: format!("continue frf of `{}`: {e}", model.name),
         at: a.span,
         help: "the harmonic balance handles linear parts, polynomial springs and piecewise-linear gaps (`law = linear(k)`); other laws follow".into(),
     })?;
+    hb.level = level;
     let at_model = model
         .params
         .iter()
@@ -186,6 +190,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     s.insert("param".into(), json!({"name": param, "from": lo, "to": hi}));
     s.insert("harmonics".into(), json!(harmonics));
     s.insert("samples".into(), json!(samples));
+    s.insert("excitation".into(), json!(level));
     s.insert(
         "step".into(),
         json!([settings.step, settings.min_step, settings.max_step]),

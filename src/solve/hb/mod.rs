@@ -72,6 +72,9 @@ pub struct Balance {
     constant: DVector<f64>,
     /// The model's excitation frequency (the lowest of its terms), rad/s.
     pub fundamental: f64,
+    /// A factor on the harmonic excitation (not on constant loads): the `excitation` level
+    /// of `continue frf`.
+    pub level: f64,
 }
 
 impl Balance {
@@ -165,6 +168,7 @@ impl Balance {
         Ok(Balance {
             n,
             fundamental,
+            level: 1.0,
             terms: indexed,
             aft: Aft::new(harmonics, samples)?,
             k: dense_of(&sys.k),
@@ -180,12 +184,13 @@ impl Balance {
         self.n * self.aft.width()
     }
 
-    /// `F_ex`: each term on its harmonic (the amplitudes do not depend on ω).
+    /// `F_ex`: each term on its harmonic, times `level` (the amplitudes do not depend on ω).
     pub fn excitation(&self) -> DVector<f64> {
         let n = self.n;
         let mut f = DVector::zeros(self.dim());
         f.rows_mut(0, n).copy_from(&self.constant);
         for &(dof, a, k, phase) in &self.terms {
+            let a = a * self.level;
             if k == 0 {
                 f[dof] += a * phase.cos();
             } else if k <= self.aft.harmonics {
