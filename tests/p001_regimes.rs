@@ -383,16 +383,7 @@ fn mass_fixed_continuous_limit_matches_eq_123() {
             ud += w * (std::f64::consts::PI / (2.0 * r)).tan() / r; // eq. 122
         }
         let closed = g * (vd * vd / (ud * ud + r1.powi(-4))).sqrt(); // eq. 123
-        let sys = system(
-            "models/seed1/mass_fixed.nsd",
-            "mass_fixed",
-            &as_strs(&sets(gamma, kappa, Some(r1))),
-        );
-        let got = continuous_limit(&sys, &setup(&sys).expect("setup"), StopFactor::Unit);
-        assert!(
-            (got - closed).abs() < 1e-10 * closed.max(1.0),
-            "γ={gamma} κ={kappa} r1={r1}: {got} vs {closed}"
-        );
+        assert_continuous_limit("mass_fixed", (gamma, kappa, r1), closed);
     }
 }
 
@@ -414,16 +405,7 @@ fn base_fixed_continuous_limit_matches_the_equivalent_system() {
                 / r;
         }
         let closed = (v * v / (u * u + r1.powi(-4))).sqrt();
-        let sys = system(
-            "models/seed1/base_lower.nsd",
-            "base_lower",
-            &as_strs(&sets(gamma, kappa, Some(r1))),
-        );
-        let got = continuous_limit(&sys, &setup(&sys).expect("setup"), StopFactor::Unit);
-        assert!(
-            (got - closed).abs() < 1e-10 * closed.max(1.0),
-            "γ={gamma} κ={kappa} r1={r1}: {got} vs {closed}"
-        );
+        assert_continuous_limit("base_lower", (gamma, kappa, r1), closed);
     }
 }
 
@@ -531,4 +513,18 @@ fn dimensional_force_driven_sdof_is_den_hartog() {
         );
         assert!((holding_force(&sys, &st).abs() / 8.0 - 1.0).abs() < 1e-12);
     }
+}
+
+/// The S = 1 continuous limit of a seed1 2-DOF model at (γ, κ, r1) against a closed form, 1e-10.
+fn assert_continuous_limit(model: &str, (gamma, kappa, r1): (f64, f64, f64), closed: f64) {
+    let sys = system(
+        &format!("models/seed1/{model}.nsd"),
+        model,
+        &as_strs(&sets(gamma, kappa, Some(r1))),
+    );
+    let got = continuous_limit(&sys, &setup(&sys).expect("setup"), StopFactor::Unit);
+    assert!(
+        (got - closed).abs() < 1e-10 * closed.max(1.0),
+        "{model} γ={gamma} κ={kappa} r1={r1}: {got} vs {closed}"
+    );
 }

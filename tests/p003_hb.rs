@@ -146,20 +146,7 @@ fn duffing_frf_passes_both_folds() {
     // the closed-form relation (1e-8 relative), both folds passed, and the closed-form fold
     // (where ∂G/∂A² = 0 as well, found here by Newton on the pair) next to the points
     // around the sign change of dΩ/ds.
-    use nsd::solve::cont::{follow, Settings};
-    let sys = system("duffing", &["Omega=0.5"]);
-    let hb = Balance::new(&sys, 1, 16).expect("balance");
-    let settings = Settings {
-        range: (0.5, 2.0),
-        step: 0.05,
-        min_step: 1e-6,
-        max_step: 0.1,
-        max_points: 2000,
-        tol: 1e-12,
-    };
-    let branch = follow(&hb, hb.linear_guess(0.5), 0.5, &settings)
-        .expect("branch")
-        .points;
+    let (_, branch) = duffing_branch(1, 16);
     assert!(branch.last().expect("points").p > 2.0, "reached the end");
     for pt in &branch {
         let a2 = pt.x[1].powi(2) + pt.x[2].powi(2);
@@ -213,20 +200,7 @@ fn hill_method_finds_the_middle_duffing_branch_unstable() {
     // the two folds are unstable (a real exponent > 0), the others stable, away from the
     // folds themselves where an exponent crosses zero. Off resonance the exponents are the
     // linear ones, −c/2 ± i√(k − c²/4) (shifted into the fundamental band).
-    use nsd::solve::cont::{follow, Settings};
-    let sys = system("duffing", &["Omega=0.5"]);
-    let hb = Balance::new(&sys, 3, 32).expect("balance");
-    let settings = Settings {
-        range: (0.5, 2.0),
-        step: 0.05,
-        min_step: 1e-6,
-        max_step: 0.1,
-        max_points: 2000,
-        tol: 1e-12,
-    };
-    let branch = follow(&hb, hb.linear_guess(0.5), 0.5, &settings)
-        .expect("branch")
-        .points;
+    let (hb, branch) = duffing_branch(3, 32);
     let folds: Vec<usize> = (0..branch.len()).filter(|&i| branch[i].fold).collect();
     assert_eq!(folds.len(), 2);
     let (f1, f2) = (folds[0], folds[1]);
@@ -351,4 +325,23 @@ fn continue_frf_at_low_excitation_is_the_linear_resonance() {
     assert!((w - (1.0 - c * c / 2.0).sqrt()).abs() < 2e-3, "{s}");
     let linear = 0.001 / (c * (1.0 - c * c / 4.0).sqrt());
     assert!((a - linear).abs() < 0.01 * linear, "{a} vs {linear}");
+}
+
+/// The Duffing balance with `h` harmonics on `n` samples, followed over Ω ∈ [0.5, 2].
+fn duffing_branch(h: usize, n: usize) -> (Balance, Vec<nsd::solve::cont::Point>) {
+    use nsd::solve::cont::{follow, Settings};
+    let sys = system("duffing", &["Omega=0.5"]);
+    let hb = Balance::new(&sys, h, n).expect("balance");
+    let settings = Settings {
+        range: (0.5, 2.0),
+        step: 0.05,
+        min_step: 1e-6,
+        max_step: 0.1,
+        max_points: 2000,
+        tol: 1e-12,
+    };
+    let branch = follow(&hb, hb.linear_guess(0.5), 0.5, &settings)
+        .expect("branch")
+        .points;
+    (hb, branch)
 }

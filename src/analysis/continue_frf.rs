@@ -44,20 +44,8 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let samples = opts
         .count("samples", 4)?
         .unwrap_or((8 * harmonics + 8).next_power_of_two());
-    let number = |key: &str, default: f64| -> Result<f64, AnalysisError> {
-        let v = opts
-            .number(key, crate::lang::units::Dim::NONE)?
-            .unwrap_or(default);
-        if v > 0.0 {
-            Ok(v)
-        } else {
-            Err(opts.bad_value(
-                key,
-                a.span,
-                "must be positive",
-                &format!("e.g. `{key} = 0.01`"),
-            ))
-        }
+    let number = |key: &str, default: f64| {
+        opts.positive(key, crate::lang::units::Dim::NONE, default, "0.01")
     };
     let width = hi - lo;
     let settings = Settings {

@@ -142,6 +142,28 @@ impl<'a> OptionReader<'a> {
             .map_err(AnalysisError::Resolve)
     }
 
+    /// A positive number (with unit check), `default` when absent; `example` shows a value
+    /// in the help of the "must be positive" error.
+    pub fn positive(
+        &self,
+        key: &str,
+        dim: crate::lang::units::Dim,
+        default: f64,
+        example: &str,
+    ) -> R<f64> {
+        let v = self.number(key, dim)?.unwrap_or(default);
+        if v > 0.0 {
+            Ok(v)
+        } else {
+            Err(self.bad(
+                key,
+                self.span,
+                "must be positive",
+                &format!("e.g. `{key} = {example}`"),
+            ))
+        }
+    }
+
     /// `key = a..b` as `(a, b)` with `a < b`.
     pub fn interval(&self, key: &str) -> R<Option<(f64, f64)>> {
         let Some(v) = self.get(key) else {

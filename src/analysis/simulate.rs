@@ -34,32 +34,10 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             "give the time span, e.g. `t = 0..100`",
         )
     })?;
-    let positive = |key: &str, default: f64| -> Result<f64, AnalysisError> {
-        let v = opts
-            .number(
-                key,
-                if key == "max_step" {
-                    Dim::TIME
-                } else {
-                    Dim::NONE
-                },
-            )?
-            .unwrap_or(default);
-        if v > 0.0 {
-            Ok(v)
-        } else {
-            Err(opts.bad_value(
-                key,
-                a.span,
-                "must be positive",
-                &format!("e.g. `{key} = 1e-9`"),
-            ))
-        }
-    };
     let tol = Tolerances {
-        rtol: positive("rtol", 1e-9)?,
-        atol: positive("atol", 1e-9)?,
-        max_step: positive("max_step", t1 - t0)?,
+        rtol: opts.positive("rtol", Dim::NONE, 1e-9, "1e-9")?,
+        atol: opts.positive("atol", Dim::NONE, 1e-9, "1e-9")?,
+        max_step: opts.positive("max_step", Dim::TIME, t1 - t0, "1e-9")?,
     };
     let smooth_only = opts.choice("events", &["exact", "smooth"])? == Some("smooth");
     let output = match opts.call("output")? {

@@ -198,24 +198,9 @@ pub fn run(
         Some("exact") => StopFactor::Exact,
         _ => StopFactor::Unit,
     };
-    let tol_of = |key: &str| -> Result<f64, AnalysisError> {
-        let v = opts
-            .number(key, crate::lang::units::Dim::NONE)?
-            .unwrap_or(1e-9);
-        if v > 0.0 {
-            Ok(v)
-        } else {
-            Err(opts.bad_value(
-                key,
-                a.span,
-                "must be positive",
-                &format!("e.g. `{key} = 1e-9`"),
-            ))
-        }
-    };
     let tol = Tolerances {
-        rtol: tol_of("rtol")?,
-        atol: tol_of("atol")?,
+        rtol: opts.positive("rtol", crate::lang::units::Dim::NONE, 1e-9, "1e-9")?,
+        atol: opts.positive("atol", crate::lang::units::Dim::NONE, 1e-9, "1e-9")?,
         max_step: f64::INFINITY,
     };
     let engine = match opts.choice("engine", &["auto", "integrator"])? {

@@ -137,7 +137,9 @@ pub fn follow<P: Problem>(
     }];
     let mut h = s.step;
     while points.len() < s.max_points {
-        let last = points.last().expect("at least the start");
+        let Some(last) = points.last() else {
+            break;
+        };
         if last.p < s.range.0 || last.p > s.range.1 {
             break;
         }

@@ -92,18 +92,16 @@ impl Balance {
         for e in &sys.nonlinear {
             let law = match &e.law {
                 Nonlinearity::Polynomial { k2, k3 } => Law::Polynomial { k2: *k2, k3: *k3 },
-                Nonlinearity::Gap(g)
-                    if g.smooth.is_none() && matches!(g.law, ContactLaw::Linear { .. }) =>
-                {
-                    let ContactLaw::Linear { k } = g.law else {
-                        unreachable!("matched above")
-                    };
-                    Law::Gap {
-                        k,
-                        g: g.clearance,
-                        sides: g.sides,
-                    }
-                }
+                Nonlinearity::Gap(crate::model::flat::Gap {
+                    law: ContactLaw::Linear { k },
+                    smooth: None,
+                    clearance,
+                    sides,
+                }) => Law::Gap {
+                    k: *k,
+                    g: *clearance,
+                    sides: *sides,
+                },
                 _ => {
                     return Err(HbError::Unsupported {
                         element: e.name.clone(),

@@ -5,7 +5,7 @@
 //! Small systems (≤ `DENSE_LIMIT` DOFs) get every mode from a dense solve; larger ones the
 //! lowest few by shift-invert Lanczos on the sparse matrices.
 
-mod dense;
+pub(crate) mod dense;
 mod lanczos;
 
 use crate::model::flat::{ContactLaw, Friction};

@@ -234,20 +234,18 @@ pub enum NotApplicable {
 /// Modes of `(TᵀKT, TᵀMT)` mapped back by `T`, with their contact reactions.
 fn modes(k: &DMatrix<f64>, m: &DMatrix<f64>, t: &DMatrix<f64>, c: &DVector<f64>) -> Option<Modes> {
     let (kr, mr) = (t.transpose() * k * t, t.transpose() * m * t);
-    let l = mr.cholesky()?.l();
-    let x = l.solve_lower_triangular(&kr)?;
-    let a = l.solve_lower_triangular(&x.transpose())?;
-    let eig = ((&a + a.transpose()) * 0.5).symmetric_eigen();
-    let shapes = t * l.transpose().solve_upper_triangular(&eig.eigenvectors)?;
+    let reduced = crate::solve::modes::dense::solve(&mr, &kr).ok()?;
+    let shapes = t * reduced.shapes;
     let cc = c.dot(c);
     let mut freq = Vec::new();
     let (mut c_hat, mut reaction) = (Vec::new(), Vec::new());
-    for (i, &lam) in eig.eigenvalues.iter().enumerate() {
-        if lam <= 0.0 {
+    for (i, &om) in reduced.omega.iter().enumerate() {
+        if om <= 0.0 {
             return None;
         }
+        let lam = om * om;
         let phi = shapes.column(i);
-        freq.push(lam.sqrt());
+        freq.push(om);
         c_hat.push(c.dot(&phi));
         // K φ − Ω² M φ = −c μ (zero when T spans everything).
         reaction.push(-c.dot(&(k * phi - lam * (m * phi))) / cc);

@@ -22,7 +22,6 @@
 
 use super::contact::{dense_km, Setup};
 use crate::model::system::System;
-use nalgebra::{DMatrix, DVector};
 use std::f64::consts::PI;
 
 /// Den Hartog's `S`: 1 (the paper's assumption) or its exact value, eq. 16.
@@ -32,36 +31,27 @@ pub enum StopFactor {
     Exact,
 }
 
-/// Undamped modes of (K, M), mass-normalised: `(Ω_i², ψ_i)`; `None` if M is not positive
-/// definite.
-fn modes(k: &DMatrix<f64>, m: &DMatrix<f64>) -> Option<(DVector<f64>, DMatrix<f64>)> {
-    let l = m.clone().cholesky()?.l();
-    let x = l.solve_lower_triangular(k)?;
-    let a = l.solve_lower_triangular(&x.transpose())?;
-    let eig = ((&a + a.transpose()) * 0.5).symmetric_eigen();
-    let shapes = l.transpose().solve_upper_triangular(&eig.eigenvectors)?;
-    Some((eig.eigenvalues, shapes))
-}
-
 /// The slip force `F_lim` below which the motion is continuous (no stops); `NaN` where the
 /// modal sums are undefined (exactly at a resonance).
 pub fn continuous_limit(sys: &System, s: &Setup, factor: StopFactor) -> f64 {
     let (k, m) = dense_km(sys);
-    let Some((omega2, shapes)) = modes(&k, &m) else {
+    let Ok(modes) = crate::solve::modes::dense::solve(&m, &k) else {
         return f64::NAN;
     };
     let w2 = s.omega * s.omega;
     // Per mode: ĉ_i² and R_i.
-    let mut terms = Vec::with_capacity(omega2.len());
+    let mut terms = Vec::with_capacity(modes.omega.len());
     let (mut amplitude, mut u) = (-s.wall_amplitude, 0.0);
-    for (i, &om2) in omega2.iter().enumerate() {
-        let psi = shapes.column(i);
+    for (i, om) in modes.omega.iter().enumerate() {
+        let om2 = om * om;
+        let psi = modes.shapes.column(i);
         let c_hat = psi.dot(&s.c);
         let p_hat = psi.dot(&s.load);
         amplitude += c_hat * p_hat / (om2 - w2);
         let r = (w2 / om2).sqrt();
-        u += c_hat * c_hat * r * (PI / (2.0 * r)).tan();
-        terms.push((c_hat * c_hat, r, (PI / (2.0 * r)).tan()));
+        let tn = (PI / (2.0 * r)).tan();
+        u += c_hat * c_hat * r * tn;
+        terms.push((c_hat * c_hat, r, tn));
     }
     let d_max = match factor {
         StopFactor::Unit => terms.iter().map(|t| t.0).sum(),
