@@ -171,3 +171,24 @@ pub fn setup(sys: &System) -> Result<Setup, SetupError> {
 pub(crate) fn dense_km(sys: &System) -> (DMatrix<f64>, DMatrix<f64>) {
     (dense_of(&sys.k), dense_of(&sys.m))
 }
+
+/// Solves the constrained steady state `[A, c; cᵀ, 0][X; λ] = [top; last]` (the contact
+/// held at `cᵀX = last` under the load `top`): `X` and the contact force λ, or `None` when
+/// the constrained system is singular.
+pub(crate) fn constrained(
+    a: &DMatrix<f64>,
+    c: &DVector<f64>,
+    top: &DVector<f64>,
+    last: f64,
+) -> Option<(DVector<f64>, f64)> {
+    let n = a.nrows();
+    let bordered = DMatrix::from_fn(n + 1, n + 1, |r, col| match (r < n, col < n) {
+        (true, true) => a[(r, col)],
+        (true, false) => c[r],
+        (false, true) => c[col],
+        (false, false) => 0.0,
+    });
+    let rhs = DVector::from_fn(n + 1, |r, _| if r < n { top[r] } else { last });
+    let x = bordered.lu().solve(&rhs)?;
+    Some((x.rows(0, n).into_owned(), x[n]))
+}

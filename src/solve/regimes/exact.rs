@@ -13,7 +13,7 @@
 //! a Taylor bound on the second derivative, so a crossing and a touch inside one step are
 //! both found.
 
-use super::contact::{dense_km, Setup};
+use super::contact::{constrained, dense_km, Setup};
 use crate::model::system::System;
 use nalgebra::{DMatrix, DVector};
 
@@ -289,24 +289,10 @@ impl Problem {
             modes: modes(&k, &m, &DMatrix::identity(n, n), &c).ok_or(NotApplicable::Singular)?,
         };
         // Stuck: bordered solves for the harmonic and per-unit-offset particular motions.
-        let bordered = |base: &DMatrix<f64>| {
-            DMatrix::from_fn(n + 1, n + 1, |r, col| match (r < n, col < n) {
-                (true, true) => base[(r, col)],
-                (true, false) => c[r],
-                (false, true) => c[col],
-                (false, false) => 0.0,
-            })
-            .lu()
-        };
-        let rhs = |top: &DVector<f64>, last: f64| {
-            DVector::from_fn(n + 1, |r, _| if r < n { top[r] } else { last })
-        };
-        let h = bordered(&a)
-            .solve(&rhs(&s.load, s.wall_amplitude))
-            .ok_or(NotApplicable::Resonant)?;
-        let u = bordered(&k)
-            .solve(&rhs(&DVector::zeros(n), 1.0))
-            .ok_or(NotApplicable::Singular)?;
+        let (harmonic, harmonic_force) =
+            constrained(&a, &c, &s.load, s.wall_amplitude).ok_or(NotApplicable::Resonant)?;
+        let (unit_static, unit_force) =
+            constrained(&k, &c, &DVector::zeros(n), 1.0).ok_or(NotApplicable::Singular)?;
         // An orthonormal basis of null(cᵀ): the unit singular vectors of the projector I − v vᵀ.
         let v = c.normalize();
         let svd = (DMatrix::identity(n, n) - &v * v.transpose()).svd(true, false);
@@ -317,10 +303,10 @@ impl Problem {
             .collect();
         let null = DMatrix::from_columns(&null);
         let stick = Regime {
-            harmonic: h.rows(0, n).into_owned(),
-            harmonic_force: h[n],
-            unit_static: u.rows(0, n).into_owned(),
-            unit_force: u[n],
+            harmonic,
+            harmonic_force,
+            unit_static,
+            unit_force,
             modes: modes(&k, &m, &null, &c).ok_or(NotApplicable::Singular)?,
         };
         let velocity_scale = s.omega

@@ -12,9 +12,9 @@
 //! peaks, and zero at its antiresonances. Everything comes from the assembled M, K and load,
 //! so the same code serves any chain and any of the three walls.
 
-use super::contact::{dense_km, Setup};
+use super::contact::{constrained, dense_km, Setup};
 use crate::model::system::System;
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DMatrix;
 
 /// The signed holding force λ (amplitude of `cos ωt`); infinite at a constrained resonance
 /// that loads the contact. At one that does not (a mode the constraint isolates from the
@@ -36,20 +36,8 @@ pub fn holding_force(sys: &System, s: &Setup) -> f64 {
 }
 
 fn constraint_force(k: &DMatrix<f64>, m: &DMatrix<f64>, s: &Setup, omega: f64) -> f64 {
-    let n = k.nrows();
-    let w2 = omega * omega;
-    let bordered = DMatrix::from_fn(n + 1, n + 1, |r, col| match (r < n, col < n) {
-        (true, true) => k[(r, col)] - w2 * m[(r, col)],
-        (true, false) => s.c[r],
-        (false, true) => s.c[col],
-        (false, false) => 0.0,
-    });
-    let rhs = DVector::from_fn(
-        n + 1,
-        |r, _| if r < n { s.load[r] } else { s.wall_amplitude },
-    );
-    match bordered.lu().solve(&rhs) {
-        Some(x) if x[n].is_finite() => x[n],
+    match constrained(&(k - omega * omega * m), &s.c, &s.load, s.wall_amplitude) {
+        Some((_, lambda)) if lambda.is_finite() => lambda,
         _ => f64::INFINITY,
     }
 }
