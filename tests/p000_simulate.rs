@@ -549,3 +549,85 @@ fn gap_to_a_moving_base_matches_the_relative_coordinate_model() {
         x - 0.3 * (1.2f64 * 40.0).sin()
     );
 }
+
+#[test]
+fn stiff_linear_decay_matches_the_closed_form_with_rodas_and_auto() {
+    let out = run(
+        "tests/models/simulate_cases.nsd",
+        "\nsimulate overdamped as od_ros { t = 0..5, x0 = { m = 1 }, method = rodas, rtol = 1e-8, atol = 1e-10 }\n\
+         simulate overdamped as od_auto { t = 0..5, x0 = { m = 1 }, rtol = 1e-8, atol = 1e-10 }\n\
+         simulate overdamped as od_rk { t = 0..5, x0 = { m = 1 }, method = dop853, rtol = 1e-8, atol = 1e-10 }\n",
+    );
+    let (c, k) = (1e4_f64, 1e4_f64);
+    let root = (c * c - 4.0 * k).sqrt();
+    let (s1, s2) = ((-c + root) / 2.0, (-c - root) / 2.0);
+    let exact = |t: f64| (s2 * (s1 * t).exp() - s1 * (s2 * t).exp()) / (s2 - s1);
+    for v in &out {
+        let x = v["summary"]["final"]["m.x"].as_f64().expect("final x");
+        // Global error of a few rtol on a decaying solution: 1e-7 relative.
+        assert!(
+            (x - exact(5.0)).abs() < 1e-7 * exact(5.0),
+            "{}: {x} vs {}",
+            v["name"],
+            exact(5.0)
+        );
+    }
+    let evals = |i: usize| out[i]["summary"]["rhs_evals"].as_u64().expect("evals");
+    let stiff_steps = |i: usize| out[i]["summary"]["stiff_steps"].as_u64().expect("steps");
+    // The explicit method is stability-bound (~5/6e-4 ≈ 8000 steps); RODAS is not.
+    assert!(
+        evals(0) * 20 < evals(2),
+        "rodas {} vs dop853 {}",
+        evals(0),
+        evals(2)
+    );
+    assert!(
+        evals(1) * 10 < evals(2),
+        "auto {} vs dop853 {}",
+        evals(1),
+        evals(2)
+    );
+    assert_eq!(stiff_steps(2), 0);
+    assert_eq!(
+        out[1]["summary"]["stiff_switches"]
+            .as_array()
+            .expect("list")
+            .len(),
+        1
+    );
+    assert_eq!(
+        stiff_steps(0),
+        out[0]["summary"]["steps"].as_u64().expect("steps")
+    );
+}
+
+#[test]
+fn a_stiff_compliant_contact_switches_to_rodas_and_back() {
+    let out = run(
+        "tests/models/simulate_cases.nsd",
+        "\nsimulate soft_floor as floor_auto { t = 0..1, x0 = { b = 0.9 }, rtol = 1e-9, atol = 1e-12 }\n\
+         simulate soft_floor as floor_rk { t = 0..1, x0 = { b = 0.9 }, method = dop853, rtol = 1e-9, atol = 1e-12 }\n",
+    );
+    let t_contact = (2.0 * 0.9 / 9.81_f64).sqrt();
+    let switches = out[0]["summary"]["stiff_switches"]
+        .as_array()
+        .expect("list");
+    assert_eq!(switches.len(), 1, "{switches:?}");
+    let ts = switches[0].as_f64().expect("t");
+    // The test needs 15 stability-bound steps in contact (~1e-4 s each) to fire.
+    assert!(ts > t_contact && ts < t_contact + 1e-2, "stiff from {ts}");
+    // Both settle at δ = m g / k (the slow mode e^{−100 t} has decayed by t = 1).
+    for v in &out {
+        let x = v["summary"]["final"]["b.x"].as_f64().expect("x");
+        assert!((x + 9.81e-7).abs() < 1e-11, "{}: {x:e}", v["name"]);
+    }
+    let evals = |i: usize| out[i]["summary"]["rhs_evals"].as_u64().expect("evals");
+    assert!(
+        evals(0) * 10 < evals(1),
+        "auto {} vs dop853 {}",
+        evals(0),
+        evals(1)
+    );
+    // Before the contact the explicit method integrates the free fall.
+    assert!(out[0]["summary"]["stiff_steps"].as_u64() < out[0]["summary"]["steps"].as_u64());
+}

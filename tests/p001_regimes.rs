@@ -439,7 +439,7 @@ fn closed_form_stick_slip_matches_the_event_driven_integrator() {
     // DOP853 hybrid integrator at rtol = atol = 1e-12 over 20 cycles, to 1e-7 in time
     // (the integrator's event times carry its global error, ~1e-9 here).
     use nsd::solve::ode::dop853::Tolerances;
-    use nsd::solve::ode::driver::{integrate, Config, Output};
+    use nsd::solve::ode::driver::{integrate, Config, Method, Output};
     use nsd::solve::ode::hybrid::Hybrid;
     use nsd::solve::regimes::exact::Problem;
     let cases = [
@@ -470,6 +470,7 @@ fn closed_form_stick_slip_matches_the_event_driven_integrator() {
                 max_step: t1,
             },
             output: Output::At(vec![t1]),
+            method: Method::Dop853,
         };
         let traj = integrate(&mut h, &cfg, &mut |_| {}).expect("integrates");
         let numeric: Vec<_> = traj.events.iter().map(|e| (e.t, e.from, e.to)).collect();

@@ -14,7 +14,7 @@ use crate::lang::ast::Analysis;
 use crate::lang::units::Dim;
 use crate::model::{Model, System};
 use crate::solve::ode::dop853::Tolerances;
-use crate::solve::ode::driver::{integrate, Config, Output, Trajectory};
+use crate::solve::ode::driver::{integrate, Config, Method, Output, Trajectory};
 use crate::solve::ode::hybrid::Hybrid;
 use serde_json::{json, Map};
 
@@ -23,7 +23,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         a,
         model,
         &[
-            "t", "x0", "v0", "rtol", "atol", "max_step", "events", "output",
+            "t", "x0", "v0", "rtol", "atol", "max_step", "method", "events", "output",
         ],
     )?;
     let (t0, t1) = opts.interval("t")?.ok_or_else(|| {
@@ -38,6 +38,11 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         rtol: opts.positive("rtol", Dim::NONE, 1e-9, "1e-9")?,
         atol: opts.positive("atol", Dim::NONE, 1e-9, "1e-9")?,
         max_step: opts.positive("max_step", Dim::TIME, t1 - t0, "1e-9")?,
+    };
+    let method = match opts.choice("method", &["auto", "dop853", "rodas"])? {
+        Some("dop853") => Method::Dop853,
+        Some("rodas") => Method::Rodas,
+        _ => Method::Auto,
     };
     let smooth_only = opts.choice("events", &["exact", "smooth"])? == Some("smooth");
     let output = match opts.call("output")? {
@@ -77,7 +82,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let mut hybrid = Hybrid::new(sys, smooth_only).map_err(|e| AnalysisError::Unsupported {
         message: format!("simulate of `{}`: {e}", model.name),
         at: a.span,
-        help: "this version integrates linear parts, polynomial springs, gaps (piecewise-linear exact or smoothed, Hertz, Kelvin–Voigt, Hunt–Crossley, Lankarani–Nikravesh) rigid stops, one rigid Coulomb contact and Jenkins elements; 2-D friction contacts and several rigid Coulomb contacts at once follow".into(),
+        help: "this version integrates linear parts, polynomial springs, gaps (piecewise-linear exact or smoothed, Hertz, Kelvin–Voigt, Hunt–Crossley, Lankarani–Nikravesh), rigid stops between masses or to ground, rigid Coulomb contacts and Jenkins elements; 2-D friction contacts follow".into(),
     })?;
     let start = std::time::Instant::now();
     let cfg = Config {
@@ -86,6 +91,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         y0,
         tol,
         output,
+        method,
     };
     let mut settings = Map::new();
     settings.insert("t".into(), json!([t0, t1]));
@@ -98,7 +104,11 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     );
     settings.insert(
         "method".into(),
-        json!("DOP853 with 7th-order dense output; events by Bernstein root isolation"),
+        json!(match method {
+            Method::Auto => "auto: DOP853 (7th-order dense output), RODAS on segments Hairer's stiffness test finds stiff; events by Bernstein root isolation",
+            Method::Dop853 => "DOP853 with 7th-order dense output; events by Bernstein root isolation",
+            Method::Rodas => "RODAS (Rosenbrock, order 4, 3rd-order dense output); events by Bernstein root isolation",
+        }),
     );
     // A progress bar on stderr; indicatif hides it when stderr is not a terminal.
     let bar = indicatif::ProgressBar::new(1000);
@@ -255,6 +265,8 @@ fn report(
     summary.insert("steps".into(), json!(traj.steps));
     summary.insert("rejected".into(), json!(traj.rejected));
     summary.insert("rhs_evals".into(), json!(traj.rhs_evals));
+    summary.insert("stiff_steps".into(), json!(traj.stiff_steps));
+    summary.insert("stiff_switches".into(), json!(traj.stiff_switches));
     summary.insert("final".into(), json!(final_state));
     // Energy drift over the output samples, where the model is conservative.
     if let Some(e0) = traj.y.first().and_then(|y| hybrid.energy(y)) {

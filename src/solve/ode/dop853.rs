@@ -172,6 +172,26 @@ impl Dop853 {
         Attempt { y1, f1, err }
     }
 
+    /// Hairer's stiffness indicator of the attempt just made: `h·ρ` with `ρ` the Lipschitz
+    /// estimate `‖f(t+h, y₁) − f(t+h, Y₁₂)‖ / ‖y₁ − Y₁₂‖` between the solution and the last
+    /// stage (both at `t + h`). Steps limited by stability rather than accuracy have `h·ρ`
+    /// near the edge of DOP853's stability region (≈ 6.1 on the real axis); call it before
+    /// `dense`, which overwrites the stage state.
+    pub fn stiffness(&self, h: f64, y1: &[f64]) -> f64 {
+        let (last, f1) = (&self.k[STAGES - 1], &self.k[STAGES]);
+        let num: f64 = f1.iter().zip(last).map(|(a, b)| (a - b).powi(2)).sum();
+        let den: f64 = y1
+            .iter()
+            .zip(&self.work)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum();
+        if den > 0.0 {
+            h.abs() * (num / den).sqrt()
+        } else {
+            0.0
+        }
+    }
+
     /// The dense output of the attempt just made (three more evaluations); call it before
     /// the next `attempt`, which overwrites the stages.
     pub fn dense(

@@ -4,8 +4,9 @@
 //! the integration restarts from the located state. Where a crossing cannot be decided, the
 //! step is halved and retried.
 
-use super::dop853::{initial_step, next_step, DenseStep, Dop853, Tolerances};
+use super::dop853::{self, initial_step, Attempt, DenseStep, Dop853, Rhs, Tolerances};
 use super::hybrid::{Action, FrictionMode, Hybrid};
+use super::rodas::{self, Rodas};
 use super::roots::{self, first_crossing, Direction, Search};
 
 /// Where output samples are taken.
@@ -19,6 +20,18 @@ pub enum Output {
     At(Vec<f64>),
 }
 
+/// The one-step method of the smooth segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// DOP853 until Hairer's stiffness test fires (h·ρ > 6.1 on 15 accepted steps out of
+    /// any run without 6 non-stiff ones), then RODAS until the next mode change.
+    Auto,
+    /// DOP853 throughout.
+    Dop853,
+    /// RODAS throughout.
+    Rodas,
+}
+
 #[derive(Debug, Clone)]
 pub struct Config {
     pub t0: f64,
@@ -26,6 +39,7 @@ pub struct Config {
     pub y0: Vec<f64>,
     pub tol: Tolerances,
     pub output: Output,
+    pub method: Method,
 }
 
 /// One located mode change or impact.
@@ -54,13 +68,17 @@ pub struct Trajectory {
     /// Estimated accumulation times of Zeno sequences, passed in persistent contact.
     pub zeno: Vec<f64>,
     pub rhs_evals: usize,
+    /// Accepted steps taken by the stiff method (RODAS).
+    pub stiff_steps: usize,
+    /// Times where `Method::Auto` found the segment stiff and switched to RODAS.
+    pub stiff_switches: Vec<f64>,
     /// The state at `t1`.
     pub final_state: Vec<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SimError {
-    #[error("step size underflow at t = {t} (h = {h:e}): the solution is too stiff or not smooth for DOP853 here")]
+    #[error("step size underflow at t = {t} (h = {h:e}): the solution is not smooth enough here for the tolerances")]
     StepSizeUnderflow { t: f64, h: f64 },
     #[error("non-finite state at t = {t}")]
     NonFinite { t: f64 },
@@ -69,8 +87,16 @@ pub enum SimError {
 }
 
 /// Restarts the integration at a located switch `(t, y)` in the new modes: the first stage
-/// is recomputed and the next event search starts just past the restart point.
-fn restart(h: &mut Hybrid, t: f64, y: Vec<f64>, f0: &mut [f64]) -> (f64, Vec<f64>, f64) {
+/// is recomputed, the method choice starts afresh and the next event search starts just
+/// past the restart point.
+fn restart(
+    h: &mut Hybrid,
+    rk: &mut Stepper,
+    t: f64,
+    y: Vec<f64>,
+    f0: &mut [f64],
+) -> (f64, Vec<f64>, f64) {
+    rk.restart();
     h.rhs(t, &y, f0);
     (t, y, 1e-12)
 }
@@ -159,6 +185,97 @@ impl ZenoWatch {
     }
 }
 
+/// The explicit and the stiff method with the switching policy of `Method`.
+struct Stepper {
+    method: Method,
+    explicit: Dop853,
+    stiff: Rodas,
+    /// RODAS is integrating the current segment.
+    stiff_now: bool,
+    /// Hairer's counters: stiff-looking accepted steps, and non-stiff ones since the last.
+    stiff_seen: usize,
+    calm_seen: usize,
+}
+
+impl Stepper {
+    fn new(method: Method, n: usize) -> Stepper {
+        Stepper {
+            method,
+            explicit: Dop853::new(n),
+            stiff: Rodas::new(n),
+            stiff_now: method == Method::Rodas,
+            stiff_seen: 0,
+            calm_seen: 0,
+        }
+    }
+
+    /// One trial step; `None` when the stiff method's stage matrix is singular.
+    fn attempt(
+        &mut self,
+        rhs: &mut impl Rhs,
+        t: f64,
+        y: &[f64],
+        f0: &[f64],
+        h: f64,
+        tol: &Tolerances,
+    ) -> Option<Attempt> {
+        if self.stiff_now {
+            self.stiff.attempt(rhs, t, y, f0, h, tol)
+        } else {
+            Some(self.explicit.attempt(rhs, t, y, f0, h, tol))
+        }
+    }
+
+    /// The dense output of an accepted attempt; under `Method::Auto` also runs the
+    /// stiffness test and reports whether the next steps go to RODAS.
+    fn accept(
+        &mut self,
+        rhs: &mut impl Rhs,
+        t: f64,
+        y: &[f64],
+        h: f64,
+        a: &Attempt,
+    ) -> (DenseStep, bool) {
+        if self.stiff_now {
+            return (self.stiff.dense(t, y, h, a), false);
+        }
+        let mut switched = false;
+        if self.method == Method::Auto {
+            if self.explicit.stiffness(h, &a.y1) > 6.1 {
+                self.stiff_seen += 1;
+                self.calm_seen = 0;
+                if self.stiff_seen >= 15 {
+                    self.stiff_now = true;
+                    switched = true;
+                }
+            } else {
+                self.calm_seen += 1;
+                if self.calm_seen >= 6 {
+                    self.stiff_seen = 0;
+                }
+            }
+        }
+        (self.explicit.dense(rhs, t, y, h, a), switched)
+    }
+
+    /// A mode change: `Method::Auto` tries the explicit method again.
+    fn restart(&mut self) {
+        if self.method == Method::Auto {
+            self.stiff_now = false;
+            self.stiff_seen = 0;
+            self.calm_seen = 0;
+        }
+    }
+
+    fn next_step(&self, h: f64, err: f64, rejected_before: bool) -> f64 {
+        if self.stiff_now {
+            rodas::next_step(h, err, rejected_before)
+        } else {
+            dop853::next_step(h, err, rejected_before)
+        }
+    }
+}
+
 /// A failed integration and what was computed up to the failure.
 #[derive(Debug, Clone)]
 pub struct Failed {
@@ -174,7 +291,7 @@ pub fn integrate(
     progress: &mut dyn FnMut(f64),
 ) -> Result<Trajectory, Box<Failed>> {
     let n2 = h.dim();
-    let mut rk = Dop853::new(n2);
+    let mut rk = Stepper::new(cfg.method, n2);
     let mut traj = Trajectory::default();
     let (mut t, mut y) = (cfg.t0, cfg.y0.clone());
     h.set_modes_from_state(t, &y);
@@ -203,19 +320,29 @@ pub fn integrate(
         }
         let mut rhs = |t: f64, y: &[f64], dy: &mut [f64]| h.rhs(t, y, dy);
         let attempt = rk.attempt(&mut rhs, t, &y, &f0, hstep, &cfg.tol);
-        // A NaN error norm counts as a rejection.
-        if attempt.err.is_nan() || attempt.err > 1.0 {
+        // A NaN error norm or a singular stage matrix counts as a rejection.
+        let attempt = match attempt {
+            Some(a) if a.err <= 1.0 => Some(a),
+            Some(a) if a.err.is_finite() => {
+                step = rk.next_step(hstep, a.err, true);
+                None
+            }
+            _ => {
+                step = 0.5 * hstep;
+                None
+            }
+        };
+        let Some(attempt) = attempt else {
             traj.rejected += 1;
-            step = if attempt.err.is_finite() {
-                next_step(hstep, attempt.err, true)
-            } else {
-                0.5 * hstep
-            };
             rejected_last = true;
             continue;
-        }
+        };
         let err = attempt.err;
-        let dense = rk.dense(&mut rhs, t, &y, hstep, &attempt);
+        let stiff_step = rk.stiff_now;
+        let (dense, switched) = rk.accept(&mut rhs, t, &y, hstep, &attempt);
+        if switched {
+            traj.stiff_switches.push(dense.t1());
+        }
         // The earliest crossing of any event function on this step.
         let mut first: Option<(f64, usize)> = None;
         let mut undecided = false;
@@ -306,6 +433,7 @@ pub fn integrate(
         }
         if let Some((xb, c)) = stick_break.filter(|(xb, _)| first.is_none_or(|(fx, _)| *xb < fx)) {
             traj.steps += 1;
+            traj.stiff_steps += usize::from(stiff_step);
             let tb = t + xb * hstep;
             let yb = dense.eval(tb);
             let need = h.stick_force(c, tb, &yb);
@@ -325,11 +453,12 @@ pub fn integrate(
                 velocity: 0.0,
                 velocity_after: None,
             });
-            (t, y, skip) = restart(h, tb, yb, &mut f0);
+            (t, y, skip) = restart(h, &mut rk, tb, yb, &mut f0);
             rejected_last = false;
             continue;
         }
         traj.steps += 1;
+        traj.stiff_steps += usize::from(stiff_step);
         match first {
             Some((x, k)) if x < 1.0 => {
                 let te = t + x * hstep;
@@ -390,7 +519,7 @@ pub fn integrate(
                         let to = h.settle(contact, te, &mut ye);
                         if to == from {
                             // Slid on the same way (a start from rest on the surface).
-                            (t, y, skip) = restart(h, te, ye, &mut f0);
+                            (t, y, skip) = restart(h, &mut rk, te, ye, &mut f0);
                             continue;
                         }
                         let from = from.name();
@@ -462,7 +591,7 @@ pub fn integrate(
                         out.record_point(&mut traj, te, &ye);
                     }
                 }
-                (t, y, skip) = restart(h, te, ye, &mut f0);
+                (t, y, skip) = restart(h, &mut rk, te, ye, &mut f0);
                 step = hstep.max(1e-8 * t.abs().max(1.0));
             }
             _ if !h.held_stops().is_empty() && lift_off(h, &dense).is_some() => {
@@ -481,7 +610,7 @@ pub fn integrate(
                     velocity: 0.0,
                     velocity_after: None,
                 });
-                (t, y, skip) = restart(h, tl, yl, &mut f0);
+                (t, y, skip) = restart(h, &mut rk, tl, yl, &mut f0);
             }
             _ if h.penetrated(&attempt.y1).is_some() => {
                 // A stop is on its forbidden side at the end of a step without a located
@@ -499,7 +628,7 @@ pub fn integrate(
                 y = attempt.y1;
                 f0 = attempt.f1;
                 skip = 0.0;
-                step = next_step(hstep, err, rejected_last);
+                step = rk.next_step(hstep, err, rejected_last);
             }
         }
         rejected_last = false;

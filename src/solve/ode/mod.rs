@@ -6,5 +6,6 @@
 pub mod dop853;
 pub mod driver;
 pub mod hybrid;
+pub mod rodas;
 pub mod roots;
 mod tableau;

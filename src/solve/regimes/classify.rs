@@ -12,7 +12,7 @@ use super::contact::Setup;
 use super::exact::{Problem, Switch};
 use crate::model::system::System;
 use crate::solve::ode::dop853::Tolerances;
-use crate::solve::ode::driver::{integrate, Config, Output, SimError};
+use crate::solve::ode::driver::{integrate, Config, Method, Output, SimError};
 use crate::solve::ode::hybrid::{FrictionMode, Hybrid, Unsupported};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +98,7 @@ fn integrated(
         y0: vec![0.0; h.dim()],
         tol,
         output: Output::At(vec![t1]),
+        method: Method::Dop853,
     };
     let traj = integrate(&mut h, &cfg, &mut |_| {}).map_err(|f| f.error)?;
     let switches = traj
