@@ -631,3 +631,95 @@ fn a_stiff_compliant_contact_switches_to_rodas_and_back() {
     // Before the contact the explicit method integrates the free fall.
     assert!(out[0]["summary"]["stiff_steps"].as_u64() < out[0]["summary"]["steps"].as_u64());
 }
+
+#[test]
+fn rigid_stop_on_a_moving_table_matches_the_relative_coordinate_model() {
+    // Impacts against the vibrating table take Newton's law on the velocity relative to it.
+    let sim = "t = 0..3, rtol = 1e-12, atol = 1e-12";
+    let v = run(
+        "tests/models/base_gap.nsd",
+        // At rest in the fixed frame is ż(0) = −ẏ(0) = −Y w = −1 in the table's frame.
+        &format!("\nsimulate table_ball as table_moving {{ {sim}, x0 = {{ b = 0.1 }} }}\n\
+                  simulate relative_ball as table_relative {{ {sim}, x0 = {{ z = 0.1 }}, v0 = {{ z = -1 }} }}\n"),
+    );
+    let (moving, relative) = (events_csv(&v[0]), events_csv(&v[1]));
+    assert!(moving.len() >= 8 && relative.len() >= 8, "{moving:?}");
+    // The bouncing is chaotic (differences grow ~10× per bounce): the first four impacts.
+    for (a, b) in moving.iter().zip(&relative).take(4) {
+        let num = |r: &Vec<String>, i: usize| r[i].parse::<f64>().expect("number");
+        assert!((num(a, 0) - num(b, 0)).abs() < 1e-10, "{a:?} vs {b:?}");
+        for col in [5, 6] {
+            assert!((num(a, col) - num(b, col)).abs() < 1e-9, "{a:?} vs {b:?}");
+        }
+        assert!(
+            (num(a, 6) + 0.8 * num(a, 5)).abs() < 1e-12,
+            "u̇⁺ = −e u̇⁻: {a:?}"
+        );
+    }
+}
+
+#[test]
+fn a_plastic_landing_on_a_vibrating_table_lifts_off_when_the_table_drops_faster_than_g() {
+    // e = 0: the ball lands, rides with the table and leaves it where the table's acceleration
+    // −Y w² sin(wt) reaches −g, i.e. sin(wt) = g/(Y w²) on its rising branch.
+    let v = run(
+        "tests/models/base_gap.nsd",
+        "\nsimulate table_plastic as table_plastic { t = 0..0.5, x0 = { b = 0.1 }, rtol = 1e-12, atol = 1e-12 }\n",
+    );
+    let ev = events_csv(&v[0]);
+    // The first landing meets the table dropping faster than g (no hold: the ball leaves it
+    // at once); the table catches it again, and then it rides.
+    let hold = ev.iter().position(|e| e[2] == "hold").expect("a hold");
+    assert_eq!(ev[hold + 1][2], "lift-off", "{ev:?}");
+    let t_land: f64 = ev[hold][0].parse().expect("t");
+    let t_lift: f64 = ev[hold + 1][0].parse().expect("t");
+    let (w, gamma) = (20.0_f64, 9.81_f64 / (0.05 * 400.0));
+    let tau = std::f64::consts::TAU;
+    let phase = gamma.asin();
+    let k = ((w * t_land - phase) / tau).ceil();
+    let expected = (phase + k * tau) / w;
+    assert!(
+        (t_lift - expected).abs() < 1e-9,
+        "lift-off {t_lift} vs {expected}"
+    );
+}
+
+#[test]
+fn simultaneous_impacts_of_coupled_stops_follow_the_closed_form_and_keep_energy() {
+    // Both stops are hit at the same instants (bitwise): one impulse problem for the pair.
+    let v = run(
+        "tests/models/simulate_cases.nsd",
+        "\nsimulate twin_stops as twins { t = 0..1700, v0 = { m1 = 1, m2 = -1 }, rtol = 1e-12, atol = 1e-12, output = every(1) }\n",
+    );
+    let ev = events_csv(&v[0]);
+    assert!(ev.len() >= 1000, "{} impacts", ev.len());
+    let omega = 2.0_f64.sqrt();
+    let phi = (0.5 * omega).asin();
+    for (k, pair) in ev.chunks(2).take(20).enumerate() {
+        let expected = (phi + k as f64 * (std::f64::consts::PI + 2.0 * phi)) / omega;
+        let mut elements = Vec::new();
+        for e in pair {
+            let (t, before, after): (f64, f64, f64) = (
+                e[0].parse().expect("t"),
+                e[5].parse().expect("v"),
+                e[6].parse().expect("v"),
+            );
+            assert!(
+                (t - expected).abs() < 1e-10,
+                "impact {k}: {t} vs {expected}"
+            );
+            assert!((before.abs() - phi.cos()).abs() < 1e-10 && (after + before).abs() < 1e-12);
+            elements.push(e[1].clone());
+        }
+        elements.sort();
+        assert_eq!(elements, ["s1", "s2"], "{pair:?}");
+    }
+    let drift = v[0]["summary"]["energy_drift"]
+        .as_f64()
+        .expect("conservative");
+    assert!(
+        drift < 1e-9,
+        "energy drift {drift:e} over {} impacts",
+        ev.len()
+    );
+}

@@ -127,6 +127,24 @@ fn fit_poly(mut f: impl FnMut(f64) -> f64) -> [f64; 8] {
     p
 }
 
+/// Newton's iteration for the root near `x` (in `[skip, 1]`) of `p(x) + correction(x)`, with
+/// the slope of `p`: the event function on the true wall motion, `p` carrying its fit.
+fn polish(p: &[f64; 8], mut x: f64, skip: f64, correction: impl Fn(f64) -> f64) -> f64 {
+    for _ in 0..8 {
+        let slope: f64 = (1..8).rev().fold(0.0, |acc, k| acc * x + k as f64 * p[k]);
+        if slope == 0.0 {
+            break;
+        }
+        let next = (x - (roots::eval(p, x) + correction(x)) / slope).clamp(skip, 1.0);
+        let done = (next - x).abs() <= 4.0 * f64::EPSILON;
+        x = next;
+        if done {
+            break;
+        }
+    }
+    x
+}
+
 /// The first held stop whose contact force changes sign within the step, and where
 /// (bisection on the dense output; the force is a smooth function of the state there).
 fn lift_off(h: &mut Hybrid, d: &DenseStep) -> Option<(usize, f64)> {
@@ -349,16 +367,30 @@ pub fn integrate(
         let events = h.events();
         for (k, ev) in events.iter().enumerate() {
             let mut p = dense.linear_poly(&ev.w, ev.c);
+            let mut wall_fit = None;
             if let Some((d, coef, order)) = ev.wall {
                 let wall = fit_poly(|x| h.wall_motion(d, dense.t0 + x * dense.h, order));
                 for (pk, wk) in p.iter_mut().zip(wall) {
                     *pk += coef * wk;
                 }
+                wall_fit = Some((wall, d, coef, order));
             }
             match first_crossing(&p, ev.dir, skip) {
-                Search::At(x) if first.is_none_or(|(fx, _)| x < fx) => first = Some((x, k)),
+                Search::At(x) => {
+                    // Against a moving wall the root is polished on the true wall motion (the
+                    // fit is only good to its interpolation error, ~(ωh/2)⁸/8!/2⁷).
+                    let x = wall_fit.map_or(x, |(wall, d, coef, order)| {
+                        polish(&p, x, skip, |x| {
+                            let exact = h.wall_motion(d, dense.t0 + x * dense.h, order);
+                            coef * (exact - roots::eval(&wall, x))
+                        })
+                    });
+                    if first.is_none_or(|(fx, _)| x < fx) {
+                        first = Some((x, k));
+                    }
+                }
                 Search::Undecided => undecided = true,
-                _ => {}
+                Search::None => {}
             }
         }
         if undecided && hstep > 1e-10 * t.abs().max(1.0) {
@@ -538,53 +570,59 @@ pub fn integrate(
                             velocity_after: None,
                         });
                     }
-                    Action::Impact { stop } => {
-                        traj.impacts += 1;
-                        match zeno.check(stop, te) {
-                            Ok(()) => {
-                                let (before, after) = h.impact(ev, stop, &mut ye);
-                                traj.events.push(Event {
-                                    t: te,
-                                    element: h.stops[stop].name.clone(),
-                                    kind: "impact",
-                                    from: "open",
-                                    to: "open",
-                                    velocity: before,
-                                    velocity_after: Some(after),
-                                });
-                                // No rebound (e = 0, or a vanishing approach speed) while the
-                                // loads push into the stop: it stays in contact from here.
-                                if after.abs() <= 1e-12 * before.abs().max(1e-300) {
-                                    h.hold(ev, stop, &mut ye);
-                                    if h.holding_force(stop, te, &ye) < 0.0 {
-                                        h.release(stop);
-                                    } else {
-                                        traj.events.push(Event {
-                                            t: te,
-                                            element: h.stops[stop].name.clone(),
-                                            kind: "hold",
-                                            from: "open",
-                                            to: "held",
-                                            velocity: after,
-                                            velocity_after: Some(0.0),
-                                        });
+                    Action::Impact { .. } => {
+                        // Every stop closing at this instant takes its impulse together.
+                        let set = h.simultaneous(&events, k, te, &ye);
+                        let jumps = h.impacts(&events, &set, te, &mut ye);
+                        traj.impacts += jumps.len();
+                        for (&idx, (stop, before, after)) in set.iter().zip(jumps) {
+                            let ev = &events[idx];
+                            let element = h.stops[stop].name.clone();
+                            match zeno.check(stop, te) {
+                                Ok(()) => {
+                                    traj.events.push(Event {
+                                        t: te,
+                                        element: element.clone(),
+                                        kind: "impact",
+                                        from: "open",
+                                        to: "open",
+                                        velocity: before,
+                                        velocity_after: Some(after),
+                                    });
+                                    // No rebound (e = 0, or a vanishing approach speed) while
+                                    // the loads push into the stop: it stays in contact.
+                                    if after.abs() <= 1e-12 * before.abs().max(1e-300) {
+                                        h.hold(ev, stop, te, &mut ye);
+                                        if h.holding_force(stop, te, &ye) < 0.0 {
+                                            h.release(stop);
+                                        } else {
+                                            traj.events.push(Event {
+                                                t: te,
+                                                element,
+                                                kind: "hold",
+                                                from: "open",
+                                                to: "held",
+                                                velocity: after,
+                                                velocity_after: Some(0.0),
+                                            });
+                                        }
                                     }
                                 }
-                            }
-                            Err(t_star) => {
-                                // Zeno: the remaining bounces last ~(t* − t); continue in
-                                // persistent contact with the constraint monitored for lift-off.
-                                h.hold(ev, stop, &mut ye);
-                                traj.zeno.push(t_star);
-                                traj.events.push(Event {
-                                    t: te,
-                                    element: h.stops[stop].name.clone(),
-                                    kind: "zeno",
-                                    from: "open",
-                                    to: "held",
-                                    velocity,
-                                    velocity_after: Some(0.0),
-                                });
+                                Err(t_star) => {
+                                    // Zeno: the remaining bounces last ~(t* − t); continue in
+                                    // persistent contact, the constraint monitored for lift-off.
+                                    h.hold(ev, stop, te, &mut ye);
+                                    traj.zeno.push(t_star);
+                                    traj.events.push(Event {
+                                        t: te,
+                                        element,
+                                        kind: "zeno",
+                                        from: "open",
+                                        to: "held",
+                                        velocity: before,
+                                        velocity_after: Some(0.0),
+                                    });
+                                }
                             }
                         }
                         // The post-impact state is a new initial point of the output.
@@ -612,10 +650,12 @@ pub fn integrate(
                 });
                 (t, y, skip) = restart(h, &mut rk, tl, yl, &mut f0);
             }
-            _ if h.penetrated(&attempt.y1).is_some() => {
+            _ if h.penetrated(dense.t1(), &attempt.y1).is_some() => {
                 // A stop is on its forbidden side at the end of a step without a located
                 // crossing (the state started on its boundary): never continue silently.
-                let stop = h.penetrated(&attempt.y1).expect("checked in the guard");
+                let stop = h
+                    .penetrated(dense.t1(), &attempt.y1)
+                    .expect("checked in the guard");
                 let error = SimError::MissedContact {
                     t: dense.t1(),
                     element: h.stops[stop].name.clone(),

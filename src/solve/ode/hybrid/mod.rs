@@ -6,10 +6,14 @@
 //! the state, and each mode lists the event functions (linear in the state) whose crossings
 //! end it. Smoothed gaps (paper 000, eq. 8) and polynomial springs are plain smooth forces.
 
+mod constraints;
+mod stops;
+
 use super::roots::Direction;
 use crate::model::flat::{ContactLaw, Sides, Smoothing};
 use crate::model::system::{Attach, Nonlinearity, System};
 use crate::model::time_fn::TimeFn;
+use constraints::Bilateral;
 use nalgebra::{DMatrix, DVector};
 
 /// The contact state of one exact gap.
@@ -37,8 +41,6 @@ impl GapMode {
 pub enum Unsupported {
     #[error("`{element}`: {what} is not integrated yet (the event-driven {what} engine is still to land)")]
     Element { element: String, what: &'static str },
-    #[error("`{element}`: a rigid stop on a moving base is not integrated yet (its impact law needs the wall's velocity)")]
-    BaseGap { element: String },
     #[error("`{element}` has no smoothing, but `events = smooth` was asked for; add `smooth = sigmoid(δ)` to the gap")]
     Unsmoothed { element: String },
     #[error("the mass matrix is singular: some DOF carries no mass")]
@@ -109,8 +111,8 @@ pub struct RigidStop {
     g: f64,
     sides: Sides,
     pub e: f64,
-    /// Persistent contact after a Zeno accumulation: `(w, M⁻¹w, wᵀM⁻¹w, side sign)`, the
-    /// constraint `wᵀẍ = 0` holding while the contact pushes.
+    /// Persistent contact after a Zeno accumulation or a plastic impact: the constraint
+    /// `wᵀẍ = ÿ_wall` holds while the contact pushes.
     held: Option<Held>,
 }
 
@@ -119,7 +121,6 @@ pub struct RigidStop {
 struct Held {
     w: Vec<(usize, f64)>,
     minv_w: Vec<f64>,
-    wmw: f64,
     /// +1 for the positive side (the stop pushes towards −w), −1 for the negative side.
     side: f64,
 }
@@ -260,11 +261,6 @@ impl<'s> Hybrid<'s> {
                     let ContactLaw::Impact { e } = g.law else {
                         unreachable!("matched above")
                     };
-                    if matches!(a, Attach::Base(_)) || matches!(b, Attach::Base(_)) {
-                        return Err(Unsupported::BaseGap {
-                            element: el.name.clone(),
-                        });
-                    }
                     stops.push(RigidStop {
                         name: el.name.clone(),
                         a,
@@ -419,64 +415,13 @@ impl<'s> Hybrid<'s> {
     }
 
     /// The friction force (on side a, along w) that sticking needs at `(t, y)`, with the
-    /// other stuck contacts held too (their forces are solved together with it).
+    /// other stuck contacts and held stops held too (their forces are solved together).
     pub fn stick_force(&mut self, c: usize, t: f64, y: &[f64]) -> f64 {
-        let modes: Vec<FrictionMode> = self.friction.iter().map(|f| f.mode).collect();
-        // Accelerations without any sticking force…
-        for f in &mut self.friction {
-            if f.mode == FrictionMode::Stick {
-                f.mode = FrictionMode::Free;
-            }
-        }
-        self.friction[c].mode = FrictionMode::Free;
-        let mut dy = vec![0.0; 2 * self.n];
-        self.rhs(t, y, &mut dy);
-        // …then the forces that hold every stuck contact and this one.
-        for (f, m) in self.friction.iter_mut().zip(&modes) {
-            f.mode = *m;
-        }
+        let saved = self.friction[c].mode;
         self.friction[c].mode = FrictionMode::Stick;
-        let need = self
-            .sticking_forces(t, &dy[self.n..])
-            .into_iter()
-            .find(|(k, _)| *k == c)
-            .map_or(0.0, |(_, f)| f);
-        self.friction[c].mode = modes[c];
-        need
-    }
-
-    /// The forces along each `w` that keep the stuck contacts stuck, given the accelerations
-    /// without them: `s_i' = w_iᵀẍ − ÿ_wall,i = 0` with `ẍ = free + Σ_j λ_j M⁻¹w_j` (paper
-    /// 001, eq. 11, for several contacts at once): `Σ_j (w_iᵀM⁻¹w_j) λ_j = ÿ_wall,i − w_iᵀ free`.
-    /// Redundant constraints (a singular coupling matrix) take the least-squares forces.
-    fn sticking_forces(&self, t: f64, free: &[f64]) -> Vec<(usize, f64)> {
-        let stuck: Vec<usize> = (0..self.friction.len())
-            .filter(|&c| self.friction[c].mode == FrictionMode::Stick)
-            .collect();
-        let rhs = DVector::from_iterator(
-            stuck.len(),
-            stuck.iter().map(|&c| {
-                let f = &self.friction[c];
-                let wa: f64 = f.w.iter().map(|&(i, wi)| wi * free[i]).sum();
-                self.wall_rate(f.b, t, 2) - self.wall_rate(f.a, t, 2) - wa
-            }),
-        );
-        let lambda = match stuck[..] {
-            [] => return vec![],
-            [c] => rhs / self.friction[c].wmw,
-            _ => {
-                let g = DMatrix::from_fn(stuck.len(), stuck.len(), |r, k| {
-                    let (fi, fj) = (&self.friction[stuck[r]], &self.friction[stuck[k]]);
-                    fi.w.iter().map(|&(i, wi)| wi * fj.minv_w[i]).sum()
-                });
-                g.clone()
-                    .lu()
-                    .solve(&rhs)
-                    .or_else(|| g.svd(true, true).solve(&rhs, 1e-12).ok())
-                    .unwrap_or_else(|| DVector::zeros(stuck.len()))
-            }
-        };
-        stuck.into_iter().zip(lambda.iter().copied()).collect()
+        let force = self.constraint_force(Bilateral::Stuck(c), t, y);
+        self.friction[c].mode = saved;
+        force
     }
 
     /// The mode a contact takes at `(t, y)` when its relative velocity is zero: stick if the
@@ -562,8 +507,15 @@ impl<'s> Hybrid<'s> {
         self.modes = modes;
     }
 
-    /// `ẏ = [ẋ, M⁻¹ (f(t) − C ẋ − K x − f_nl)]` in the current modes.
+    /// `ẏ = [ẋ, M⁻¹ (f(t) − C ẋ − K x − f_nl + Σ λ w)]` in the current modes, the `λ` of the
+    /// bilateral constraints (stuck contacts, held stops) solved together.
     pub fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
+        self.free_rhs(t, y, dy);
+        self.constrain(t, &mut dy[self.n..]);
+    }
+
+    /// The right-hand side without the bilateral constraints' forces.
+    fn free_rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
         self.evals += 1;
         let n = self.n;
         let (x, v) = y.split_at(n);
@@ -647,96 +599,7 @@ impl<'s> Hybrid<'s> {
                 dy[n..].copy_from_slice(&acc);
             }
         }
-        // Sticking contacts: the relative accelerations follow the walls' (paper 001, eq. 11).
-        if self.friction.iter().any(|f| f.mode == FrictionMode::Stick) {
-            for (c, lambda) in self.sticking_forces(t, &dy[n..]) {
-                for (a, m) in dy[n..].iter_mut().zip(&self.friction[c].minv_w) {
-                    *a += lambda * m;
-                }
-            }
-        }
-        // Stops in persistent contact: remove the acceleration along each constraint
-        // (`M ẍ = f + w μ` with `wᵀẍ = 0`, μ = −wᵀM⁻¹f / wᵀM⁻¹w).
-        for stop in &self.stops {
-            if let Some(h) = &stop.held {
-                let wa: f64 = h.w.iter().map(|&(i, wi)| wi * dy[n + i]).sum();
-                let mu = -wa / h.wmw;
-                for (a, m) in dy[n..].iter_mut().zip(&h.minv_w) {
-                    *a += mu * m;
-                }
-            }
-        }
         self.force = force;
-    }
-
-    /// For a held stop, the contact force multiplier in the pushing direction: positive while
-    /// the stop pushes, negative when it would have to pull (lift-off).
-    pub fn holding_force(&mut self, stop: usize, t: f64, y: &[f64]) -> f64 {
-        let Some(h) = self.stops[stop].held.clone() else {
-            return 0.0;
-        };
-        self.stops[stop].held = None;
-        let mut dy = vec![0.0; 2 * self.n];
-        self.rhs(t, y, &mut dy);
-        self.stops[stop].held = Some(h.clone());
-        let wa: f64 = h.w.iter().map(|&(i, wi)| wi * dy[self.n + i]).sum();
-        // Unconstrained motion into the stop (wa·side > 0) needs a push.
-        wa * h.side
-    }
-
-    /// Puts a stop into persistent contact at the state `y`: the normal relative velocity is
-    /// removed (a plastic impact) and the constraint holds from now on.
-    pub fn hold(&mut self, ev: &EventFn, stop: usize, y: &mut [f64]) {
-        let n = self.n;
-        let mut w_full = vec![0.0; n];
-        for &(i, wi) in &ev.w {
-            w_full[i] += wi;
-        }
-        let minv_w = self.solve_mass(&w_full);
-        let wmw: f64 = ev.w.iter().map(|&(i, wi)| wi * minv_w[i]).sum();
-        let un: f64 = ev.w.iter().map(|&(i, wi)| wi * y[n + i]).sum();
-        for i in 0..n {
-            y[n + i] -= un / wmw * minv_w[i];
-        }
-        let side = if ev.dir == Direction::Rising {
-            1.0
-        } else {
-            -1.0
-        };
-        self.stops[stop].held = Some(Held {
-            w: ev.w.clone(),
-            minv_w,
-            wmw,
-            side,
-        });
-    }
-
-    /// The first open rigid stop that the state `y` penetrates beyond round-off.
-    pub fn penetrated(&self, y: &[f64]) -> Option<usize> {
-        self.stops.iter().position(|st| {
-            if st.held.is_some() {
-                return false;
-            }
-            let u = self.pos(st.a, 0.0, y) - self.pos(st.b, 0.0, y);
-            let tol = 1e-9 * st.g.abs().max(1.0);
-            (st.sides != Sides::Negative && u - st.g > tol)
-                || (st.sides != Sides::Positive && u + st.g < -tol)
-        })
-    }
-
-    /// Releases a held stop (lift-off).
-    pub fn release(&mut self, stop: usize) {
-        self.stops[stop].held = None;
-    }
-
-    /// Indices of the stops in persistent contact.
-    pub fn held_stops(&self) -> Vec<usize> {
-        self.stops
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.held.is_some())
-            .map(|(i, _)| i)
-            .collect()
     }
 
     /// The event functions that can end the current modes, and the rigid stops' contacts.
@@ -839,7 +702,7 @@ impl<'s> Hybrid<'s> {
             let w = weights(stop.a, stop.b);
             if stop.sides != Sides::Negative {
                 out.push(EventFn {
-                    wall: None,
+                    wall: wall_term(stop.a, stop.b, 0),
                     w: w.clone(),
                     c: -stop.g,
                     dir: Direction::Rising,
@@ -848,7 +711,7 @@ impl<'s> Hybrid<'s> {
             }
             if stop.sides != Sides::Positive {
                 out.push(EventFn {
-                    wall: None,
+                    wall: wall_term(stop.a, stop.b, 0),
                     w,
                     c: stop.g,
                     dir: Direction::Falling,
@@ -901,33 +764,6 @@ impl<'s> Hybrid<'s> {
             MassSolver::Dense(ch) => ch.solve(&DVector::from_column_slice(r)).as_slice().to_vec(),
             MassSolver::Sparse(ldl) => ldl.solve(r),
         }
-    }
-
-    /// Newton's impact law for a general mass matrix (paper 004, Prop. 2.1): with `u = wᵀx`,
-    /// `v⁺ = v⁻ − (1 + e) (wᵀv⁻ / wᵀM⁻¹w) M⁻¹w`, so `u̇⁺ = −e u̇⁻` and, for `e = 1`, the
-    /// kinetic energy is kept. Returns `(u̇⁻, u̇⁺)`; nothing happens if the stop is opening.
-    pub fn impact(&self, ev: &EventFn, stop: usize, y: &mut [f64]) -> (f64, f64) {
-        let n = self.n;
-        let e = self.stops[stop].e;
-        let un: f64 = ev.w.iter().map(|&(i, wi)| wi * y[n + i]).sum();
-        let closing = match ev.dir {
-            Direction::Rising => un > 0.0,
-            Direction::Falling => un < 0.0,
-        };
-        if !closing {
-            return (un, un);
-        }
-        let mut w_full = vec![0.0; n];
-        for &(i, wi) in &ev.w {
-            w_full[i] += wi;
-        }
-        let minv_w = self.solve_mass(&w_full);
-        let wmw: f64 = ev.w.iter().map(|&(i, wi)| wi * minv_w[i]).sum();
-        let scale = (1.0 + e) * un / wmw;
-        for i in 0..n {
-            y[n + i] -= scale * minv_w[i];
-        }
-        (un, ev.w.iter().map(|&(i, wi)| wi * y[n + i]).sum())
     }
 
     /// Total mechanical energy when the system is conservative (no damping, no time-dependent

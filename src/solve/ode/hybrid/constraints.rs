@@ -1,0 +1,101 @@
+//! The bilateral constraints of the current modes — stuck Coulomb contacts and stops held in
+//! persistent contact — and their forces, solved together: each constraint keeps the
+//! relative acceleration of its two sides on the walls' (`w_iᵀẍ = ÿ_b − ÿ_a`, paper 001
+//! eq. 11 for one contact), with `ẍ = ẍ_free + Σ_j λ_j M⁻¹w_j`, so
+//! `Σ_j (w_iᵀM⁻¹w_j) λ_j = ÿ_b − ÿ_a − w_iᵀẍ_free`. Coupled constraints (a contact and a stop
+//! on the same mass, two contacts through a spring) thus see each other's forces; redundant
+//! ones (a singular coupling matrix) take the least-squares forces.
+
+use super::{FrictionMode, Hybrid};
+use crate::model::system::Attach;
+use nalgebra::{DMatrix, DVector};
+
+/// An active bilateral constraint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Bilateral {
+    /// A stuck Coulomb contact (index into `friction`).
+    Stuck(usize),
+    /// A rigid stop in persistent contact (index into `stops`).
+    Held(usize),
+}
+
+/// One constraint's data: its direction `w` (sparse), `M⁻¹w` and the relative wall
+/// acceleration it must follow.
+struct Row<'a> {
+    id: Bilateral,
+    w: &'a [(usize, f64)],
+    minv_w: &'a [f64],
+    target: f64,
+}
+
+impl Hybrid<'_> {
+    /// `ÿ_b − ÿ_a`: what `wᵀẍ` must equal to keep `x_a − x_b` (walls included) constant.
+    fn wall_acceleration(&self, a: Attach, b: Attach, t: f64) -> f64 {
+        self.wall_rate(b, t, 2) - self.wall_rate(a, t, 2)
+    }
+
+    fn rows(&self, t: f64) -> Vec<Row<'_>> {
+        let stuck = self
+            .friction
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.mode == FrictionMode::Stick)
+            .map(|(c, f)| Row {
+                id: Bilateral::Stuck(c),
+                w: &f.w,
+                minv_w: &f.minv_w,
+                target: self.wall_acceleration(f.a, f.b, t),
+            });
+        let held = self.stops.iter().enumerate().filter_map(|(s, stop)| {
+            stop.held.as_ref().map(|h| Row {
+                id: Bilateral::Held(s),
+                w: &h.w,
+                minv_w: &h.minv_w,
+                target: self.wall_acceleration(stop.a, stop.b, t),
+            })
+        });
+        stuck.chain(held).collect()
+    }
+
+    /// Adds the constraint forces' accelerations to `acc` (the free accelerations) and
+    /// returns the forces `λ` along each `w`.
+    pub(super) fn constrain(&self, t: f64, acc: &mut [f64]) -> Vec<(Bilateral, f64)> {
+        let rows = self.rows(t);
+        if rows.is_empty() {
+            return Vec::new();
+        }
+        let dot = |w: &[(usize, f64)], z: &[f64]| w.iter().map(|&(i, wi)| wi * z[i]).sum::<f64>();
+        let rhs = DVector::from_iterator(rows.len(), rows.iter().map(|r| r.target - dot(r.w, acc)));
+        let g = DMatrix::from_fn(rows.len(), rows.len(), |i, j| {
+            dot(rows[i].w, rows[j].minv_w)
+        });
+        let lambda = if rows.len() == 1 {
+            rhs / g[(0, 0)]
+        } else {
+            g.clone()
+                .lu()
+                .solve(&rhs)
+                .or_else(|| g.svd(true, true).solve(&rhs, 1e-12).ok())
+                .unwrap_or_else(|| DVector::zeros(rows.len()))
+        };
+        for (r, l) in rows.iter().zip(lambda.iter()) {
+            for (a, m) in acc.iter_mut().zip(r.minv_w) {
+                *a += l * m;
+            }
+        }
+        rows.iter()
+            .map(|r| r.id)
+            .zip(lambda.iter().copied())
+            .collect()
+    }
+
+    /// The force of one constraint at `(t, y)` in the current modes (0 if not active).
+    pub(super) fn constraint_force(&mut self, which: Bilateral, t: f64, y: &[f64]) -> f64 {
+        let mut dy = vec![0.0; 2 * self.n];
+        self.free_rhs(t, y, &mut dy);
+        self.constrain(t, &mut dy[self.n..])
+            .into_iter()
+            .find(|(id, _)| *id == which)
+            .map_or(0.0, |(_, l)| l)
+    }
+}
