@@ -723,3 +723,43 @@ fn simultaneous_impacts_of_coupled_stops_follow_the_closed_form_and_keep_energy(
         ev.len()
     );
 }
+
+#[test]
+fn contacts_coming_to_rest_together_settle_together() {
+    // Den Hartog's free decay of the equivalent oscillator (k = 2, F = 0.1) for both contacts:
+    // velocity zeros every π/√2, |x| dropping by 2F/k = 0.1, a final stick once 2|x| ≤ F.
+    let v = run(
+        "tests/models/two_contacts.nsd",
+        "\nsimulate twin_contacts as twin_rest { t = 0..30, x0 = { m1 = 0.43, m2 = -0.43 }, rtol = 1e-12, atol = 1e-12 }\n",
+    );
+    let ev = events_csv(&v[0]);
+    let (k, f) = (2.0_f64, 0.1_f64);
+    let (mut x, mut t, mut expected) = (0.43_f64, 0.0, Vec::new());
+    while k * x > f {
+        t += std::f64::consts::PI / k.sqrt();
+        x -= 2.0 * f / k;
+        expected.push(t);
+    }
+    for name in ["c1", "c2"] {
+        let times: Vec<f64> = ev
+            .iter()
+            .filter(|e| e[1] == name)
+            .map(|e| e[0].parse().expect("t"))
+            .collect();
+        assert_eq!(times.len(), expected.len(), "{name}: {ev:?}");
+        for (a, e) in times.iter().zip(&expected) {
+            assert!((a - e).abs() < 1e-9, "{name}: {a} vs {e}");
+        }
+        let last = ev.iter().rfind(|e| e[1] == name).expect("events");
+        assert_eq!(last[4], "stick", "{name} ends stuck: {ev:?}");
+    }
+    let fin = &v[0]["summary"]["final"];
+    let (x1, x2) = (
+        fin["m1.x"].as_f64().expect("x"),
+        fin["m2.x"].as_f64().expect("x"),
+    );
+    assert!(
+        (x1 + x2).abs() < 1e-12 && (x1.abs() - x).abs() < 1e-9,
+        "{x1}, {x2} vs ±{x}"
+    );
+}

@@ -547,28 +547,39 @@ pub fn integrate(
                         });
                     }
                     Action::SlipEnds { contact } => {
-                        let from = h.friction[contact].mode;
-                        let to = h.settle(contact, te, &mut ye);
-                        if to == from {
-                            // Slid on the same way (a start from rest on the surface).
+                        // Every contact coming to rest at this instant settles together.
+                        let mut set = vec![contact];
+                        set.extend(h.also_at_rest(contact, te, &ye));
+                        let before: Vec<(FrictionMode, f64)> = set
+                            .iter()
+                            .map(|&c| (h.friction[c].mode, h.slip_velocity(c, te, &ye)))
+                            .collect();
+                        let modes = h.settle(&set, te, &mut ye);
+                        let mut changed = false;
+                        for ((&c, (from, velocity)), to) in set.iter().zip(before).zip(modes) {
+                            if to == from {
+                                // Slides on the same way (a start from rest on the surface).
+                                continue;
+                            }
+                            changed = true;
+                            traj.events.push(Event {
+                                t: te,
+                                element: h.friction[c].name.clone(),
+                                kind: if to == FrictionMode::Stick {
+                                    "stick"
+                                } else {
+                                    "slip"
+                                },
+                                from: from.name(),
+                                to: to.name(),
+                                velocity,
+                                velocity_after: None,
+                            });
+                        }
+                        if !changed {
                             (t, y, skip) = restart(h, &mut rk, te, ye, &mut f0);
                             continue;
                         }
-                        let from = from.name();
-                        let kind = if to == FrictionMode::Stick {
-                            "stick"
-                        } else {
-                            "slip"
-                        };
-                        traj.events.push(Event {
-                            t: te,
-                            element: h.friction[contact].name.clone(),
-                            kind,
-                            from,
-                            to: to.name(),
-                            velocity,
-                            velocity_after: None,
-                        });
                     }
                     Action::Impact { .. } => {
                         // Every stop closing at this instant takes its impulse together.

@@ -30,8 +30,51 @@ struct Row<'a> {
 
 impl Hybrid<'_> {
     /// `ÿ_b − ÿ_a`: what `wᵀẍ` must equal to keep `x_a − x_b` (walls included) constant.
-    fn wall_acceleration(&self, a: Attach, b: Attach, t: f64) -> f64 {
+    pub(super) fn wall_acceleration(&self, a: Attach, b: Attach, t: f64) -> f64 {
         self.wall_rate(b, t, 2) - self.wall_rate(a, t, 2)
+    }
+
+    /// Removes the round-off relative velocities of the stuck contacts, all at once: the
+    /// velocity change `−Σ_j δ_j M⁻¹w_j` with `Σ_j (w_iᵀM⁻¹w_j) δ_j = s_i` (the smallest in
+    /// the kinetic-energy norm).
+    pub(super) fn remove_stuck_velocity(&self, t: f64, y: &mut [f64]) {
+        let rows: Vec<Row<'_>> = self
+            .rows(t)
+            .into_iter()
+            .filter(|r| matches!(r.id, Bilateral::Stuck(_)))
+            .collect();
+        if rows.is_empty() {
+            return;
+        }
+        let s = DVector::from_iterator(
+            rows.len(),
+            rows.iter().map(|r| match r.id {
+                Bilateral::Stuck(c) => self.slip_velocity(c, t, y),
+                Bilateral::Held(_) => 0.0,
+            }),
+        );
+        let delta = self.solve_coupled(&rows, s);
+        for (r, d) in rows.iter().zip(delta.iter()) {
+            for (v, m) in y[self.n..].iter_mut().zip(r.minv_w) {
+                *v -= d * m;
+            }
+        }
+    }
+
+    /// `G x = rhs` with `G = [w_iᵀM⁻¹w_j]` of the rows (least squares when singular).
+    fn solve_coupled(&self, rows: &[Row<'_>], rhs: DVector<f64>) -> DVector<f64> {
+        let dot = |w: &[(usize, f64)], z: &[f64]| w.iter().map(|&(i, wi)| wi * z[i]).sum::<f64>();
+        let g = DMatrix::from_fn(rows.len(), rows.len(), |i, j| {
+            dot(rows[i].w, rows[j].minv_w)
+        });
+        if rows.len() == 1 {
+            return rhs / g[(0, 0)];
+        }
+        g.clone()
+            .lu()
+            .solve(&rhs)
+            .or_else(|| g.svd(true, true).solve(&rhs, 1e-12).ok())
+            .unwrap_or_else(|| DVector::zeros(rows.len()))
     }
 
     fn rows(&self, t: f64) -> Vec<Row<'_>> {
@@ -66,18 +109,7 @@ impl Hybrid<'_> {
         }
         let dot = |w: &[(usize, f64)], z: &[f64]| w.iter().map(|&(i, wi)| wi * z[i]).sum::<f64>();
         let rhs = DVector::from_iterator(rows.len(), rows.iter().map(|r| r.target - dot(r.w, acc)));
-        let g = DMatrix::from_fn(rows.len(), rows.len(), |i, j| {
-            dot(rows[i].w, rows[j].minv_w)
-        });
-        let lambda = if rows.len() == 1 {
-            rhs / g[(0, 0)]
-        } else {
-            g.clone()
-                .lu()
-                .solve(&rhs)
-                .or_else(|| g.svd(true, true).solve(&rhs, 1e-12).ok())
-                .unwrap_or_else(|| DVector::zeros(rows.len()))
-        };
+        let lambda = self.solve_coupled(&rows, rhs);
         for (r, l) in rows.iter().zip(lambda.iter()) {
             for (a, m) in acc.iter_mut().zip(r.minv_w) {
                 *a += l * m;

@@ -159,7 +159,6 @@ pub struct Coulomb {
     pub mode: FrictionMode,
     w: Vec<(usize, f64)>,
     minv_w: Vec<f64>,
-    wmw: f64,
 }
 
 /// An elastic Coulomb (Jenkins) element on `u = x_a − x_b`: a spring `kt` in series with a
@@ -372,7 +371,6 @@ impl<'s> Hybrid<'s> {
                 w_full[i] += wi;
             }
             let minv_w = h.solve_mass(&w_full);
-            let wmw = w.iter().map(|&(i, wi)| wi * minv_w[i]).sum();
             h.friction.push(Coulomb {
                 name,
                 a,
@@ -381,7 +379,6 @@ impl<'s> Hybrid<'s> {
                 mode: FrictionMode::Free,
                 w,
                 minv_w,
-                wmw,
             });
         }
         Ok(h)
@@ -424,33 +421,73 @@ impl<'s> Hybrid<'s> {
         force
     }
 
-    /// The mode a contact takes at `(t, y)` when its relative velocity is zero: stick if the
-    /// force it needs is within the slip force, else slide the way that force would push.
-    pub fn settle(&mut self, c: usize, t: f64, y: &mut [f64]) -> FrictionMode {
-        let need = self.stick_force(c, t, y);
-        let slip = self.friction[c].slip;
-        let mode = if need.abs() <= slip {
-            // Remove any round-off relative velocity (a mass-weighted projection).
-            let s = self.slip_velocity(c, t, y);
-            let f = &self.friction[c];
-            for (vi, m) in y[self.n..].iter_mut().zip(&f.minv_w) {
-                *vi -= s / f.wmw * m;
+    /// The modes the contacts `set` take together at `(t, y)`, where each one's relative
+    /// velocity is zero (a small complementarity problem, solved by enumeration): every
+    /// assignment of stick / slip+ / slip− is tried, those with more stuck contacts first, and
+    /// the first consistent one is taken — each stuck contact's force (solved together with
+    /// the others, `constraints.rs`) within its slip force, each sliding one accelerating the
+    /// way it slides. For one contact this is paper 001's eqs. 11–12: stick if the force it
+    /// needs is within `F`, else slide the way that force would push. Round-off relative
+    /// velocities of the stuck ones are removed (a joint mass-weighted projection).
+    pub fn settle(&mut self, set: &[usize], t: f64, y: &mut [f64]) -> Vec<FrictionMode> {
+        const MODES: [FrictionMode; 3] = [
+            FrictionMode::Stick,
+            FrictionMode::SlipPos,
+            FrictionMode::SlipNeg,
+        ];
+        let m = set.len();
+        let mut assignments: Vec<Vec<FrictionMode>> = (0..3usize.pow(m as u32))
+            .map(|code| {
+                (0..m)
+                    .map(|i| MODES[code / 3usize.pow(i as u32) % 3])
+                    .collect()
+            })
+            .collect();
+        assignments.sort_by_key(|a| {
+            std::cmp::Reverse(a.iter().filter(|&&x| x == FrictionMode::Stick).count())
+        });
+        let mut dy = vec![0.0; 2 * self.n];
+        let mut chosen = None;
+        for modes in &assignments {
+            for (&c, &mode) in set.iter().zip(modes) {
+                self.friction[c].mode = mode;
             }
-            FrictionMode::Stick
-        } else if need > slip {
-            // Sticking would need more than the slip force in +w: the contact slides backwards.
-            FrictionMode::SlipNeg
-        } else {
-            FrictionMode::SlipPos
-        };
-        self.friction[c].mode = mode;
-        mode
+            self.free_rhs(t, y, &mut dy);
+            let forces = self.constrain(t, &mut dy[self.n..]);
+            let consistent = set.iter().zip(modes).all(|(&c, &mode)| {
+                let f = &self.friction[c];
+                match mode {
+                    FrictionMode::Stick => forces
+                        .iter()
+                        .find(|(id, _)| *id == Bilateral::Stuck(c))
+                        .is_some_and(|(_, l)| l.abs() <= f.slip * (1.0 + 1e-12)),
+                    slip => {
+                        let accel = f.w.iter().map(|&(i, wi)| wi * dy[self.n + i]).sum::<f64>()
+                            - self.wall_acceleration(f.a, f.b, t);
+                        (slip == FrictionMode::SlipPos) == (accel > 0.0)
+                    }
+                }
+            });
+            if consistent {
+                chosen = Some(modes.clone());
+                break;
+            }
+        }
+        // No consistent assignment (a degenerate, exactly balanced case): stick all.
+        let modes = chosen.unwrap_or_else(|| vec![FrictionMode::Stick; m]);
+        for (&c, &mode) in set.iter().zip(&modes) {
+            self.friction[c].mode = mode;
+        }
+        self.remove_stuck_velocity(t, y);
+        modes
     }
 
     /// Initial friction modes: a rigid contact slides with the initial relative velocity,
-    /// else settles; Jenkins elements start stuck and unstressed.
+    /// else settles (all contacts at rest relative to their walls together); Jenkins
+    /// elements start stuck and unstressed.
     pub fn set_friction_from_state(&mut self, t: f64, y: &mut [f64]) {
         self.set_jenkins_from_state(t, y);
+        let mut resting = Vec::new();
         for c in 0..self.friction.len() {
             let s = self.slip_velocity(c, t, y);
             self.friction[c].mode = if s > 0.0 {
@@ -458,12 +495,29 @@ impl<'s> Hybrid<'s> {
             } else if s < 0.0 {
                 FrictionMode::SlipNeg
             } else {
+                resting.push(c);
                 FrictionMode::Free
             };
-            if s == 0.0 {
-                self.settle(c, t, y);
-            }
         }
+        if !resting.is_empty() {
+            self.settle(&resting, t, y);
+        }
+    }
+
+    /// The sliding contacts other than `c` whose relative velocity vanishes at `(t, y)` to
+    /// within the rounding of a located event (1e-9 of the velocity scale): they settle
+    /// together with `c`.
+    pub fn also_at_rest(&self, c: usize, t: f64, y: &[f64]) -> Vec<usize> {
+        let scale = y[self.n..].iter().fold(1.0_f64, |a, v| a.max(v.abs()));
+        (0..self.friction.len())
+            .filter(|&k| k != c)
+            .filter(|&k| {
+                matches!(
+                    self.friction[k].mode,
+                    FrictionMode::SlipPos | FrictionMode::SlipNeg
+                ) && self.slip_velocity(k, t, y).abs() <= 1e-9 * scale
+            })
+            .collect()
     }
 
     pub fn dim(&self) -> usize {
