@@ -111,6 +111,14 @@ fn run_writes_one_folder_per_analysis_and_json_lines() {
         };
         for file in files {
             assert!(dir.join(file).is_file(), "{} lacks {file}", dir.display());
+            // Every SVG plot has its PNG twin: a real 800 × 500 PNG.
+            if let Some(stem) = file.strip_suffix(".svg") {
+                let png = std::fs::read(dir.join(format!("{stem}.png"))).expect("PNG twin");
+                assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{stem}.png signature");
+                let be =
+                    |i: usize| u32::from_be_bytes([png[i], png[i + 1], png[i + 2], png[i + 3]]);
+                assert_eq!((be(16), be(20)), (800, 500), "{stem}.png size");
+            }
         }
         let meta: Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).expect("meta"))

@@ -763,3 +763,67 @@ fn contacts_coming_to_rest_together_settle_together() {
         "{x1}, {x2} vs ±{x}"
     );
 }
+
+#[test]
+fn thread_count_does_not_change_a_simulation() {
+    // The tour file (four analyses, one simulate with events) run with 1 and 2 worker
+    // threads: the simulate outputs are byte-identical.
+    let read = |threads: &str| {
+        let dir = root().join(format!("target/test-out/simulate_threads_{threads}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (code, _, stderr) = nsd_with_env(
+            &[
+                "run",
+                "models/tour.nsd",
+                "--out",
+                dir.to_str().expect("utf-8"),
+            ],
+            &[("RAYON_NUM_THREADS", threads)],
+        );
+        assert_eq!(code, 0, "{stderr}");
+        ["data.csv", "events.csv"]
+            .map(|f| std::fs::read(dir.join("freeplay_run").join(f)).expect(f))
+    };
+    assert!(
+        read("1") == read("2"),
+        "simulate outputs differ between 1 and 2 threads"
+    );
+}
+
+#[test]
+fn oscillator_between_two_rigid_stops_matches_the_closed_form() {
+    // Flight from a stop at ±g leaving with speed e·v: x = R cos(τ + ψ) about the stop, with
+    // R = √(g² + e²v²), ψ = atan2(e v, g); it reaches the other stop at τ = acos(−g/R) − ψ
+    // with speed e·v.
+    let out = run(
+        "tests/models/simulate_cases.nsd",
+        "\nsimulate two_stops as between { t = 0..30, v0 = { m = 1 }, rtol = 1e-12, atol = 1e-12 }\n",
+    );
+    let ev = events_csv(&out[0]);
+    let (g, e) = (0.5_f64, 0.8_f64);
+    let (mut t, mut v) = (g.asin(), g.asin().cos());
+    assert!(ev.len() >= 10, "{ev:?}");
+    for (k, row) in ev.iter().take(10).enumerate() {
+        let num = |i: usize| row[i].parse::<f64>().expect("number");
+        let side = if k % 2 == 0 { 1.0 } else { -1.0 };
+        assert!(
+            (num(0) - t).abs() < 1e-10,
+            "impact {k} at {} vs {t}",
+            num(0)
+        );
+        assert!(
+            (num(5) - side * v).abs() < 1e-10,
+            "impact {k}: u̇⁻ {} vs {}",
+            num(5),
+            side * v
+        );
+        assert!(
+            (num(6) + side * e * v).abs() < 1e-10,
+            "impact {k}: u̇⁺ {}",
+            num(6)
+        );
+        let r = (g * g + e * e * v * v).sqrt();
+        t += (-g / r).acos() - (e * v).atan2(g);
+        v *= e;
+    }
+}

@@ -19,24 +19,24 @@ fn sweep(file: &str, analysis: &str, tag: &str, threads: Option<&str>) -> (Value
         .collect();
     let path = dir.join("case.nsd");
     std::fs::write(&path, format!("{model}\n{analysis}\n")).expect("write");
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_nsd"));
-    cmd.args([
-        "run",
-        path.to_str().expect("utf-8"),
-        "--only",
-        "map",
-        "--json",
-        "--out",
-    ])
-    .arg(&dir)
-    .current_dir(root());
-    if let Some(n) = threads {
-        cmd.env("RAYON_NUM_THREADS", n);
-    }
-    let out = cmd.output().expect("nsd runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let env: Vec<(&str, &str)> = threads
+        .map(|n| ("RAYON_NUM_THREADS", n))
+        .into_iter()
+        .collect();
+    let (code, stdout, stderr) = nsd_with_env(
+        &[
+            "run",
+            path.to_str().expect("utf-8"),
+            "--only",
+            "map",
+            "--json",
+            "--out",
+            dir.to_str().expect("utf-8"),
+        ],
+        &env,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).expect("JSON");
     (v["summary"].clone(), dir.join("map"))
 }
 

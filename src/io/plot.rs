@@ -1,8 +1,16 @@
-//! `Plot` → SVG with plotters: lines or markers, a legend, axis labels. Plots are for
-//! people; the CSV next to them is the data.
+//! `Plot` → SVG and PNG with plotters: lines or markers, a legend, axis labels. Plots are
+//! for people; the CSV next to them is the data.
+//!
+//! The PNG rasteriser draws text with DejaVu Sans, embedded in the binary (`font/`, its
+//! licence beside it), so a machine without system fonts still gets labelled bitmaps.
 
 use crate::analysis::Plot;
+use plotters::coord::Shift;
 use plotters::prelude::*;
+use std::path::Path;
+
+const SIZE: (u32, u32) = (800, 500);
+const FONT: &[u8] = include_bytes!("font/DejaVuSans.ttf");
 
 const COLORS: [RGBColor; 6] = [
     RGBColor(31, 119, 180),
@@ -13,91 +21,113 @@ const COLORS: [RGBColor; 6] = [
     RGBColor(23, 190, 207),
 ];
 
+/// Registers the embedded font as plotters' `sans-serif` (once per process).
+fn register_font() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // The font is a compile-time constant known to parse; a failure only loses text.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
 /// Renders a plot to an SVG string.
 pub fn render_svg(p: &Plot) -> Result<String, String> {
+    register_font();
     let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let finite = |v: &&f64| v.is_finite();
-        let xs = p.series.iter().flat_map(|s| s.x.iter()).filter(finite);
-        let ys = p.series.iter().flat_map(|s| s.y.iter()).filter(finite);
-        let ((x0, x1), (y0, y1)) = match &p.cells {
-            Some(c) => (extent(&c.x), extent(&c.y)),
-            None => (bounds(xs), bounds(ys)),
+    draw(
+        SVGBackend::with_string(&mut svg, SIZE).into_drawing_area(),
+        p,
+    )?;
+    Ok(svg)
+}
+
+/// Renders a plot to a PNG file at `path`.
+pub fn render_png(p: &Plot, path: &Path) -> Result<(), String> {
+    register_font();
+    draw(BitMapBackend::new(path, SIZE).into_drawing_area(), p)
+}
+
+/// Draws the plot on any backend.
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, p: &Plot) -> Result<(), String> {
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let finite = |v: &&f64| v.is_finite();
+    let xs = p.series.iter().flat_map(|s| s.x.iter()).filter(finite);
+    let ys = p.series.iter().flat_map(|s| s.y.iter()).filter(finite);
+    let ((x0, x1), (y0, y1)) = match &p.cells {
+        Some(c) => (extent(&c.x), extent(&c.y)),
+        None => (bounds(xs), bounds(ys)),
+    };
+    let mut chart = ChartBuilder::on(&root)
+        .caption(&p.title, ("sans-serif", 20))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc(&p.x_label)
+        .y_desc(&p.y_label)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    if let Some(c) = &p.cells {
+        let edges = |v: &[f64]| -> Vec<f64> {
+            let mut e = vec![extent(v).0];
+            e.extend(v.windows(2).map(|w| 0.5 * (w[0] + w[1])));
+            e.push(extent(v).1);
+            e
         };
-        let mut chart = ChartBuilder::on(&root)
-            .caption(&p.title, ("sans-serif", 20))
-            .margin(15)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(|e| e.to_string())?;
+        let (ex, ey) = (edges(&c.x), edges(&c.y));
+        let rects = c.class.iter().enumerate().filter_map(|(k, class)| {
+            let (i, j) = (k % c.x.len(), k / c.x.len());
+            let [r, g, b] = c.legend.get((*class)?)?.1;
+            Some(Rectangle::new(
+                [(ex[i], ey[j]), (ex[i + 1], ey[j + 1])],
+                RGBColor(r, g, b).filled(),
+            ))
+        });
+        chart.draw_series(rects).map_err(|e| e.to_string())?;
+        for (name, [r, g, b]) in &c.legend {
+            let color = RGBColor(*r, *g, *b);
+            chart
+                .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
+                .map_err(|e| e.to_string())?
+                .label(name)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
+                });
+        }
+    }
+    for (i, s) in p.series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let pts =
+            s.x.iter()
+                .zip(&s.y)
+                .map(|(x, y)| (*x, *y))
+                .filter(|(x, y)| x.is_finite() && y.is_finite());
+        let drawn = if s.points {
+            chart
+                .draw_series(pts.map(|xy| Circle::new(xy, 2, color.filled())))
+                .map_err(|e| e.to_string())?
+        } else {
+            chart
+                .draw_series(LineSeries::new(pts, color.stroke_width(2)))
+                .map_err(|e| e.to_string())?
+        };
+        drawn.label(&s.label).legend(move |(x, y)| {
+            PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+        });
+    }
+    if p.cells.is_some() || p.series.len() > 1 || p.series.iter().any(|s| !s.label.is_empty()) {
         chart
-            .configure_mesh()
-            .x_desc(&p.x_label)
-            .y_desc(&p.y_label)
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
             .draw()
             .map_err(|e| e.to_string())?;
-        if let Some(c) = &p.cells {
-            let edges = |v: &[f64]| -> Vec<f64> {
-                let mut e = vec![extent(v).0];
-                e.extend(v.windows(2).map(|w| 0.5 * (w[0] + w[1])));
-                e.push(extent(v).1);
-                e
-            };
-            let (ex, ey) = (edges(&c.x), edges(&c.y));
-            let rects = c.class.iter().enumerate().filter_map(|(k, class)| {
-                let (i, j) = (k % c.x.len(), k / c.x.len());
-                let [r, g, b] = c.legend.get((*class)?)?.1;
-                Some(Rectangle::new(
-                    [(ex[i], ey[j]), (ex[i + 1], ey[j + 1])],
-                    RGBColor(r, g, b).filled(),
-                ))
-            });
-            chart.draw_series(rects).map_err(|e| e.to_string())?;
-            for (name, [r, g, b]) in &c.legend {
-                let color = RGBColor(*r, *g, *b);
-                chart
-                    .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
-                    .map_err(|e| e.to_string())?
-                    .label(name)
-                    .legend(move |(x, y)| {
-                        Rectangle::new([(x, y - 5), (x + 20, y + 5)], color.filled())
-                    });
-            }
-        }
-        for (i, s) in p.series.iter().enumerate() {
-            let color = COLORS[i % COLORS.len()];
-            let pts =
-                s.x.iter()
-                    .zip(&s.y)
-                    .map(|(x, y)| (*x, *y))
-                    .filter(|(x, y)| x.is_finite() && y.is_finite());
-            let drawn = if s.points {
-                chart
-                    .draw_series(pts.map(|xy| Circle::new(xy, 2, color.filled())))
-                    .map_err(|e| e.to_string())?
-            } else {
-                chart
-                    .draw_series(LineSeries::new(pts, color.stroke_width(2)))
-                    .map_err(|e| e.to_string())?
-            };
-            drawn.label(&s.label).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        }
-        if p.cells.is_some() || p.series.len() > 1 || p.series.iter().any(|s| !s.label.is_empty()) {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .draw()
-                .map_err(|e| e.to_string())?;
-        }
-        root.present().map_err(|e| e.to_string())?;
     }
-    Ok(svg)
+    root.present().map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 /// The range of a cell grid, half a step beyond its first and last points.
@@ -128,4 +158,48 @@ fn bounds<'a>(v: impl Iterator<Item = &'a f64>) -> (f64, f64) {
         lo.abs().max(1.0) * 0.1
     };
     (lo - pad, hi + pad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Series;
+
+    #[test]
+    fn bitmaps_carry_text_from_the_embedded_font() {
+        // The same plot with and without a title: the title band differs only if glyphs are
+        // rasterised (no system font is needed).
+        let plot = |title: &str| Plot {
+            file: "p.svg".into(),
+            title: title.into(),
+            x_label: "t [s]".into(),
+            y_label: "x".into(),
+            series: vec![Series {
+                label: String::new(),
+                x: vec![0.0, 1.0],
+                y: vec![0.0, 1.0],
+                points: false,
+            }],
+            cells: None,
+        };
+        let raster = |p: &Plot| {
+            register_font();
+            let mut buf = vec![0u8; (SIZE.0 * SIZE.1 * 3) as usize];
+            draw(
+                BitMapBackend::with_buffer(&mut buf, SIZE).into_drawing_area(),
+                p,
+            )
+            .expect("drawn");
+            buf
+        };
+        let (titled, untitled) = (raster(&plot("Title")), raster(&plot("")));
+        let band = (SIZE.0 * 3 * 40) as usize;
+        let dark = |b: &[u8]| b[..band].iter().filter(|&&v| v < 128).count();
+        assert!(
+            dark(&titled) > dark(&untitled) + 50,
+            "{} vs {}",
+            dark(&titled),
+            dark(&untitled)
+        );
+    }
 }

@@ -59,6 +59,7 @@ pub fn write(out: &Path, r: &Results, source_hash: &str) -> std::io::Result<Path
         // A plot that cannot be drawn (e.g. no finite data) is skipped, the data are kept.
         if let Ok(svg) = plot::render_svg(p) {
             std::fs::write(tmp.join(&p.file), svg)?;
+            let _ = plot::render_png(p, &tmp.join(&p.file).with_extension("png"));
         }
     }
     if target.exists() {

@@ -12,8 +12,14 @@ pub fn root() -> PathBuf {
 
 /// `nsd ARGS…`, returning (exit code, stdout, stderr).
 pub fn nsd(args: &[&str]) -> (i32, String, String) {
+    nsd_with_env(args, &[])
+}
+
+/// `nsd ARGS…` with extra environment variables (e.g. `RAYON_NUM_THREADS`).
+pub fn nsd_with_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_nsd"))
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(root())
         .output()
         .expect("the nsd binary runs");
