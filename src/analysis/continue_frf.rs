@@ -4,14 +4,15 @@
 //! Options: `param = Omega in a..b` (the model parameter that is the excitation frequency),
 //! `harmonics` (5), `samples` (time samples per period, default the smallest power of two
 //! ≥ 8H + 8), `excitation` (a factor on the harmonic loads, 1), `step`, `min_step`,
-//! `max_step`, `max_points`. Writes `data.csv` and `frf.svg`.
+//! `max_step`, `max_points`, `dof` (the monitored DOF, `"name"`). Writes `data.csv` and
+//! `frf.svg`.
 
 use super::diagnostics::{AnalysisError, Partial};
 use super::options::OptionReader;
 use super::results::{Cell, Plot, Results, Series, Table};
 use crate::lang::ast::Analysis;
 use crate::model::{Model, System};
-use crate::solve::cont::{follow, Settings};
+use crate::solve::cont::{follow, Scale, Settings};
 use crate::solve::hb::Balance;
 use serde_json::{json, Map};
 
@@ -28,8 +29,10 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             "min_step",
             "max_step",
             "max_points",
+            "dof",
         ],
     )?;
+    let monitored = opts.dof("dof", sys)?;
     let (param, lo, hi, span) = opts
         .parameter_interval("param", &model.params)?
         .ok_or_else(|| {
@@ -55,12 +58,13 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         max_step: number("max_step", width / 20.0)?,
         max_points: opts.count("max_points", 2)?.unwrap_or(5000),
         tol: 1e-10,
+        scale: Scale::UNIT,
     };
     let level = number("excitation", 1.0)?;
     let mut hb = Balance::new(sys, harmonics, samples).map_err(|e| AnalysisError::Unsupported {
         message: format!("continue frf of `{}`: {e}", model.name),
         at: a.span,
-        help: "the harmonic balance handles linear parts, polynomial springs and piecewise-linear gaps (`law = linear(k)`); other laws follow".into(),
+        help: "the harmonic balance handles linear parts, polynomial springs, piecewise-linear gaps (`law = linear(k)`), Jenkins elements and 2-D friction contacts; other laws follow".into(),
     })?;
     hb.level = level;
     let at_model = model
@@ -87,16 +91,41 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         help: "lower `step` or `min_step`, or add harmonics/samples where the response is strongly nonlinear; the points before are written".into(),
     }
     };
-    let curve = follow(&hb, hb.linear_guess(lo), lo, &settings).map_err(|e| failure(&e))?;
+    // Two starts: the response linearised at rest (stuck contacts) and the linear part
+    // alone (free contacts); the first from which the branch starts is followed. Unknowns
+    // are scaled by the size of the guess, the residual by the excitation.
+    let mut curve = Err(crate::solve::cont::ContError::Start(f64::NAN));
+    let starts: [&dyn Fn(f64) -> nalgebra::DVector<f64>; 2] =
+        [&|w| hb.linear_guess(w), &|w| hb.free_guess(w)];
+    for guess in starts {
+        // The largest linear response over the range (41 frequencies) sizes the unknowns.
+        let size = (0..=40)
+            .map(|k| guess(lo + width * k as f64 / 40.0).amax())
+            .fold(f64::MIN_POSITIVE, f64::max);
+        let scale = Scale {
+            x: size,
+            p: width,
+            r: hb.excitation().norm().max(f64::MIN_POSITIVE),
+        };
+        curve = follow(&hb, guess(lo), lo, &Settings { scale, ..settings });
+        if curve.is_ok() {
+            break;
+        }
+    }
+    let curve = curve.map_err(|e| failure(&e))?;
     let branch = curve.points;
     let wall_s = start.elapsed().as_secs_f64();
 
-    // Per point: each DOF's harmonic amplitudes, its peak over the reconstructed period and
-    // the phase of its first harmonic; stability by Hill's method.
+    // Per point: the reported DOFs' harmonic amplitudes (the requested one, else all), their
+    // peak over the reconstructed period and the phase of the first harmonic; stability by
+    // Hill's method. Peak, folds and plot follow the requested DOF (else the first).
     let n = sys.n();
     let names: Vec<String> = sys.dofs.iter().map(|d| d.name.clone()).collect();
+    let reported: Vec<usize> = monitored.map_or_else(|| (0..n).collect(), |i| vec![i]);
+    let watched = monitored.unwrap_or(0);
     let mut columns = vec![format!("{param} [rad/s]"), "converged".into()];
-    for d in &names {
+    for &i in &reported {
+        let d = &names[i];
         columns.push(format!("max|{d}|"));
         columns.push(format!("phase({d}) [rad]"));
         columns.extend((0..=harmonics).map(|k| format!("A{k}({d})")));
@@ -108,33 +137,35 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let mut peak = (f64::NAN, f64::NEG_INFINITY);
     for pt in &branch {
         let mut row = vec![Cell::Num(pt.p), Cell::Num(1.0)];
-        let stable = hb.is_stable(&pt.x, pt.p, 1e-9);
-        for i in 0..n {
-            let coef: Vec<f64> = (0..hb.aft.width()).map(|p| pt.x[p * n + i]).collect();
-            let max = hb
-                .aft
-                .to_time(&coef, None)
+        let stable = hb.is_stable(&pt.x, pt.p, 1e-7);
+        let coefficients =
+            |i: usize| -> Vec<f64> { (0..hb.aft.width()).map(|p| pt.x[p * n + i]).collect() };
+        let peak_of = |coef: &[f64]| {
+            hb.aft
+                .to_time(coef, None)
                 .iter()
-                .fold(0.0f64, |m, v| m.max(v.abs()));
-            row.push(Cell::Num(max));
+                .fold(0.0f64, |m, v| m.max(v.abs()))
+        };
+        for &i in &reported {
+            let coef = coefficients(i);
+            row.push(Cell::Num(peak_of(&coef)));
             row.push(Cell::Num((-coef[2]).atan2(coef[1])));
             row.push(Cell::Num(coef[0].abs()));
             row.extend((1..=harmonics).map(|k| Cell::Num(coef[2 * k - 1].hypot(coef[2 * k]))));
-            if i == 0 {
-                let bucket = if stable {
-                    &mut stable_pts
-                } else {
-                    &mut unstable_pts
-                };
-                bucket.0.push(pt.p);
-                bucket.1.push(max);
-                if pt.fold {
-                    folds.push(json!({"Omega": pt.p, "amplitude": max}));
-                }
-                if max > peak.1 {
-                    peak = (pt.p, max);
-                }
-            }
+        }
+        let max = peak_of(&coefficients(watched));
+        let bucket = if stable {
+            &mut stable_pts
+        } else {
+            &mut unstable_pts
+        };
+        bucket.0.push(pt.p);
+        bucket.1.push(max);
+        if pt.fold {
+            folds.push(json!({"Omega": pt.p, "amplitude": max}));
+        }
+        if max > peak.1 {
+            peak = (pt.p, max);
         }
         row.push(Cell::Num(f64::from(u8::from(stable))));
         row.push(Cell::Num(f64::from(u8::from(pt.fold))));
@@ -142,11 +173,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     }
     let plot = Plot {
         file: "frf.svg".into(),
-        title: format!(
-            "{}: max|{}| over the period",
-            model.name,
-            names.first().map_or("", String::as_str)
-        ),
+        title: format!("{}: max|{}| over the period", model.name, names[watched]),
         x_label: format!("{param} [rad/s]"),
         y_label: "amplitude".into(),
         series: vec![
@@ -179,6 +206,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     s.insert("harmonics".into(), json!(harmonics));
     s.insert("samples".into(), json!(samples));
     s.insert("excitation".into(), json!(level));
+    s.insert("dof".into(), json!(names[watched]));
     s.insert(
         "step".into(),
         json!([settings.step, settings.min_step, settings.max_step]),

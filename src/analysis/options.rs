@@ -105,6 +105,31 @@ impl<'a> OptionReader<'a> {
         Ok(Some(n as usize))
     }
 
+    /// A DOF named by a string, `"m1"` or `"beam.b[20].y"` (a node with one DOF may be named
+    /// alone): its index, or `None` when absent.
+    pub fn dof(&self, key: &str, sys: &crate::model::System) -> R<Option<usize>> {
+        let Some(e) = self.expr(key, "expected a DOF name in quotes", "\"m1.x\"")? else {
+            return Ok(None);
+        };
+        let crate::lang::ast::ExprKind::Str(path) = &e.kind else {
+            return Err(self.bad(
+                key,
+                e.span,
+                "expected a DOF name in quotes",
+                &format!("write `{key} = \"m1.x\"`"),
+            ));
+        };
+        dof_by_path(sys, path).map(Some).ok_or_else(|| {
+            let names = sys.dofs.iter().map(|d| d.name.as_str());
+            self.bad(
+                key,
+                e.span,
+                &format!("`{path}` is not a DOF of the model"),
+                &suggest(path, names, "the DOFs are"),
+            )
+        })
+    }
+
     /// A bare name out of `choices`.
     pub fn choice(&self, key: &str, choices: &[&'static str]) -> R<Option<&'static str>> {
         let Some(v) = self.get(key) else {
@@ -377,5 +402,22 @@ impl<'a> OptionReader<'a> {
 
     pub fn span(&self) -> Span {
         self.span
+    }
+}
+
+/// The DOF a path names: exactly (`m1.x`) or, for a node with one DOF, by the node (`m1`).
+pub fn dof_by_path(sys: &crate::model::System, path: &str) -> Option<usize> {
+    if let Some(i) = sys.dof_index(path) {
+        return Some(i);
+    }
+    let prefix = format!("{path}.");
+    let mut matches = sys
+        .dofs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.name.starts_with(&prefix) && !d.name[prefix.len()..].contains('.'));
+    match (matches.next(), matches.next()) {
+        (Some((i, _)), None) => Some(i),
+        _ => None,
     }
 }

@@ -67,7 +67,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let mut y0 = vec![0.0; 2 * n];
     for (key, offset) in [("x0", 0), ("v0", n)] {
         for (path, value, at) in opts.assignments(key)? {
-            let dof = dof_of(sys, &path).ok_or_else(|| {
+            let dof = super::options::dof_by_path(sys, &path).ok_or_else(|| {
                 let names = sys.dofs.iter().map(|d| d.name.as_str());
                 opts.bad_value(
                     key,
@@ -290,22 +290,5 @@ fn report(
         params: model.params.clone(),
         warnings,
         wall_s,
-    }
-}
-
-/// The DOF a path names: exactly (`m1.x`) or, for a node with one DOF, by the node (`m1`).
-fn dof_of(sys: &System, path: &str) -> Option<usize> {
-    if let Some(i) = sys.dof_index(path) {
-        return Some(i);
-    }
-    let prefix = format!("{path}.");
-    let mut matches = sys
-        .dofs
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| d.name.starts_with(&prefix) && !d.name[prefix.len()..].contains('.'));
-    match (matches.next(), matches.next()) {
-        (Some((i, _)), None) => Some(i),
-        _ => None,
     }
 }

@@ -4,6 +4,12 @@
 //! `[R(x, p); τ_xᵀ(x − x̂) + τ_p (p − p̂)] = 0`, adaptive step (grown after an easy
 //! correction, halved after a hard or failed one), so turning points are passed rather than
 //! stopped at. A fold is where the tangent's `p` component changes sign.
+//!
+//! The continuation runs on scaled variables `x/x_s`, `p/p_s` and residual `R/r_s`
+//! (`Settings::scale`): a beam with contact has displacements of 1e-8 m, frequencies of
+//! 1e3 rad/s and forces of 1e2 N, and without scaling the arclength would be all parameter,
+//! the convergence test all round-off. Steps are in parameter units (the scaled arclength
+//! times `p_s`).
 
 use nalgebra::{DMatrix, DVector};
 
@@ -17,6 +23,46 @@ pub trait Problem {
     fn param_derivative(&self, x: &DVector<f64>, p: f64) -> DVector<f64>;
 }
 
+/// Characteristic sizes of the unknowns, the parameter and the residual.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scale {
+    pub x: f64,
+    pub p: f64,
+    pub r: f64,
+}
+
+impl Scale {
+    pub const UNIT: Scale = Scale {
+        x: 1.0,
+        p: 1.0,
+        r: 1.0,
+    };
+}
+
+/// A problem seen in scaled variables.
+struct Scaled<'a, P> {
+    pr: &'a P,
+    s: Scale,
+}
+
+impl<P: Problem> Problem for Scaled<'_, P> {
+    fn dim(&self) -> usize {
+        self.pr.dim()
+    }
+
+    fn residual(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
+        self.pr.residual(&(x * self.s.x), p * self.s.p) / self.s.r
+    }
+
+    fn jacobian(&self, x: &DVector<f64>, p: f64) -> DMatrix<f64> {
+        self.pr.jacobian(&(x * self.s.x), p * self.s.p) * (self.s.x / self.s.r)
+    }
+
+    fn param_derivative(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
+        self.pr.param_derivative(&(x * self.s.x), p * self.s.p) * (self.s.p / self.s.r)
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
     /// The parameter interval; the branch stops when it leaves it.
@@ -25,8 +71,9 @@ pub struct Settings {
     pub min_step: f64,
     pub max_step: f64,
     pub max_points: usize,
-    /// Newton tolerance on `|R|`.
+    /// Newton tolerance on `|R| / r_s`.
     pub tol: f64,
+    pub scale: Scale,
 }
 
 /// One converged point of the branch.
@@ -34,7 +81,8 @@ pub struct Settings {
 pub struct Point {
     pub x: DVector<f64>,
     pub p: f64,
-    /// The unit tangent `(τ_x, τ_p)` at the point.
+    /// The unit tangent `(τ_x, τ_p)` at the point, in the variables scaled when it was
+    /// computed.
     pub tangent: (DVector<f64>, f64),
     pub iterations: usize,
     /// The tangent's `p` component changed sign since the previous point.
@@ -73,6 +121,10 @@ fn tangent<P: Problem>(
 }
 
 /// Newton on the augmented system from the predictor `(x, p)`; `None` after 8 iterations.
+/// Converged when the correction is small and either the residual is below `tol` or the
+/// correction is at round-off level (1e-9 of the scaled unknowns) with a residual below 1e-6:
+/// stiff structures (contact springs of 1e8 N/m on a beam) make the residual's terms cancel
+/// over many digits, so it stalls above an absolute `tol` while the solution is converged.
 fn correct<P: Problem>(
     pr: &P,
     mut x: DVector<f64>,
@@ -100,7 +152,11 @@ fn correct<P: Problem>(
         if !p.is_finite() {
             return None;
         }
-        if pr.residual(&x, p).norm() <= tol && d.norm() <= 1e-6 * (1.0 + x.norm()) {
+        // Converged: a small correction and a small residual — or a correction at round-off
+        // level, where the residual is as small as its cancelling terms allow.
+        let (size, residual) = (1.0 + x.norm() + p.abs(), pr.residual(&x, p).norm());
+        let at_round_off = d.norm() <= 1e-9 * size && residual <= 1e-6;
+        if d.norm() <= 1e-6 * size && (residual <= tol || at_round_off) {
             return Some((x, p, it));
         }
     }
@@ -117,6 +173,10 @@ pub struct Branch {
 
 /// Follows the branch through `(x0, p0)` (converged first) towards increasing `p`. Fails
 /// only when the start does not converge; a step underflow later ends the branch there.
+///
+/// The unknowns' scale follows the branch: before each step it is the largest unknown of
+/// the last point (at least `scale.x`), so near a sharp resonance the steps are relative to
+/// the amplitude there rather than to the starting one. Points come back unscaled.
 pub fn follow<P: Problem>(
     pr: &P,
     x0: DVector<f64>,
@@ -124,18 +184,21 @@ pub fn follow<P: Problem>(
     s: &Settings,
 ) -> Result<Branch, ContError> {
     let n = pr.dim();
+    let mut sc = s.scale;
+    let (min_step, max_step) = (s.min_step / sc.p, s.max_step / sc.p);
     let start = (DVector::zeros(n), 1.0);
-    let (x0, p0, it0) = correct(pr, x0, p0, &start, s.tol)
-        .ok_or_else(|| ContError::Start(pr.residual(&DVector::zeros(n), p0).norm()))?;
-    let t0 = tangent(pr, &x0, p0, &start).ok_or(ContError::Start(f64::NAN))?;
+    let problem = Scaled { pr, s: sc };
+    let (x, p, it0) = correct(&problem, x0 / sc.x, p0 / sc.p, &start, s.tol)
+        .ok_or_else(|| ContError::Start(problem.residual(&DVector::zeros(n), p0 / sc.p).norm()))?;
+    let t0 = tangent(&problem, &x, p, &start).ok_or(ContError::Start(f64::NAN))?;
     let mut points = vec![Point {
-        x: x0,
-        p: p0,
+        x: x * sc.x,
+        p: p * sc.p,
         tangent: t0,
         iterations: it0,
         fold: false,
     }];
-    let mut h = s.step;
+    let mut h = s.step / sc.p;
     while points.len() < s.max_points {
         let Some(last) = points.last() else {
             break;
@@ -143,31 +206,40 @@ pub fn follow<P: Problem>(
         if last.p < s.range.0 || last.p > s.range.1 {
             break;
         }
-        let (tx, tp) = &last.tangent;
-        let guess = (&last.x + tx * h, last.p + tp * h);
-        match correct(pr, guess.0, guess.1, &last.tangent, s.tol) {
+        // Rescale to the last point; the tangent keeps its direction in the new variables.
+        let size = last.x.amax().max(s.scale.x);
+        let (mut tx, mut tp) = (last.tangent.0.clone() * (sc.x / size), last.tangent.1);
+        let norm = (tx.norm_squared() + tp * tp).sqrt();
+        tx /= norm;
+        tp /= norm;
+        sc.x = size;
+        let problem = Scaled { pr, s: sc };
+        let (xl, pl) = (&last.x / sc.x, last.p / sc.p);
+        let last_tangent = (tx, tp);
+        let guess = (&xl + &last_tangent.0 * h, pl + last_tangent.1 * h);
+        match correct(&problem, guess.0, guess.1, &last_tangent, s.tol) {
             Some((x, p, it)) => {
-                let Some(t) = tangent(pr, &x, p, &last.tangent) else {
+                let Some(t) = tangent(&problem, &x, p, &last_tangent) else {
                     h *= 0.5;
                     continue;
                 };
-                let fold = t.1.signum() != last.tangent.1.signum();
+                let fold = t.1.signum() != last_tangent.1.signum();
                 points.push(Point {
-                    x,
-                    p,
+                    x: x * sc.x,
+                    p: p * sc.p,
                     tangent: t,
                     iterations: it,
                     fold,
                 });
                 if it <= 3 {
-                    h = (h * 1.5).min(s.max_step);
+                    h = (h * 1.5).min(max_step);
                 } else if it >= 6 {
                     h *= 0.5;
                 }
             }
             None => h *= 0.5,
         }
-        if h < s.min_step {
+        if h < min_step {
             let p = points.last().map_or(p0, |q| q.p);
             let stopped = Some(ContError::StepUnderflow {
                 p,

@@ -5,16 +5,21 @@
 //! with their exact Jacobian. Unknowns are harmonic-major: coefficient `p` of DOF `i` is
 //! `Q[p·n + i]`, `p = 0, 1, 2, …` for `q0, c1, s1, …`.
 //!
-//! This is the residual/Jacobian core the continuation (`continue frf`, backbones) builds on;
-//! nonlinear laws so far: polynomial springs and exact piecewise-linear free-play gaps.
+//! This is the residual/Jacobian core the continuation (`continue frf`, backbones) builds on.
+//! Polynomial springs and piecewise-linear free-play gaps go through the AFT; Jenkins
+//! elements and 2-D friction contacts through the exact friction element (`friction.rs`,
+//! paper 003 eqs. 24–43), which acts on the harmonics only (no static component, as in the
+//! paper).
 
 pub mod aft;
+pub mod friction;
 
-use crate::model::flat::{ContactLaw, Sides};
+use crate::model::flat::{ContactLaw, Friction, Sides};
 use crate::model::system::{Attach, Nonlinearity, System};
 use crate::model::time_fn::TimeFn;
 use crate::solve::modes::dense_of;
 use aft::Aft;
+use friction::FrictionContact;
 use nalgebra::{DMatrix, DVector};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -58,6 +63,24 @@ impl Law {
     }
 }
 
+/// A nonlinear element of the balance.
+#[derive(Debug, Clone)]
+enum Element {
+    /// A scalar law on `u = x_a − x_b` (`None` = ground), by AFT.
+    Sampled {
+        a: Option<usize>,
+        b: Option<usize>,
+        law: Law,
+    },
+    /// A friction contact: the DOF weights of its tangential and normal relative
+    /// displacements (`u = Σ w q`; the forces act back through the same weights).
+    Friction {
+        tangent: Vec<(usize, f64)>,
+        normal: Vec<(usize, f64)>,
+        contact: FrictionContact,
+    },
+}
+
 /// The harmonic-balance form of a system.
 pub struct Balance {
     n: usize,
@@ -65,7 +88,7 @@ pub struct Balance {
     k: DMatrix<f64>,
     m: DMatrix<f64>,
     c: DMatrix<f64>,
-    elements: Vec<(Option<usize>, Option<usize>, Law)>,
+    elements: Vec<Element>,
     /// Every excitation term `A cos(kθ + φ)` on a DOF as `(dof, A, k, φ)`: its harmonic of
     /// the fundamental, which follows ω when the frequency is continued.
     terms: Vec<(usize, f64, usize, f64)>,
@@ -90,26 +113,77 @@ impl Balance {
         };
         let mut elements = Vec::new();
         for e in &sys.nonlinear {
-            let law = match &e.law {
-                Nonlinearity::Polynomial { k2, k3 } => Law::Polynomial { k2: *k2, k3: *k3 },
+            let sampled = |law| -> Result<Element, HbError> {
+                Ok(Element::Sampled {
+                    a: side(e.a[0], &e.name)?,
+                    b: side(e.b[0], &e.name)?,
+                    law,
+                })
+            };
+            // DOF weights of Σ_d coef_d (x_a,d − x_b,d) over the element's directions.
+            let weights = |coefs: &[f64]| -> Result<Vec<(usize, f64)>, HbError> {
+                let mut w = Vec::new();
+                for (d, &coef) in coefs.iter().enumerate() {
+                    for (at, sign) in [(e.a[d], 1.0), (e.b[d], -1.0)] {
+                        if let Some(i) = side(at, &e.name)? {
+                            w.push((i, sign * coef));
+                        }
+                    }
+                }
+                Ok(w)
+            };
+            elements.push(match &e.law {
+                Nonlinearity::Polynomial { k2, k3 } => sampled(Law::Polynomial { k2: *k2, k3: *k3 })?,
                 Nonlinearity::Gap(crate::model::flat::Gap {
                     law: ContactLaw::Linear { k },
                     smooth: None,
                     clearance,
                     sides,
-                }) => Law::Gap {
+                }) => sampled(Law::Gap {
                     k: *k,
                     g: *clearance,
                     sides: *sides,
+                })?,
+                // A Jenkins element is the contact with a constant load: μ N₀ = F, k_y = 0.
+                Nonlinearity::Friction(Friction::Jenkins { kt, slip_force }) => Element::Friction {
+                    tangent: weights(&[1.0])?,
+                    normal: Vec::new(),
+                    contact: FrictionContact {
+                        kx: *kt,
+                        ky: 0.0,
+                        mu: 1.0,
+                        n0: *slip_force,
+                    },
                 },
+                // Tangent t = (cos α, sin α), normal n = (−sin α, cos α) in the plane of the
+                // element's two directions; u_n > 0 compresses the contact.
+                Nonlinearity::Friction(Friction::Contact2d {
+                    kt,
+                    kn,
+                    mu,
+                    n0,
+                    angle,
+                    ..
+                }) => {
+                    let (s, c) = angle.sin_cos();
+                    Element::Friction {
+                        tangent: weights(&[c, s])?,
+                        normal: weights(&[-s, c])?,
+                        contact: FrictionContact {
+                            kx: *kt,
+                            ky: *kn,
+                            mu: *mu,
+                            n0: *n0,
+                        },
+                    }
+                }
                 _ => {
                     return Err(HbError::Unsupported {
                         element: e.name.clone(),
-                        what: "this contact law",
+                        what: "this contact law (rigid Coulomb contacts, rigid stops and compliant gaps other than `linear(k)`)",
                     })
                 }
-            };
-            elements.push((side(e.a[0], &e.name)?, side(e.b[0], &e.name)?, law));
+            });
         }
         // Loads: forces, and base motion through its springs and dampers.
         let mut terms = Vec::new();
@@ -247,34 +321,102 @@ impl Balance {
         omega: f64,
         with_jacobian: bool,
     ) -> (DVector<f64>, Option<DMatrix<f64>>) {
-        let n = self.n;
         let mut f = DVector::zeros(self.dim());
         let mut jac = with_jacobian.then(|| DMatrix::zeros(self.dim(), self.dim()));
-        for &(a, b, law) in &self.elements {
-            let u = self.aft.to_time(&self.relative(q, a, b), None);
-            let (force, slope): (Vec<f64>, Vec<f64>) = u.iter().map(|&x| law.eval(x)).unzip();
-            let coef = self.aft.to_coefficients(&force);
-            let je = jac
-                .as_ref()
-                .map(|_| self.aft.jacobian(&slope, &vec![0.0; slope.len()], omega));
-            for (dof, sign) in [(a, 1.0), (b, -1.0)] {
-                let Some(i) = dof else { continue };
-                for (p, v) in coef.iter().enumerate() {
-                    f[p * n + i] += sign * v;
+        for element in &self.elements {
+            match element {
+                Element::Sampled { a, b, law } => {
+                    self.add_sampled(q, omega, (*a, *b, *law), &mut f, jac.as_mut())
                 }
-                if let (Some(jac), Some(je)) = (jac.as_mut(), je.as_ref()) {
-                    for (other, s2) in [(a, 1.0), (b, -1.0)] {
-                        let Some(j) = other else { continue };
-                        for p in 0..je.nrows() {
-                            for r in 0..je.ncols() {
-                                jac[(p * n + i, r * n + j)] += sign * s2 * je[(p, r)];
-                            }
+                Element::Friction {
+                    tangent,
+                    normal,
+                    contact,
+                } => self.add_friction(q, tangent, normal, contact, &mut f, jac.as_mut()),
+            }
+        }
+        (f, jac)
+    }
+
+    /// An AFT element's forces (and Jacobian) added to `f` (and `jac`).
+    fn add_sampled(
+        &self,
+        q: &DVector<f64>,
+        omega: f64,
+        (a, b, law): (Option<usize>, Option<usize>, Law),
+        f: &mut DVector<f64>,
+        jac: Option<&mut DMatrix<f64>>,
+    ) {
+        let n = self.n;
+        let u = self.aft.to_time(&self.relative(q, a, b), None);
+        let (force, slope): (Vec<f64>, Vec<f64>) = u.iter().map(|&x| law.eval(x)).unzip();
+        let coef = self.aft.to_coefficients(&force);
+        let je = jac
+            .is_some()
+            .then(|| self.aft.jacobian(&slope, &vec![0.0; slope.len()], omega));
+        let mut jac = jac;
+        for (dof, sign) in [(a, 1.0), (b, -1.0)] {
+            let Some(i) = dof else { continue };
+            for (p, v) in coef.iter().enumerate() {
+                f[p * n + i] += sign * v;
+            }
+            if let (Some(jac), Some(je)) = (jac.as_deref_mut(), je.as_ref()) {
+                for (other, s2) in [(a, 1.0), (b, -1.0)] {
+                    let Some(j) = other else { continue };
+                    for p in 0..je.nrows() {
+                        for r in 0..je.ncols() {
+                            jac[(p * n + i, r * n + j)] += sign * s2 * je[(p, r)];
                         }
                     }
                 }
             }
         }
-        (f, jac)
+    }
+
+    /// A friction contact's harmonic forces (and stiffness) added to `f` (and `jac`): its
+    /// displacement harmonics are `X = Σ w_t q`, `Y = Σ w_n q` (harmonics 1…H, coefficient
+    /// `p ≥ 1`), its forces act back as `w_t F_x + w_n F_y`.
+    fn add_friction(
+        &self,
+        q: &DVector<f64>,
+        tangent: &[(usize, f64)],
+        normal: &[(usize, f64)],
+        contact: &FrictionContact,
+        f: &mut DVector<f64>,
+        jac: Option<&mut DMatrix<f64>>,
+    ) {
+        let (n, h2) = (self.n, 2 * self.aft.harmonics);
+        let project = |w: &[(usize, f64)]| -> Vec<f64> {
+            (1..=h2)
+                .map(|p| w.iter().map(|&(i, wi)| wi * q[p * n + i]).sum())
+                .collect()
+        };
+        let out = contact.forces(&project(tangent), &project(normal));
+        for p in 0..h2 {
+            for &(i, wi) in tangent {
+                f[(p + 1) * n + i] += wi * out.fx[p];
+            }
+            for &(i, wi) in normal {
+                f[(p + 1) * n + i] += wi * out.fy[p];
+            }
+        }
+        let Some(jac) = jac else { return };
+        let blocks = [
+            (tangent, tangent, &out.dfx_dx),
+            (tangent, normal, &out.dfx_dy),
+            (normal, normal, &out.dfy_dy),
+        ];
+        for (rows, cols, block) in blocks {
+            for &(i, wi) in rows {
+                for &(j, wj) in cols {
+                    for p in 0..h2 {
+                        for r in 0..h2 {
+                            jac[((p + 1) * n + i, (r + 1) * n + j)] += wi * wj * block[(p, r)];
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// `R(Q) = D(ω) Q + F_nl(Q) − F_ex`.
@@ -329,12 +471,24 @@ impl Balance {
         })
     }
 
-    /// The linear response (no nonlinear forces): the default initial guess.
-    pub fn linear_guess(&self, omega: f64) -> DVector<f64> {
+    /// The response of the linear part alone (nonlinear forces ignored: gaps open, friction
+    /// contacts free): the guess for strongly driven contacts.
+    pub fn free_guess(&self, omega: f64) -> DVector<f64> {
         self.dynamic_stiffness(omega)
             .lu()
             .solve(&self.excitation())
             .unwrap_or_else(|| DVector::zeros(self.dim()))
+    }
+
+    /// The response linearised at rest — one Newton step from `Q = 0`, so open gaps are
+    /// open and friction contacts stuck (their springs `k_t`, `k_n`): the default initial
+    /// guess.
+    pub fn linear_guess(&self, omega: f64) -> DVector<f64> {
+        let rest = DVector::zeros(self.dim());
+        self.jacobian(&rest, omega)
+            .lu()
+            .solve(&-self.residual(&rest, omega))
+            .unwrap_or(rest)
     }
 }
 
@@ -374,17 +528,58 @@ impl Balance {
         companion
             .view_mut((dim, dim), (dim, dim))
             .copy_from(&(-&minv * a1));
-        let mut roots: Vec<nalgebra::Complex<f64>> =
-            companion.complex_eigenvalues().iter().copied().collect();
+        let mut roots: Vec<nalgebra::Complex<f64>> = balanced(companion)
+            .complex_eigenvalues()
+            .iter()
+            .copied()
+            .collect();
         roots.sort_by(|a, b| a.im.abs().total_cmp(&b.im.abs()));
         roots.truncate(2 * n);
         roots
     }
 
-    /// Stable when every meaningful Floquet exponent has `Re s < tol`.
+    /// Stable when every meaningful Floquet exponent has `Re s < tol · (|s| + ω)`: relative,
+    /// because the companion eigenproblem of a stiff structure (beam modes up to 1e6 rad/s
+    /// next to a first one of 1e3) carries round-off of `ε ‖A‖` in the real parts.
     pub fn is_stable(&self, q: &DVector<f64>, omega: f64, tol: f64) -> bool {
-        self.floquet(q, omega).iter().all(|s| s.re < tol)
+        self.floquet(q, omega)
+            .iter()
+            .all(|s| s.re < tol * (s.norm() + omega))
     }
+}
+
+/// A diagonal similarity `D⁻¹AD` (powers of two, so exact) that equalises the norms of each
+/// row and column (Osborne's balancing, as LAPACK's `gebal`): a beam's companion matrix has
+/// entries from 1 to 1e16 (translations next to rotations with tiny inertia), and without
+/// it the eigenvalues' real parts drown in round-off of `ε ‖A‖`.
+fn balanced(mut a: DMatrix<f64>) -> DMatrix<f64> {
+    let n = a.nrows();
+    for _ in 0..100 {
+        let mut done = true;
+        for i in 0..n {
+            let c: f64 = (0..n).filter(|&j| j != i).map(|j| a[(j, i)].abs()).sum();
+            let r: f64 = (0..n).filter(|&j| j != i).map(|j| a[(i, j)].abs()).sum();
+            if c == 0.0 || r == 0.0 {
+                continue;
+            }
+            let (mut f, mut cf, mut rf) = (1.0, c, r);
+            while cf < rf / 2.0 {
+                (cf, rf, f) = (cf * 2.0, rf / 2.0, f * 2.0);
+            }
+            while cf > rf * 2.0 {
+                (cf, rf, f) = (cf / 2.0, rf * 2.0, f / 2.0);
+            }
+            if cf + rf < 0.95 * (c + r) {
+                done = false;
+                a.row_mut(i).scale_mut(1.0 / f);
+                a.column_mut(i).scale_mut(f);
+            }
+        }
+        if done {
+            break;
+        }
+    }
+    a
 }
 
 impl crate::solve::cont::Problem for Balance {

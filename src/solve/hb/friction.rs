@@ -1,0 +1,518 @@
+//! The friction contact element with normal load variation in the frequency domain (paper
+//! 003, Sect. 4.1, after Yang and Petrov–Ewins): exact contact-state transition times,
+//! Fourier coefficients integrated piecewise, and the analytic stiffness matrix.
+//!
+//! Given the harmonics `X`, `Y` (`[c₁, s₁, …, c_H, s_H]`) of the relative tangential and
+//! normal displacements `x(τ)`, `y(τ)` over one period `τ = ωt ∈ [0, 2π)`, the forces are
+//! (eqs. 24–25) `f_y = N₀ + k_y y` in contact (0 when separated) and `f_x = c + k_x x` stuck
+//! (`c = f_x⁰ − k_x x₀` fixed at the onset of the stick), `ξ μ f_y` slipping (`ξ = ±1`), 0
+//! separated. Transitions (eqs. 26–29): stick → slip where `c + k_x x = ±μ f_y`; slip → stick
+//! where `ξ k_x ẋ − μ k_y ẏ` falls through zero; contact → separation where `f_y` falls
+//! through zero; separation → stick where it rises again (with `f_x⁰ = 0`). The state is
+//! marched over two periods from a stick at τ = 0; any slip or separation in the first one
+//! erases that guess, so the second is the converged hysteresis cycle. A cycle that never
+//! slips is the stuck spring (its mean force, a static term, does not enter).
+//!
+//! Roots are isolated on a sampling of each transition function (32 points per harmonic and
+//! period, every sign change found unless two roots lie closer than that) and refined by
+//! bisection to round-off. The coefficients of each interval follow from the closed-form
+//! integrals `W_j = (1/π)∫ H₊H₋ᵀ`, `w_j = (1/π)∫ H₊` (eqs. 30–36), and the stiffness from
+//! eqs. 37–43. Since the forces are continuous at every transition, the interval limits'
+//! own derivatives cancel between neighbours; what remains is the dependence of each stick
+//! constant `c` on its onset: from slip, `∂c/∂X = −k_x H(τ)`, `∂c/∂Y = ξ μ k_y H(τ)` (eq. 41
+//! with eq. 42, whose `∂τ` terms cancel because `ξ k_x ẋ = μ k_y ẏ` there); from separation,
+//! `∂c/∂X = −k_x H(τ)`, `∂c/∂Y = k_x ẋ H(τ) / ẏ` (eqs. 41 and 43).
+//!
+//! The static component is not considered (as in the paper): `X`, `Y` hold harmonics 1…H only
+//! and the element adds nothing to the mean. A Jenkins element is the special case `k_y = 0`,
+//! `μ N₀ = F`, `Y = 0`.
+
+use nalgebra::{DMatrix, DVector};
+use std::f64::consts::{PI, TAU};
+
+/// Parameters of one contact: tangential and normal stiffness, friction coefficient, preload.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrictionContact {
+    pub kx: f64,
+    pub ky: f64,
+    pub mu: f64,
+    pub n0: f64,
+}
+
+/// The harmonics of the contact forces and their derivatives (eq. 37; `∂F_y/∂X = 0`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactForces {
+    pub fx: Vec<f64>,
+    pub fy: Vec<f64>,
+    pub dfx_dx: DMatrix<f64>,
+    pub dfx_dy: DMatrix<f64>,
+    pub dfy_dy: DMatrix<f64>,
+}
+
+/// How a stick phase began, for the derivative of its constant `c`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Onset {
+    /// The initial guess, never released within the cycle: `c` is arbitrary (a mean term).
+    Assumed,
+    FromSlip {
+        tau: f64,
+        xi: f64,
+    },
+    FromSeparation {
+        tau: f64,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum State {
+    Stick { c: f64, onset: Onset },
+    Slip { xi: f64 },
+    Separated,
+}
+
+/// A trigonometric polynomial `Σ_k c_k cos kτ + s_k sin kτ` (k = 1…H) and its derivatives.
+struct Trig<'a>(&'a [f64]);
+
+impl Trig<'_> {
+    /// The value (`order` 0), first or second derivative at τ.
+    fn at(&self, tau: f64, order: usize) -> f64 {
+        self.0
+            .chunks(2)
+            .enumerate()
+            .map(|(i, cs)| {
+                let k = (i + 1) as f64;
+                let (s, c) = (k * tau).sin_cos();
+                match order {
+                    0 => cs[0] * c + cs[1] * s,
+                    1 => k * (-cs[0] * s + cs[1] * c),
+                    _ => -k * k * (cs[0] * c + cs[1] * s),
+                }
+            })
+            .sum()
+    }
+}
+
+/// `H(τ) = [cos τ, sin τ, …, cos Hτ, sin Hτ]`.
+fn basis(h: usize, tau: f64) -> Vec<f64> {
+    (1..=h)
+        .flat_map(|k| {
+            let (s, c) = (k as f64 * tau).sin_cos();
+            [c, s]
+        })
+        .collect()
+}
+
+/// `(1/π)∫_a^b cos mτ dτ` and `(1/π)∫_a^b sin mτ dτ` for integer `m` (any sign).
+fn trig_integrals(m: i64, a: f64, b: f64) -> (f64, f64) {
+    if m == 0 {
+        return ((b - a) / PI, 0.0);
+    }
+    let mf = m as f64;
+    (
+        ((mf * b).sin() - (mf * a).sin()) / (mf * PI),
+        ((mf * a).cos() - (mf * b).cos()) / (mf * PI),
+    )
+}
+
+/// `W = (1/π)∫_a^b H Hᵀ` and `w = (1/π)∫_a^b H` (eq. 34).
+fn interval_weights(h: usize, a: f64, b: f64) -> (DMatrix<f64>, Vec<f64>) {
+    let mut w = vec![0.0; 2 * h];
+    let mut big = DMatrix::zeros(2 * h, 2 * h);
+    for k in 1..=h {
+        let (ck, sk) = trig_integrals(k as i64, a, b);
+        w[2 * k - 2] = ck;
+        w[2 * k - 1] = sk;
+        for l in 1..=h {
+            let (k_i, l_i) = (k as i64, l as i64);
+            let (cd, _) = trig_integrals(k_i - l_i, a, b);
+            let (cs, ss) = trig_integrals(k_i + l_i, a, b);
+            let (_, s_lk) = trig_integrals(l_i - k_i, a, b);
+            let (_, s_kl) = trig_integrals(k_i - l_i, a, b);
+            let (r, c) = (2 * k - 2, 2 * l - 2);
+            big[(r, c)] = 0.5 * (cd + cs); // cos k · cos l
+            big[(r, c + 1)] = 0.5 * (ss + s_lk); // cos k · sin l
+            big[(r + 1, c)] = 0.5 * (ss + s_kl); // sin k · cos l
+            big[(r + 1, c + 1)] = 0.5 * (cd - cs); // sin k · sin l
+        }
+    }
+    (big, w)
+}
+
+/// The first τ in `(from, to]` where `g` crosses zero upwards (from < 0 to ≥ 0), found on a
+/// grid of spacing `≤ step` and refined by bisection; `None` if there is none.
+fn first_rise(g: &dyn Fn(f64) -> f64, from: f64, to: f64, step: f64) -> Option<f64> {
+    let pieces = ((to - from) / step).ceil().max(1.0) as usize;
+    let mut a = from;
+    let mut ga = g(a);
+    for i in 1..=pieces {
+        let b = if i == pieces {
+            to
+        } else {
+            from + (to - from) * i as f64 / pieces as f64
+        };
+        let gb = g(b);
+        if ga < 0.0 && gb >= 0.0 {
+            let (mut lo, mut hi) = (a, b);
+            for _ in 0..200 {
+                let mid = 0.5 * (lo + hi);
+                if mid <= lo || mid >= hi {
+                    break;
+                }
+                if g(mid) < 0.0 {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            return Some(hi);
+        }
+        (a, ga) = (b, gb);
+    }
+    None
+}
+
+impl FrictionContact {
+    /// The normal load `N₀ + k_y y`.
+    fn normal(&self, y: &Trig, tau: f64) -> f64 {
+        self.n0 + self.ky * y.at(tau, 0)
+    }
+
+    /// The state entered at `tau` (a transition into contact or stick, or the initial one).
+    /// At a touch-down the load starts from zero, so the contact sticks only if the
+    /// tangential force it would take grows no faster than the friction limit
+    /// (`|k_x ẋ| ≤ μ k_y ẏ`); otherwise it slides from the start.
+    fn stick_from(&self, x: &Trig, y: &Trig, tau: f64, onset: Onset) -> State {
+        if let Onset::FromSeparation { .. } = onset {
+            let (rate, limit) = (self.kx * x.at(tau, 1), self.mu * self.ky * y.at(tau, 1));
+            if rate.abs() > limit {
+                return State::Slip { xi: rate.signum() };
+            }
+        }
+        let f0 = match onset {
+            Onset::FromSlip { xi, .. } => xi * self.mu * self.normal(y, tau),
+            _ => 0.0,
+        };
+        State::Stick {
+            c: f0 - self.kx * x.at(tau, 0),
+            onset,
+        }
+    }
+
+    /// The next transition after `from` (before `to`) in `state`, and the state it leads to.
+    /// Each later search stops at the earliest transition found so far.
+    fn next(
+        &self,
+        x: &Trig,
+        y: &Trig,
+        state: State,
+        from: f64,
+        to: f64,
+        step: f64,
+    ) -> Option<(f64, State)> {
+        let kx = self.kx;
+        let normal_falls = |t: f64| -self.normal(y, t);
+        let touches = |t: f64| self.normal(y, t);
+        let mut best: Option<(f64, State)> = None;
+        let mut consider = |g: &dyn Fn(f64) -> f64, next: &dyn Fn(f64) -> State| {
+            let limit = best.map_or(to, |(t, _)| t);
+            if let Some(t) = first_rise(g, from, limit, step) {
+                if best.is_none_or(|(bt, _)| t < bt) {
+                    best = Some((t, next(t)));
+                }
+            }
+        };
+        match state {
+            State::Stick { c, .. } => {
+                let up = |t: f64| c + kx * x.at(t, 0) - self.mu * self.normal(y, t);
+                let down = |t: f64| -(c + kx * x.at(t, 0)) - self.mu * self.normal(y, t);
+                consider(&up, &|_| State::Slip { xi: 1.0 });
+                consider(&down, &|_| State::Slip { xi: -1.0 });
+                consider(&normal_falls, &|_| State::Separated);
+            }
+            State::Slip { xi } => {
+                let sticks = |t: f64| -(xi * kx * x.at(t, 1) - self.mu * self.ky * y.at(t, 1));
+                consider(&sticks, &|t| {
+                    self.stick_from(x, y, t, Onset::FromSlip { tau: t, xi })
+                });
+                consider(&normal_falls, &|_| State::Separated);
+            }
+            State::Separated => {
+                consider(&touches, &|t| {
+                    self.stick_from(x, y, t, Onset::FromSeparation { tau: t })
+                });
+            }
+        }
+        best
+    }
+
+    /// The converged cycle as `(start, end, state)` intervals covering `[2π, 4π]` (the
+    /// second period marched).
+    fn cycle(&self, x: &Trig, y: &Trig, h: usize) -> Vec<(f64, f64, State)> {
+        let step = TAU / (32.0 * h.max(1) as f64);
+        // A stick at τ = 0 (separated if the preload is gone there).
+        let mut state = if self.normal(y, 0.0) > 0.0 {
+            self.stick_from(x, y, 0.0, Onset::Assumed)
+        } else {
+            State::Separated
+        };
+        let mut tau = 0.0;
+        let mut out = Vec::new();
+        // Transitions per period are bounded by the roots of the transition functions.
+        for _ in 0..(64 * h + 64) {
+            // A small offset keeps the search off the root just found.
+            let from = tau + 1e-13 * TAU;
+            let hit = self.next(x, y, state, from, 2.0 * TAU, step);
+            let end = hit.map_or(2.0 * TAU, |(t, _)| t);
+            if end > TAU {
+                out.push((tau.max(TAU), end, state));
+            }
+            match hit {
+                Some((t, next)) => (tau, state) = (t, next),
+                None => break,
+            }
+        }
+        out
+    }
+
+    /// The force harmonics and stiffness for displacement harmonics `x`, `y` (eqs. 30–43).
+    pub fn forces(&self, x: &[f64], y: &[f64]) -> ContactForces {
+        let h = x.len() / 2;
+        let (xt, yt) = (Trig(x), Trig(y));
+        let mut out = ContactForces {
+            fx: vec![0.0; 2 * h],
+            fy: vec![0.0; 2 * h],
+            dfx_dx: DMatrix::zeros(2 * h, 2 * h),
+            dfx_dy: DMatrix::zeros(2 * h, 2 * h),
+            dfy_dy: DMatrix::zeros(2 * h, 2 * h),
+        };
+        for (a, b, state) in self.cycle(&xt, &yt, h) {
+            let (big, w) = interval_weights(h, a, b);
+            let wx = &big * DVector::from_column_slice(x);
+            let wy = &big * DVector::from_column_slice(y);
+            let in_contact = !matches!(state, State::Separated);
+            if in_contact {
+                for r in 0..2 * h {
+                    out.fy[r] += self.n0 * w[r] + self.ky * wy[r];
+                }
+                out.dfy_dy += self.ky * &big;
+            }
+            match state {
+                State::Stick { c, onset } => {
+                    for r in 0..2 * h {
+                        out.fx[r] += self.kx * wx[r] + c * w[r];
+                    }
+                    out.dfx_dx += self.kx * &big;
+                    // w (∂c/∂X)ᵀ and w (∂c/∂Y)ᵀ (eqs. 38–39).
+                    let (dc_dx, dc_dy) = self.onset_derivatives(&xt, &yt, h, onset);
+                    let wv = DVector::from_column_slice(&w);
+                    out.dfx_dx.ger(1.0, &wv, &DVector::from_vec(dc_dx), 1.0);
+                    out.dfx_dy.ger(1.0, &wv, &DVector::from_vec(dc_dy), 1.0);
+                }
+                State::Slip { xi } => {
+                    for r in 0..2 * h {
+                        out.fx[r] += xi * self.mu * (self.n0 * w[r] + self.ky * wy[r]);
+                    }
+                    out.dfx_dy += xi * self.mu * self.ky * &big;
+                }
+                State::Separated => {}
+            }
+        }
+        out
+    }
+
+    /// `∂c/∂X`, `∂c/∂Y` of a stick phase's constant (eqs. 41–43, see the module docs).
+    fn onset_derivatives(
+        &self,
+        x: &Trig,
+        y: &Trig,
+        h: usize,
+        onset: Onset,
+    ) -> (Vec<f64>, Vec<f64>) {
+        match onset {
+            Onset::Assumed => (vec![0.0; 2 * h], vec![0.0; 2 * h]),
+            Onset::FromSlip { tau, xi } => {
+                let hb = basis(h, tau);
+                (
+                    hb.iter().map(|v| -self.kx * v).collect(),
+                    hb.iter().map(|v| xi * self.mu * self.ky * v).collect(),
+                )
+            }
+            Onset::FromSeparation { tau } => {
+                let hb = basis(h, tau);
+                let ratio = self.kx * x.at(tau, 1) / y.at(tau, 1);
+                (
+                    hb.iter().map(|v| -self.kx * v).collect(),
+                    hb.iter().map(|v| ratio * v).collect(),
+                )
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic stream of numbers in [−1, 1) (a linear congruential generator).
+    fn stream(seed: u64) -> impl FnMut() -> f64 {
+        let mut s = seed;
+        move || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        }
+    }
+
+    #[test]
+    fn jenkins_is_the_closed_form_describing_function() {
+        // x = A cos τ through a spring kt in series with a slider F: stuck from τ = 0 (the
+        // reversal) until kt A (1 − cos θ*) = 2F, then sliding at −F until τ = π.
+        let (kt, f) = (3.0, 0.7);
+        let jenkins = FrictionContact {
+            kx: kt,
+            ky: 0.0,
+            mu: 1.0,
+            n0: f,
+        };
+        for a in [0.1, 0.5, 1.0, 3.0, 20.0] {
+            let out = jenkins.forces(&[a, 0.0], &[0.0, 0.0]);
+            let (a1, b1) = if kt * a <= f {
+                (kt * a, 0.0)
+            } else {
+                let th = (1.0 - 2.0 * f / (kt * a)).acos();
+                let (s, c) = th.sin_cos();
+                (
+                    2.0 / PI
+                        * ((f - kt * a) * s + kt * a * (th / 2.0 + (2.0 * th).sin() / 4.0) + f * s),
+                    2.0 / PI * ((f - kt * a) * (1.0 - c) + kt * a * s * s / 2.0 - f * (1.0 + c)),
+                )
+            };
+            assert!(
+                (out.fx[0] - a1).abs() < 1e-10 * a1.abs().max(1.0)
+                    && (out.fx[1] - b1).abs() < 1e-10 * a1.abs().max(1.0),
+                "A = {a}: ({}, {}) vs ({a1}, {b1})",
+                out.fx[0],
+                out.fx[1]
+            );
+        }
+    }
+
+    /// The contact forces by marching eqs. 24–29 on `samples` points per period (return
+    /// mapping: elastic predictor, projected on the friction cone of the current normal
+    /// load), three periods, coefficients of the last one by the rectangle rule.
+    fn sampled(c: &FrictionContact, x: &[f64], y: &[f64], samples: usize) -> (Vec<f64>, Vec<f64>) {
+        let (xt, yt) = (Trig(x), Trig(y));
+        let h = x.len() / 2;
+        let (mut fx, mut fy) = (vec![0.0; 2 * h], vec![0.0; 2 * h]);
+        let mut f = 0.0;
+        let mut x_prev = xt.at(0.0, 0);
+        for i in 1..=3 * samples {
+            let tau = TAU * i as f64 / samples as f64;
+            let (xv, n) = (xt.at(tau, 0), c.n0 + c.ky * yt.at(tau, 0));
+            let (ft, nt) = if n <= 0.0 {
+                (0.0, 0.0)
+            } else {
+                let trial = f + c.kx * (xv - x_prev);
+                (trial.clamp(-c.mu * n, c.mu * n), n)
+            };
+            (f, x_prev) = (ft, xv);
+            if i > 2 * samples {
+                for (k, b) in basis(h, tau).iter().enumerate() {
+                    fx[k] += 2.0 / samples as f64 * ft * b;
+                    fy[k] += 2.0 / samples as f64 * nt * b;
+                }
+            }
+        }
+        (fx, fy)
+    }
+
+    #[test]
+    fn coefficients_match_a_fine_time_march() {
+        // Stick, slip and separation in one cycle: N = 2 + 5y falls below zero.
+        let c = FrictionContact {
+            kx: 10.0,
+            ky: 5.0,
+            mu: 0.3,
+            n0: 2.0,
+        };
+        let x = [1.0, 0.0, 0.0, 0.3, 0.1, 0.0];
+        let y = [0.8 * 0.5f64.cos(), -0.8 * 0.5f64.sin(), 0.0, 0.0, 0.0, 0.2];
+        let exact = c.forces(&x, &y);
+        let (fx, fy) = sampled(&c, &x, &y, 1 << 18);
+        for k in 0..6 {
+            assert!(
+                (exact.fx[k] - fx[k]).abs() < 1e-8,
+                "fx[{k}]: {} vs {}",
+                exact.fx[k],
+                fx[k]
+            );
+            assert!(
+                (exact.fy[k] - fy[k]).abs() < 1e-8,
+                "fy[{k}]: {} vs {}",
+                exact.fy[k],
+                fy[k]
+            );
+        }
+    }
+
+    #[test]
+    fn stiffness_matches_central_differences_on_drawn_states() {
+        let mut draw = stream(7);
+        let mut regimes = std::collections::BTreeSet::new();
+        for case in 0..60 {
+            let h = 1 + case % 3;
+            // Amplitudes from stuck (small) to sliding and separating (large).
+            let scale = 10f64.powf(-2.0 + 2.5 * (draw() + 1.0) / 2.0);
+            let x: Vec<f64> = (0..2 * h).map(|_| scale * draw()).collect();
+            let y: Vec<f64> = (0..2 * h)
+                .map(|_| scale * draw() * (case % 2) as f64)
+                .collect();
+            let c = FrictionContact {
+                kx: 10.0,
+                ky: 6.0 * (case % 2) as f64,
+                mu: 0.3,
+                n0: 1.0,
+            };
+            let cycle = c.cycle(&Trig(&x), &Trig(&y), h);
+            for (_, _, s) in &cycle {
+                regimes.insert(match s {
+                    State::Stick { .. } => "stick",
+                    State::Slip { .. } => "slip",
+                    State::Separated => "separation",
+                });
+            }
+            let out = c.forces(&x, &y);
+            let dh = 1e-6 * scale;
+            for col in 0..2 * h {
+                for (which, analytic) in [(0, &out.dfx_dx), (1, &out.dfx_dy)] {
+                    let (mut xp, mut xm, mut yp, mut ym) =
+                        (x.clone(), x.clone(), y.clone(), y.clone());
+                    if which == 0 {
+                        xp[col] += dh;
+                        xm[col] -= dh;
+                    } else {
+                        yp[col] += dh;
+                        ym[col] -= dh;
+                    }
+                    let (p, m) = (c.forces(&xp, &yp), c.forces(&xm, &ym));
+                    for row in 0..2 * h {
+                        let fd_x = (p.fx[row] - m.fx[row]) / (2.0 * dh);
+                        let size = analytic.abs().max() + c.kx;
+                        assert!(
+                            (fd_x - analytic[(row, col)]).abs() < 1e-6 * size,
+                            "case {case} d fx[{row}]/d{}[{col}]: {} vs {fd_x}",
+                            ["X", "Y"][which],
+                            analytic[(row, col)]
+                        );
+                        if which == 1 {
+                            let fd_y = (p.fy[row] - m.fy[row]) / (2.0 * dh);
+                            assert!((fd_y - out.dfy_dy[(row, col)]).abs() < 1e-6 * size);
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(regimes.len(), 3, "drawn cycles cover {regimes:?}");
+    }
+}
