@@ -37,18 +37,24 @@ pub fn render_svg(p: &Plot) -> Result<String, String> {
     draw(
         SVGBackend::with_string(&mut svg, SIZE).into_drawing_area(),
         p,
+        2,
     )?;
     Ok(svg)
 }
 
-/// Renders a plot to a PNG file at `path`.
+/// Renders a plot to a PNG file at `path`, lines one pixel wide (the rasteriser fills a
+/// wider polyline as one polygon, whose cost grows with its length times the height).
 pub fn render_png(p: &Plot, path: &Path) -> Result<(), String> {
     register_font();
-    draw(BitMapBackend::new(path, SIZE).into_drawing_area(), p)
+    draw(BitMapBackend::new(path, SIZE).into_drawing_area(), p, 1)
 }
 
-/// Draws the plot on any backend.
-fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, p: &Plot) -> Result<(), String> {
+/// Draws the plot on any backend, lines `line` pixels wide.
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    p: &Plot,
+    line: u32,
+) -> Result<(), String> {
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let finite = |v: &&f64| v.is_finite();
     let xs = p.series.iter().flat_map(|s| s.x.iter()).filter(finite);
@@ -100,22 +106,24 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, p: &Plot) -> Result<()
     }
     for (i, s) in p.series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
-        let pts =
+        let finite: Vec<(f64, f64)> =
             s.x.iter()
                 .zip(&s.y)
                 .map(|(x, y)| (*x, *y))
-                .filter(|(x, y)| x.is_finite() && y.is_finite());
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .collect();
+        let pts = if s.points { finite } else { thinned(finite) }.into_iter();
         let drawn = if s.points {
             chart
                 .draw_series(pts.map(|xy| Circle::new(xy, 2, color.filled())))
                 .map_err(|e| e.to_string())?
         } else {
             chart
-                .draw_series(LineSeries::new(pts, color.stroke_width(2)))
+                .draw_series(LineSeries::new(pts, color.stroke_width(line)))
                 .map_err(|e| e.to_string())?
         };
         drawn.label(&s.label).legend(move |(x, y)| {
-            PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(line))
         });
     }
     if p.cells.is_some() || p.series.len() > 1 || p.series.iter().any(|s| !s.label.is_empty()) {
@@ -128,6 +136,52 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, p: &Plot) -> Result<()
     }
     root.present().map_err(|e| e.to_string())?;
     Ok(())
+}
+
+/// A line of more points than the picture can show, thinned for drawing (the CSV keeps them
+/// all): over increasing x, the first, lowest, highest and last point of each of 800
+/// columns (one per pixel: the drawn envelope is unchanged); otherwise (a phase portrait)
+/// every k-th point up to 3200.
+fn thinned(pts: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    const COLUMNS: usize = 800;
+    if pts.len() <= 4 * COLUMNS {
+        return pts;
+    }
+    if !pts.windows(2).all(|w| w[0].0 <= w[1].0) {
+        let stride = pts.len().div_ceil(4 * COLUMNS);
+        return pts.into_iter().step_by(stride).collect();
+    }
+    let (x0, x1) = (pts[0].0, pts[pts.len() - 1].0);
+    let width = (x1 - x0).max(f64::MIN_POSITIVE) / COLUMNS as f64;
+    let mut out = Vec::with_capacity(4 * COLUMNS);
+    let mut start = 0;
+    while start < pts.len() {
+        let col = ((pts[start].0 - x0) / width).floor();
+        let end = pts[start..]
+            .iter()
+            .position(|p| ((p.0 - x0) / width).floor() != col)
+            .map_or(pts.len(), |k| start + k);
+        let slice = &pts[start..end];
+        let lo = slice
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1 .1.total_cmp(&b.1 .1))
+            .map(|(i, _)| i);
+        let hi = slice
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1))
+            .map(|(i, _)| i);
+        let mut keep: Vec<usize> = [Some(0), lo, hi, Some(slice.len() - 1)]
+            .into_iter()
+            .flatten()
+            .collect();
+        keep.sort_unstable();
+        keep.dedup();
+        out.extend(keep.into_iter().map(|i| slice[i]));
+        start = end;
+    }
+    out
 }
 
 /// The range of a cell grid, half a step beyond its first and last points.
@@ -166,6 +220,25 @@ mod tests {
     use crate::analysis::Series;
 
     #[test]
+    fn long_lines_are_thinned_without_losing_their_envelope() {
+        // 100 000 samples of a sine with one narrow spike: at most 4 points per column are
+        // kept, and the extremes (the spike included) survive.
+        let mut pts: Vec<(f64, f64)> = (0..100_000)
+            .map(|i| {
+                let x = i as f64 * 1e-3;
+                (x, x.sin())
+            })
+            .collect();
+        pts[54_321].1 = 7.0;
+        let thin = thinned(pts.clone());
+        assert!(thin.len() <= 3200, "{} points", thin.len());
+        let max = |v: &[(f64, f64)]| v.iter().map(|p| p.1).fold(f64::MIN, f64::max);
+        let min = |v: &[(f64, f64)]| v.iter().map(|p| p.1).fold(f64::MAX, f64::min);
+        assert_eq!((max(&thin), min(&thin)), (max(&pts), min(&pts)));
+        assert_eq!((thin[0], thin[thin.len() - 1]), (pts[0], pts[pts.len() - 1]));
+    }
+
+    #[test]
     fn bitmaps_carry_text_from_the_embedded_font() {
         // The same plot with and without a title: the title band differs only if glyphs are
         // rasterised (no system font is needed).
@@ -188,6 +261,7 @@ mod tests {
             draw(
                 BitMapBackend::with_buffer(&mut buf, SIZE).into_drawing_area(),
                 p,
+                1,
             )
             .expect("drawn");
             buf
