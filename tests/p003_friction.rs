@@ -147,3 +147,55 @@ fn blade_damper_blade_peak_is_stuck_at_low_excitation_and_level_free_at_high() {
         p[3].0
     );
 }
+
+/// The cantilever with a pad, assembled.
+fn cantilever() -> nsd::model::System {
+    let prog =
+        nsd::lang::Program::load(&root().join("models/seed3/cantilever_pad.nsd")).expect("loads");
+    nsd::model::assemble(&nsd::lang::resolve(&prog, "cantilever_pad", &[]).expect("resolves"))
+}
+
+#[test]
+fn condensation_onto_the_contact_is_exact() {
+    use nsd::solve::cont::Problem;
+    use nsd::solve::hb::condense::Condensed;
+    use nsd::solve::hb::Balance;
+    for (harmonics, level, omega) in [(1, 30.0, 1300.0), (3, 30.0, 1290.0)] {
+        let (sys, h) = (cantilever(), harmonics);
+        let mut hb = Balance::new(&sys, h, 64).expect("balance");
+        hb.level = level;
+        let c = Condensed::new(&hb).expect("one contact DOF of 40");
+        assert_eq!(c.dim(), 2 * h + 1);
+        // Newton on the condensed problem, expanded, is the full solution: the full
+        // residual vanishes to round-off of its terms.
+        let mut qc = c.restrict(&hb.free_guess(omega));
+        for _ in 0..40 {
+            let step = c
+                .jacobian(&qc, omega)
+                .lu()
+                .solve(&c.residual(&qc, omega))
+                .expect("regular");
+            qc -= &step;
+            if step.norm() <= 1e-14 * qc.norm() {
+                break;
+            }
+        }
+        let q = c.expand(&qc, omega);
+        // The size of the cancelling terms Σ_j |D_ij q_j|.
+        let scale = (hb.dynamic_stiffness(omega).abs() * q.abs()).amax();
+        let full = hb.residual(&q, omega).amax();
+        assert!(
+            full < 1e-12 * scale,
+            "H = {h}: full residual {full:e} of {scale:e}"
+        );
+        // ∂R_c/∂ω against a central difference (a step of 1e-5 ω: smaller ones drown in the
+        // round-off of the residual's cancelling 1e9 N/m terms).
+        let dw = 1e-5 * omega;
+        let fd = (c.residual(&qc, omega + dw) - c.residual(&qc, omega - dw)) / (2.0 * dw);
+        let an = c.param_derivative(&qc, omega);
+        assert!(
+            (&fd - &an).amax() < 1e-6 * an.amax(),
+            "H = {h}: {fd} vs {an}"
+        );
+    }
+}

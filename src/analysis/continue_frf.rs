@@ -4,16 +4,19 @@
 //! Options: `param = Omega in a..b` (the model parameter that is the excitation frequency),
 //! `harmonics` (5), `samples` (time samples per period, default the smallest power of two
 //! ≥ 8H + 8), `excitation` (a factor on the harmonic loads, 1), `step`, `min_step`,
-//! `max_step`, `max_points`, `dof` (the monitored DOF, `"name"`). Writes `data.csv` and
-//! `frf.svg`.
+//! `max_step`, `max_points`, `dof` (the monitored DOF, `"name"`), `condense` (onto the
+//! nonlinear elements' DOFs, `true`), `stability` (Hill's method per point, `true`). Writes
+//! `data.csv` and `frf.svg`.
 
 use super::diagnostics::{AnalysisError, Partial};
 use super::options::OptionReader;
 use super::results::{Cell, Plot, Results, Series, Table};
 use crate::lang::ast::Analysis;
 use crate::model::{Model, System};
-use crate::solve::cont::{follow, Scale, Settings};
+use crate::solve::cont::{follow, Branch, ContError, Problem, Scale, Settings};
+use crate::solve::hb::condense::Condensed;
 use crate::solve::hb::Balance;
+use nalgebra::DVector;
 use serde_json::{json, Map};
 
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
@@ -30,8 +33,11 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             "max_step",
             "max_points",
             "dof",
+            "condense",
+            "stability",
         ],
     )?;
+    let stability = opts.choice("stability", &["true", "false"])? != Some("false");
     let monitored = opts.dof("dof", sys)?;
     let (param, lo, hi, span) = opts
         .parameter_interval("param", &model.params)?
@@ -91,27 +97,20 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         help: "lower `step` or `min_step`, or add harmonics/samples where the response is strongly nonlinear; the points before are written".into(),
     }
     };
-    // Two starts: the response linearised at rest (stuck contacts) and the linear part
-    // alone (free contacts); the first from which the branch starts is followed. Unknowns
-    // are scaled by the size of the guess, the residual by the excitation.
-    let mut curve = Err(crate::solve::cont::ContError::Start(f64::NAN));
-    let starts: [&dyn Fn(f64) -> nalgebra::DVector<f64>; 2] =
+    // Condensed onto the contact DOFs unless asked otherwise (or nothing to gain).
+    let condensed = (opts.choice("condense", &["true", "false"])? != Some("false"))
+        .then(|| Condensed::new(&hb))
+        .flatten();
+    let guesses: [&dyn Fn(f64) -> DVector<f64>; 2] =
         [&|w| hb.linear_guess(w), &|w| hb.free_guess(w)];
-    for guess in starts {
-        // The largest linear response over the range (41 frequencies) sizes the unknowns.
-        let size = (0..=40)
-            .map(|k| guess(lo + width * k as f64 / 40.0).amax())
-            .fold(f64::MIN_POSITIVE, f64::max);
-        let scale = Scale {
-            x: size,
-            p: width,
-            r: hb.excitation().norm().max(f64::MIN_POSITIVE),
-        };
-        curve = follow(&hb, guess(lo), lo, &Settings { scale, ..settings });
-        if curve.is_ok() {
-            break;
+    let (curve, unknowns) = match &condensed {
+        Some(c) => {
+            let curve = branch(c, &guesses, &|q| c.restrict(q), &settings);
+            let full = |x: &DVector<f64>, p: f64| c.expand(x, p);
+            (curve.map(|b| expanded(b, &full)), c.dim())
         }
-    }
+        None => (branch(&hb, &guesses, &|q| q.clone(), &settings), hb.dim()),
+    };
     let curve = curve.map_err(|e| failure(&e))?;
     let branch = curve.points;
     let wall_s = start.elapsed().as_secs_f64();
@@ -134,10 +133,10 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let mut rows = Vec::with_capacity(branch.len());
     let (mut stable_pts, mut unstable_pts) = ((vec![], vec![]), (vec![], vec![]));
     let mut folds = Vec::new();
-    let mut peak = (f64::NAN, f64::NEG_INFINITY);
+    let mut watched_curve: Vec<(f64, f64)> = Vec::with_capacity(branch.len());
     for pt in &branch {
         let mut row = vec![Cell::Num(pt.p), Cell::Num(1.0)];
-        let stable = hb.is_stable(&pt.x, pt.p, 1e-7);
+        let stable = !stability || hb.is_stable(&pt.x, pt.p, 1e-7);
         let coefficients =
             |i: usize| -> Vec<f64> { (0..hb.aft.width()).map(|p| pt.x[p * n + i]).collect() };
         let peak_of = |coef: &[f64]| {
@@ -164,9 +163,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         if pt.fold {
             folds.push(json!({"Omega": pt.p, "amplitude": max}));
         }
-        if max > peak.1 {
-            peak = (pt.p, max);
-        }
+        watched_curve.push((pt.p, max));
         row.push(Cell::Num(f64::from(u8::from(stable))));
         row.push(Cell::Num(f64::from(u8::from(pt.fold))));
         rows.push(row);
@@ -195,18 +192,22 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let mut summary = Map::new();
     summary.insert("points".into(), json!(branch.len()));
     summary.insert("folds".into(), json!(folds));
+    let peak = refined_peak(&watched_curve);
     summary.insert("peak".into(), json!({"Omega": peak.0, "amplitude": peak.1}));
     summary.insert(
         "newton_iterations".into(),
         json!(branch.iter().map(|p| p.iterations).sum::<usize>()),
     );
     summary.insert("wall_s".into(), json!(wall_s));
+    summary.insert("unknowns".into(), json!(unknowns));
     let mut s = Map::new();
     s.insert("param".into(), json!({"name": param, "from": lo, "to": hi}));
     s.insert("harmonics".into(), json!(harmonics));
     s.insert("samples".into(), json!(samples));
     s.insert("excitation".into(), json!(level));
     s.insert("dof".into(), json!(names[watched]));
+    s.insert("condensed".into(), json!(condensed.is_some()));
+    s.insert("stability".into(), json!(stability));
     s.insert(
         "step".into(),
         json!([settings.step, settings.min_step, settings.max_step]),
@@ -246,4 +247,75 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             results: Some(Box::new(results)),
         }),
     }
+}
+
+/// The branch from the first of the `guesses` (full-system responses at a frequency, taken
+/// to the problem's unknowns by `to_unknowns`) from which it starts: the response
+/// linearised at rest (stuck contacts), then the linear part alone (free contacts). The
+/// unknowns are scaled by the largest guessed response over the range (41 frequencies), the
+/// residual by its size at rest.
+fn branch<P: Problem>(
+    pr: &P,
+    guesses: &[&dyn Fn(f64) -> DVector<f64>],
+    to_unknowns: &dyn Fn(&DVector<f64>) -> DVector<f64>,
+    settings: &Settings,
+) -> Result<Branch, ContError> {
+    let (lo, hi) = settings.range;
+    let rest = pr.residual(&DVector::zeros(pr.dim()), lo).norm();
+    let mut outcome = Err(ContError::Start(rest));
+    for guess in guesses {
+        let size = (0..=40)
+            .map(|k| to_unknowns(&guess(lo + (hi - lo) * k as f64 / 40.0)).amax())
+            .fold(f64::MIN_POSITIVE, f64::max);
+        let scale = Scale {
+            x: size,
+            p: hi - lo,
+            r: rest.max(f64::MIN_POSITIVE),
+        };
+        outcome = follow(
+            pr,
+            to_unknowns(&guess(lo)),
+            lo,
+            &Settings { scale, ..*settings },
+        );
+        if outcome.is_ok() {
+            break;
+        }
+    }
+    outcome
+}
+
+/// A condensed branch with every point's full coefficients.
+fn expanded(mut b: Branch, full: &dyn Fn(&DVector<f64>, f64) -> DVector<f64>) -> Branch {
+    for pt in &mut b.points {
+        pt.x = full(&pt.x, pt.p);
+    }
+    b
+}
+
+/// The largest response: the vertex of the parabola through the largest point and its two
+/// neighbours on the branch when it is a maximum there (the points are as sparse as the step
+/// control allows on a smooth peak), else the largest point itself.
+fn refined_peak(curve: &[(f64, f64)]) -> (f64, f64) {
+    let Some(i) = (0..curve.len()).max_by(|&a, &b| curve[a].1.total_cmp(&curve[b].1)) else {
+        return (f64::NAN, f64::NAN);
+    };
+    if i == 0 || i + 1 == curve.len() {
+        return curve[i];
+    }
+    let [(x0, y0), (x1, y1), (x2, y2)] = [curve[i - 1], curve[i], curve[i + 1]];
+    // Newton's divided differences: y = y1 + d1 (x − x1) + d2 (x − x1)(x − x0)…
+    let (a, b) = ((y1 - y0) / (x1 - x0), (y2 - y1) / (x2 - x1));
+    let curvature = (b - a) / (x2 - x0);
+    let concave = curvature < 0.0 && x0 < x1 && x1 < x2;
+    if !concave {
+        return curve[i];
+    }
+    // Vertex of y = y1 + s (x − x1) + curvature (x − x1)², s the slope at x1.
+    let slope = a + curvature * (x1 - x0);
+    let x = x1 - slope / (2.0 * curvature);
+    if x <= x0 || x >= x2 {
+        return curve[i];
+    }
+    (x, y1 - slope * slope / (4.0 * curvature))
 }

@@ -235,7 +235,10 @@ mod tests {
         let max = |v: &[(f64, f64)]| v.iter().map(|p| p.1).fold(f64::MIN, f64::max);
         let min = |v: &[(f64, f64)]| v.iter().map(|p| p.1).fold(f64::MAX, f64::min);
         assert_eq!((max(&thin), min(&thin)), (max(&pts), min(&pts)));
-        assert_eq!((thin[0], thin[thin.len() - 1]), (pts[0], pts[pts.len() - 1]));
+        assert_eq!(
+            (thin[0], thin[thin.len() - 1]),
+            (pts[0], pts[pts.len() - 1])
+        );
     }
 
     #[test]

@@ -74,22 +74,35 @@ enum State {
 struct Trig<'a>(&'a [f64]);
 
 impl Trig<'_> {
-    /// The value (`order` 0), first or second derivative at τ.
+    /// The value (`order` 0), first or second derivative at τ (`sin kτ`, `cos kτ` by the
+    /// angle-addition recurrence from one `sin_cos`).
     fn at(&self, tau: f64, order: usize) -> f64 {
-        self.0
-            .chunks(2)
-            .enumerate()
-            .map(|(i, cs)| {
-                let k = (i + 1) as f64;
-                let (s, c) = (k * tau).sin_cos();
-                match order {
-                    0 => cs[0] * c + cs[1] * s,
-                    1 => k * (-cs[0] * s + cs[1] * c),
-                    _ => -k * k * (cs[0] * c + cs[1] * s),
-                }
-            })
-            .sum()
+        let (s1, c1) = tau.sin_cos();
+        let (mut s, mut c) = (s1, c1);
+        let mut sum = 0.0;
+        for (i, cs) in self.0.chunks(2).enumerate() {
+            let k = (i + 1) as f64;
+            sum += match order {
+                0 => cs[0] * c + cs[1] * s,
+                1 => k * (-cs[0] * s + cs[1] * c),
+                _ => -k * k * (cs[0] * c + cs[1] * s),
+            };
+            (s, c) = (s * c1 + c * s1, c * c1 - s * s1);
+        }
+        sum
     }
+}
+
+/// `(sin mτ, cos mτ)` for m = 0…`top` (angle-addition recurrence).
+fn multiples(top: usize, tau: f64) -> Vec<(f64, f64)> {
+    let (s1, c1) = tau.sin_cos();
+    let mut out = Vec::with_capacity(top + 1);
+    let (mut s, mut c) = (0.0, 1.0);
+    for _ in 0..=top {
+        out.push((s, c));
+        (s, c) = (s * c1 + c * s1, c * c1 - s * s1);
+    }
+    out
 }
 
 /// `H(τ) = [cos τ, sin τ, …, cos Hτ, sin Hτ]`.
@@ -102,32 +115,33 @@ fn basis(h: usize, tau: f64) -> Vec<f64> {
         .collect()
 }
 
-/// `(1/π)∫_a^b cos mτ dτ` and `(1/π)∫_a^b sin mτ dτ` for integer `m` (any sign).
-fn trig_integrals(m: i64, a: f64, b: f64) -> (f64, f64) {
-    if m == 0 {
-        return ((b - a) / PI, 0.0);
-    }
-    let mf = m as f64;
-    (
-        ((mf * b).sin() - (mf * a).sin()) / (mf * PI),
-        ((mf * a).cos() - (mf * b).cos()) / (mf * PI),
-    )
-}
-
-/// `W = (1/π)∫_a^b H Hᵀ` and `w = (1/π)∫_a^b H` (eq. 34).
+/// `W = (1/π)∫_a^b H Hᵀ` and `w = (1/π)∫_a^b H` (eq. 34), from the closed-form
+/// `(1/π)∫_a^b cos mτ` and `(1/π)∫_a^b sin mτ` for |m| ≤ 2H (products of harmonics
+/// written as sums).
 fn interval_weights(h: usize, a: f64, b: f64) -> (DMatrix<f64>, Vec<f64>) {
+    let (ma, mb) = (multiples(2 * h, a), multiples(2 * h, b));
+    // (∫cos, ∫sin)/π of harmonic m ≥ 0; negative m by parity.
+    let integral = |m: i64| -> (f64, f64) {
+        let u = m.unsigned_abs() as usize;
+        let (ic, is) = if u == 0 {
+            ((b - a) / PI, 0.0)
+        } else {
+            let mf = u as f64 * PI;
+            ((mb[u].0 - ma[u].0) / mf, (ma[u].1 - mb[u].1) / mf)
+        };
+        (ic, if m < 0 { -is } else { is })
+    };
     let mut w = vec![0.0; 2 * h];
     let mut big = DMatrix::zeros(2 * h, 2 * h);
     for k in 1..=h {
-        let (ck, sk) = trig_integrals(k as i64, a, b);
+        let (ck, sk) = integral(k as i64);
         w[2 * k - 2] = ck;
         w[2 * k - 1] = sk;
         for l in 1..=h {
             let (k_i, l_i) = (k as i64, l as i64);
-            let (cd, _) = trig_integrals(k_i - l_i, a, b);
-            let (cs, ss) = trig_integrals(k_i + l_i, a, b);
-            let (_, s_lk) = trig_integrals(l_i - k_i, a, b);
-            let (_, s_kl) = trig_integrals(k_i - l_i, a, b);
+            let (cd, s_kl) = integral(k_i - l_i);
+            let (cs, ss) = integral(k_i + l_i);
+            let s_lk = -s_kl;
             let (r, c) = (2 * k - 2, 2 * l - 2);
             big[(r, c)] = 0.5 * (cd + cs); // cos k · cos l
             big[(r, c + 1)] = 0.5 * (ss + s_lk); // cos k · sin l

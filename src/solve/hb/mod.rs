@@ -12,6 +12,7 @@
 //! paper).
 
 pub mod aft;
+pub mod condense;
 pub mod friction;
 
 use crate::model::flat::{ContactLaw, Friction, Sides};
@@ -274,37 +275,72 @@ impl Balance {
         f
     }
 
-    /// `∂D/∂ω`: `−2k²ω M` on the diagonal blocks, `±kC` off them.
-    fn dynamic_stiffness_rate(&self, omega: f64) -> DMatrix<f64> {
+    /// Harmonic `k`'s block of `D(ω)` and of `∂D/∂ω`: `K` (and 0) for the static term, else
+    /// `[[K − (kω)²M, kωC], [−kωC, K − (kω)²M]]` (eq. 5) and `[[−2k²ωM, kC], [−kC, −2k²ωM]]`
+    /// in `(c_k, s_k)` order.
+    pub(crate) fn block(&self, k: usize, omega: f64) -> (DMatrix<f64>, DMatrix<f64>) {
+        let n = self.n;
+        if k == 0 {
+            return (self.k.clone(), DMatrix::zeros(n, n));
+        }
+        let (kf, w) = (k as f64, k as f64 * omega);
+        let (mut d, mut rate) = (DMatrix::zeros(2 * n, 2 * n), DMatrix::zeros(2 * n, 2 * n));
+        let diag = &self.k - w * w * &self.m;
+        let diag_rate = -2.0 * kf * w * &self.m;
+        for (r, c, dv, rv) in [
+            (0, 0, diag.clone(), diag_rate.clone()),
+            (n, n, diag, diag_rate),
+            (0, n, w * &self.c, kf * &self.c),
+            (n, 0, -w * &self.c, -kf * &self.c),
+        ] {
+            d.view_mut((r, c), (n, n)).copy_from(&dv);
+            rate.view_mut((r, c), (n, n)).copy_from(&rv);
+        }
+        (d, rate)
+    }
+
+    /// `D(ω)` (`rate = false`) or `∂D/∂ω`, block-diagonal over the harmonics.
+    fn assembled(&self, omega: f64, rate: bool) -> DMatrix<f64> {
         let n = self.n;
         let mut d = DMatrix::zeros(self.dim(), self.dim());
-        for k in 1..=self.aft.harmonics {
-            let kf = k as f64;
-            let diag = -2.0 * kf * kf * omega * &self.m;
-            let (c, s) = ((2 * k - 1) * n, 2 * k * n);
-            d.view_mut((c, c), (n, n)).copy_from(&diag);
-            d.view_mut((s, s), (n, n)).copy_from(&diag);
-            d.view_mut((c, s), (n, n)).copy_from(&(kf * &self.c));
-            d.view_mut((s, c), (n, n)).copy_from(&(-kf * &self.c));
+        for k in 0..=self.aft.harmonics {
+            let (value, derivative) = self.block(k, omega);
+            let at = if k == 0 { 0 } else { (2 * k - 1) * n };
+            let b = if rate { derivative } else { value };
+            d.view_mut((at, at), (b.nrows(), b.ncols())).copy_from(&b);
         }
         d
     }
 
+    fn dynamic_stiffness_rate(&self, omega: f64) -> DMatrix<f64> {
+        self.assembled(omega, true)
+    }
+
     /// The linear part `D(ω)` (block per harmonic, eq. 5).
     pub fn dynamic_stiffness(&self, omega: f64) -> DMatrix<f64> {
-        let n = self.n;
-        let mut d = DMatrix::zeros(self.dim(), self.dim());
-        d.view_mut((0, 0), (n, n)).copy_from(&self.k);
-        for k in 1..=self.aft.harmonics {
-            let w = k as f64 * omega;
-            let diag = &self.k - w * w * &self.m;
-            let (c, s) = ((2 * k - 1) * n, 2 * k * n);
-            d.view_mut((c, c), (n, n)).copy_from(&diag);
-            d.view_mut((s, s), (n, n)).copy_from(&diag);
-            d.view_mut((c, s), (n, n)).copy_from(&(w * &self.c));
-            d.view_mut((s, c), (n, n)).copy_from(&(-w * &self.c));
-        }
-        d
+        self.assembled(omega, false)
+    }
+
+    /// The DOFs the nonlinear elements act on (ascending).
+    pub fn nonlinear_dofs(&self) -> Vec<usize> {
+        let mut dofs: Vec<usize> = self
+            .elements
+            .iter()
+            .flat_map(|e| match e {
+                Element::Sampled { a, b, .. } => [*a, *b].into_iter().flatten().collect::<Vec<_>>(),
+                Element::Friction {
+                    tangent, normal, ..
+                } => tangent.iter().chain(normal).map(|(i, _)| *i).collect(),
+            })
+            .collect();
+        dofs.sort_unstable();
+        dofs.dedup();
+        dofs
+    }
+
+    /// The number of DOFs.
+    pub fn dofs(&self) -> usize {
+        self.n
     }
 
     /// The coefficients of an element's `u = x_a − x_b`.
@@ -315,7 +351,7 @@ impl Balance {
     }
 
     /// `F_nl(Q)` and, if asked, its Jacobian.
-    fn nonlinear(
+    pub(crate) fn nonlinear(
         &self,
         q: &DVector<f64>,
         omega: f64,
