@@ -346,3 +346,111 @@ fn duffing_branch(h: usize, n: usize) -> (Balance, Vec<nsd::solve::cont::Point>)
         .points;
     (hb, branch)
 }
+
+#[test]
+fn duffing_peak_with_seven_harmonics_is_the_simulated_steady_state() {
+    // The FRF's largest response (H = 7, upper branch just before the fold) is a periodic
+    // orbit: started on it, `simulate` must stay on it. Compare the amplitude over the last
+    // of 300 periods with the balance's (reconstructed on 4096 points) to 1e-4.
+    let (hb, branch) = duffing_branch(7, 64);
+    let n_fine = 4096;
+    let series = |q: &DVector<f64>, omega: f64, t: f64| -> (f64, f64) {
+        let (mut x, mut v) = (q[0], 0.0);
+        for k in 1..=7 {
+            let (kf, (s, c)) = (k as f64, (k as f64 * omega * t).sin_cos());
+            x += q[2 * k - 1] * c + q[2 * k] * s;
+            v += kf * omega * (-q[2 * k - 1] * s + q[2 * k] * c);
+        }
+        (x, v)
+    };
+    let amplitude = |q: &DVector<f64>, omega: f64| {
+        (0..n_fine)
+            .map(|i| {
+                series(
+                    q,
+                    omega,
+                    std::f64::consts::TAU / omega * i as f64 / n_fine as f64,
+                )
+                .0
+                .abs()
+            })
+            .fold(0.0, f64::max)
+    };
+    let top = branch
+        .iter()
+        .max_by(|a, b| amplitude(&a.x, a.p).total_cmp(&amplitude(&b.x, b.p)))
+        .expect("points");
+    let (omega, hb_amp) = (top.p, amplitude(&top.x, top.p));
+    assert!(
+        hb.is_stable(&top.x, omega, 1e-7),
+        "the peak point is on the stable branch"
+    );
+    let (x0, v0) = series(&top.x, omega, 0.0);
+    let period = std::f64::consts::TAU / omega;
+    let dir = root().join("target/test-out/p003_hb_duffing_h7");
+    let file = dir.join("run.nsd");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let model = std::fs::read_to_string(root().join("tests/models/duffing.nsd")).expect("model");
+    std::fs::write(
+        &file,
+        format!(
+            "{model}\nsimulate duffing as steady {{ t = 0..{t1}, x0 = {{ x = {x0:e} }}, v0 = {{ x = {v0:e} }}, rtol = 1e-12, atol = 1e-12, output = every({dt:e}) }}\n",
+            t1 = 300.0 * period,
+            dt = period / 2000.0
+        ),
+    )
+    .expect("write");
+    let (code, _, stderr) = nsd(&[
+        "run",
+        file.to_str().expect("utf-8"),
+        "--set",
+        &format!("Omega={omega:e}"),
+        "--only",
+        "steady",
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let csv = std::fs::read_to_string(dir.join("steady/data.csv")).expect("data");
+    let rows: Vec<(f64, f64)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut it = l.split(',').map(|v| v.parse::<f64>().expect("number"));
+            (it.next().expect("t"), it.next().expect("x"))
+        })
+        .collect();
+    let t_end = rows.last().expect("rows").0;
+    let sim_amp = rows
+        .iter()
+        .filter(|(t, _)| *t >= t_end - period)
+        .map(|(_, x)| x.abs())
+        .fold(0.0, f64::max);
+    assert!(
+        (sim_amp - hb_amp).abs() < 1e-4 * hb_amp,
+        "Ω = {omega}: simulated {sim_amp} vs balance {hb_amp}"
+    );
+}
+
+#[test]
+fn smoothed_gap_jacobian_matches_central_differences() {
+    // A smooth law has no kinks: every column agrees, on 10 random states.
+    let sys = system("two_dof_smoothed", &[]);
+    let hb = Balance::new(&sys, 3, 64).expect("a smoothed gap is in the balance");
+    for seed in 0..10 {
+        let q = DVector::from_vec(noise(seed, hb.dim())) * 0.2;
+        let jac = hb.jacobian(&q, 1.2);
+        let h = 1e-6;
+        for col in 0..hb.dim() {
+            let (mut qp, mut qm) = (q.clone(), q.clone());
+            qp[col] += h;
+            qm[col] -= h;
+            let fd = (hb.residual(&qp, 1.2) - hb.residual(&qm, 1.2)) / (2.0 * h);
+            let err = (jac.column(col) - &fd).amax();
+            assert!(
+                err < 1e-6 * jac.column(col).amax().max(1.0),
+                "seed {seed}, column {col}: {err}"
+            );
+        }
+    }
+}

@@ -7,8 +7,51 @@
 //! that area lies (the paper's "σ₁ error"): `R_i = U*/δ`, where `∫₀^{U*} u/(1 + eᵘ) du =
 //! 0.68 · π²/12`, i.e. `U* ≈ 2.578`. For `k_p = 10`, `a = 0.05`, `δ = 1500` this gives the
 //! paper's `R_i = 0.0017` (3.4 % of the gap). `tanh(δx)` equals the sigmoid with `2δ`.
+//!
+//! Also the smoothed free-play force itself (eq. 8) and its slope, shared by the time
+//! integration and the harmonic balance.
 
-use super::flat::Smoothing;
+use super::flat::{Sides, Smoothing};
+
+/// The sign approximation of paper 000 eq. 7 (ERRATA: `2/(1 + e^{−δs}) − 1`) or `tanh(δs)`,
+/// and its derivative.
+fn smooth_sign(s: Smoothing, x: f64) -> (f64, f64) {
+    match s {
+        Smoothing::Sigmoid { delta } => {
+            let e = (-delta * x).exp();
+            let d = 1.0 + e;
+            // For e = ∞ (far on the negative side) the slope is 0, not ∞/∞.
+            let slope = if e.is_finite() {
+                2.0 * delta * e / (d * d)
+            } else {
+                0.0
+            };
+            (2.0 / d - 1.0, slope)
+        }
+        Smoothing::Tanh { delta } => {
+            let t = (delta * x).tanh();
+            (t, delta * (1.0 - t * t))
+        }
+    }
+}
+
+/// Paper 000 eq. 8: the free-play force `k[(u − g)(1 + S(u − g)) + (u + g)(1 − S(u + g))]/2`
+/// with the sign function replaced by its smooth approximation `S` (one term per active
+/// side), and its derivative with respect to `u`.
+pub fn gap_force(k: f64, g: f64, sides: Sides, s: Smoothing, u: f64) -> (f64, f64) {
+    let (mut f, mut df) = (0.0, 0.0);
+    if sides != Sides::Negative {
+        let (sg, ds) = smooth_sign(s, u - g);
+        f += (u - g) * (1.0 + sg);
+        df += 1.0 + sg + (u - g) * ds;
+    }
+    if sides != Sides::Positive {
+        let (sg, ds) = smooth_sign(s, u + g);
+        f += (u + g) * (1.0 - sg);
+        df += 1.0 - sg - (u + g) * ds;
+    }
+    (0.5 * k * f, 0.5 * k * df)
+}
 
 /// `∫₀^U u/(1 + eᵘ) du` by composite Simpson (the integrand is smooth and bounded).
 fn error_area(u_max: f64) -> f64 {
@@ -42,6 +85,29 @@ pub fn radius_of_influence(s: Smoothing) -> f64 {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn smoothed_gap_slope_is_the_derivative_of_the_force() {
+        for s in [
+            Smoothing::Sigmoid { delta: 1500.0 },
+            Smoothing::Tanh { delta: 40.0 },
+        ] {
+            for u in [
+                -0.2, -0.0501, -0.05, -0.01, 0.0, 0.03, 0.0499, 0.05, 0.051, 0.3,
+            ] {
+                let h = 1e-7;
+                let fd = (gap_force(10.0, 0.05, Sides::Both, s, u + h).0
+                    - gap_force(10.0, 0.05, Sides::Both, s, u - h).0)
+                    / (2.0 * h);
+                let slope = gap_force(10.0, 0.05, Sides::Both, s, u).1;
+                assert!(
+                    (fd - slope).abs() < 1e-5 * slope.abs().max(1.0),
+                    "{s:?} u = {u}: {slope} vs {fd}"
+                );
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

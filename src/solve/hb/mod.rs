@@ -40,8 +40,22 @@ pub enum HbError {
 /// A nonlinear force on `u = x_a − x_b` (`None` = ground).
 #[derive(Debug, Clone, Copy)]
 enum Law {
-    Polynomial { k2: f64, k3: f64 },
-    Gap { k: f64, g: f64, sides: Sides },
+    Polynomial {
+        k2: f64,
+        k3: f64,
+    },
+    Gap {
+        k: f64,
+        g: f64,
+        sides: Sides,
+    },
+    /// A free-play gap with smoothed switches (paper 000, eq. 8).
+    Smoothed {
+        k: f64,
+        g: f64,
+        sides: Sides,
+        s: crate::model::flat::Smoothing,
+    },
 }
 
 impl Law {
@@ -59,6 +73,9 @@ impl Law {
                 } else {
                     (0.0, 0.0)
                 }
+            }
+            Law::Smoothed { k, g, sides, s } => {
+                crate::model::smoothing::gap_force(k, g, sides, s, u)
             }
         }
     }
@@ -144,6 +161,17 @@ impl Balance {
                     k: *k,
                     g: *clearance,
                     sides: *sides,
+                })?,
+                Nonlinearity::Gap(crate::model::flat::Gap {
+                    law: ContactLaw::Linear { k },
+                    smooth: Some(s),
+                    clearance,
+                    sides,
+                }) => sampled(Law::Smoothed {
+                    k: *k,
+                    g: *clearance,
+                    sides: *sides,
+                    s: *s,
                 })?,
                 // A Jenkins element is the contact with a constant load: μ N₀ = F, k_y = 0.
                 Nonlinearity::Friction(Friction::Jenkins { kt, slip_force }) => Element::Friction {

@@ -616,7 +616,7 @@ impl<'s> Hybrid<'s> {
             let rate = self.rate(gap.a, t, v) - self.rate(gap.b, t, v);
             let force = match (gap.smooth, gap.law, mode) {
                 (Some(s), ContactLaw::Linear { k }, _) => {
-                    smoothed_gap_force(k, gap.g, gap.sides, s, u)
+                    crate::model::smoothing::gap_force(k, gap.g, gap.sides, s, u).0
                 }
                 (_, _, GapMode::Open) => 0.0,
                 (_, _, GapMode::Plus) => gap.normal_force(u - gap.g, rate),
@@ -862,16 +862,6 @@ impl<'s> Hybrid<'s> {
     }
 }
 
-/// The sign approximation of paper 000 eq. 7 (ERRATA: `2/(1 + e^{−δs}) − 1`) or `tanh(δs)`.
-fn smooth_sign(s: Smoothing, x: f64) -> f64 {
-    match s {
-        Smoothing::Sigmoid { delta } => 2.0 / (1.0 + (-delta * x).exp()) - 1.0,
-        Smoothing::Tanh { delta } => (delta * x).tanh(),
-    }
-}
-
-/// Paper 000 eq. 8: the free-play force `k[(u − g)(1 + S(u − g)) + (u + g)(1 − S(u + g))]/2`
-/// with the sign function replaced by its smooth approximation `S` (one term per active side).
 /// The moving-wall term of an element's event function `u = x_a − x_b` (or its rate) when a
 /// side is the base: `+y` for side a, `−y` for side b.
 fn wall_term(a: Attach, b: Attach, order: usize) -> Option<(crate::model::flat::Dir, f64, usize)> {
@@ -880,18 +870,4 @@ fn wall_term(a: Attach, b: Attach, order: usize) -> Option<(crate::model::flat::
         (Attach::Base(d), _) => Some((d, 1.0, order)),
         _ => None,
     }
-}
-
-pub fn smoothed_gap_force(k: f64, g: f64, sides: Sides, s: Smoothing, u: f64) -> f64 {
-    let plus = if sides != Sides::Negative {
-        (u - g) * (1.0 + smooth_sign(s, u - g))
-    } else {
-        0.0
-    };
-    let minus = if sides != Sides::Positive {
-        (u + g) * (1.0 - smooth_sign(s, u + g))
-    } else {
-        0.0
-    };
-    0.5 * k * (plus + minus)
 }
