@@ -384,3 +384,32 @@ mod tests {
         assert!(Call(Func::Exp, vec![T]).harmonics().is_none());
     }
 }
+
+/// A time function prepared for evaluation in an integrator's inner loop: a constant plus
+/// harmonics in closed form where it is one (no walk of the expression tree), else the tree.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prepared {
+    Harmonics(f64, Vec<Harmonic>),
+    Tree(TimeFn),
+}
+
+impl Prepared {
+    pub fn new(f: &TimeFn) -> Prepared {
+        match f.harmonics() {
+            Some((c0, hs)) => Prepared::Harmonics(c0, hs),
+            None => Prepared::Tree(f.clone()),
+        }
+    }
+
+    pub fn eval(&self, t: f64) -> f64 {
+        match self {
+            Prepared::Harmonics(c0, hs) => {
+                c0 + hs
+                    .iter()
+                    .map(|h| h.amplitude * (h.omega * t + h.phase).cos())
+                    .sum::<f64>()
+            }
+            Prepared::Tree(f) => f.eval(t),
+        }
+    }
+}

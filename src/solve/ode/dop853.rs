@@ -114,11 +114,17 @@ pub struct Dop853 {
     k: Vec<Vec<f64>>,
 }
 
-/// `work = y + h Σ_j a_sj k_j`.
+/// `work = y + h Σ_j a_sj k_j` (stage by stage over whole vectors, skipping the tableau's
+/// zeros).
 fn stage_state(k: &[Vec<f64>], work: &mut [f64], s: usize, y: &[f64], h: f64) {
-    for (i, w) in work.iter_mut().enumerate() {
-        let incr: f64 = (0..s).map(|j| A[s][j] * k[j][i]).sum();
-        *w = y[i] + h * incr;
+    work.copy_from_slice(y);
+    for (j, kj) in k.iter().enumerate().take(s) {
+        let a = h * A[s][j];
+        if a != 0.0 {
+            for (w, kv) in work.iter_mut().zip(kj) {
+                *w += a * kv;
+            }
+        }
     }
 }
 

@@ -109,9 +109,9 @@ fn fail(error: SimError, mut partial: Trajectory, h: &Hybrid, y: &[f64]) -> Box<
 }
 
 /// Monomial coefficients (degree 7) of `f` on `[0, 1]`, interpolated at the Chebyshev
-/// nodes: a moving wall's velocity over one step, so that slip events against it are
-/// polynomial like the others (interpolation error ~ (h/2)⁸ f⁽⁸⁾/8!/2⁷, far below the
-/// integration tolerance for the smooth base motions of the language).
+/// nodes: a moving wall's motion over one step, so that events against it are polynomial
+/// like the others (interpolation error ~ (h/2)⁸ f⁽⁸⁾/8!/2⁷; a step whose fit misses the
+/// wall by more than the tolerances is shortened).
 fn fit_poly(mut f: impl FnMut(f64) -> f64) -> [f64; 8] {
     let nodes: Vec<f64> = (0..8)
         .map(|k| 0.5 - 0.5 * ((2 * k + 1) as f64 * std::f64::consts::PI / 16.0).cos())
@@ -369,7 +369,19 @@ pub fn integrate(
             let mut p = dense.linear_poly(&ev.w, ev.c);
             let mut wall_fit = None;
             if let Some((d, coef, order)) = ev.wall {
-                let wall = fit_poly(|x| h.wall_motion(d, dense.t0 + x * dense.h, order));
+                let motion = |x: f64| h.wall_motion(d, dense.t0 + x * dense.h, order);
+                let wall = fit_poly(motion);
+                // The fit must be as good as the integration, or a crossing could be found
+                // in the wrong place (or missed): otherwise the step is shortened.
+                let (misfit, size) = (0..8)
+                    .map(|k| (k as f64 + 0.5) / 8.0)
+                    .fold((0.0_f64, 0.0_f64), |(m, s), x| {
+                        let v = motion(x);
+                        (m.max((roots::eval(&wall, x) - v).abs()), s.max(v.abs()))
+                    });
+                if misfit > cfg.tol.atol + cfg.tol.rtol * size {
+                    undecided = true;
+                }
                 for (pk, wk) in p.iter_mut().zip(wall) {
                     *pk += coef * wk;
                 }

@@ -12,7 +12,7 @@ mod stops;
 use super::roots::Direction;
 use crate::model::flat::{ContactLaw, Sides, Smoothing};
 use crate::model::system::{Attach, Nonlinearity, System};
-use crate::model::time_fn::TimeFn;
+use crate::model::time_fn::Prepared;
 use constraints::Bilateral;
 use nalgebra::{DMatrix, DVector};
 
@@ -230,7 +230,9 @@ pub struct Hybrid<'s> {
     pub modes: Vec<GapMode>,
     poly: Vec<(Attach, Attach, f64, f64)>,
     /// Base motion per direction: `y`, `ẏ`, `ÿ`.
-    base: Vec<(crate::model::flat::Dir, TimeFn, TimeFn, TimeFn)>,
+    base: Vec<(crate::model::flat::Dir, Prepared, Prepared, Prepared)>,
+    /// The DOF forces, prepared for fast evaluation.
+    loads: Vec<(usize, Prepared)>,
     pub friction: Vec<Coulomb>,
     pub jenkins: Vec<Jenkins>,
     force: Vec<f64>,
@@ -340,11 +342,18 @@ impl<'s> Hybrid<'s> {
             .map(|b| {
                 let dy = b.y.derivative();
                 let ddy = dy.derivative();
-                (b.dir, b.y.clone(), dy, ddy)
+                (
+                    b.dir,
+                    Prepared::new(&b.y),
+                    Prepared::new(&dy),
+                    Prepared::new(&ddy),
+                )
             })
             .collect();
+        let loads = sys.forces.iter().map(|f| (f.dof, Prepared::new(&f.f))).collect();
         let modes = vec![GapMode::Open; gaps.len()];
         let mut h = Hybrid {
+            loads,
             sys,
             n,
             mass,
@@ -576,8 +585,8 @@ impl<'s> Hybrid<'s> {
         let mut force = std::mem::take(&mut self.force);
         let f = force.as_mut_slice();
         f.copy_from_slice(&self.sys.static_load);
-        for df in &self.sys.forces {
-            f[df.dof] += df.f.eval(t);
+        for (dof, load) in &self.loads {
+            f[*dof] += load.eval(t);
         }
         for (b, (_, yb, dyb, _)) in self.sys.base.iter().zip(&self.base) {
             let (yv, dv) = (yb.eval(t), dyb.eval(t));
