@@ -5,7 +5,7 @@
 //! step is halved and retried.
 
 use super::dop853::{self, initial_step, Attempt, DenseStep, Dop853, Rhs, Tolerances};
-use super::hybrid::{Action, FrictionMode, Hybrid};
+use super::hybrid::{Action, EventFn, FrictionMode, Hybrid};
 use super::rodas::{self, Rodas};
 use super::roots::{self, first_crossing, Direction, Search};
 
@@ -86,17 +86,20 @@ pub enum SimError {
     MissedContact { t: f64, element: String },
 }
 
-/// Restarts the integration at a located switch `(t, y)` in the new modes: the first stage
-/// is recomputed, the method choice starts afresh and the next event search starts just
-/// past the restart point.
+/// Restarts the integration at a located switch `(t, y)` in the new modes: the event
+/// functions of the new modes and the first stage are recomputed, the method choice starts
+/// afresh and the next event search starts just past the restart point. (Modes change only
+/// here, so the event functions are built once per smooth segment.)
 fn restart(
     h: &mut Hybrid,
     rk: &mut Stepper,
+    events: &mut Vec<EventFn>,
     t: f64,
     y: Vec<f64>,
     f0: &mut [f64],
 ) -> (f64, Vec<f64>, f64) {
     rk.restart();
+    *events = h.events();
     h.rhs(t, &y, f0);
     (t, y, 1e-12)
 }
@@ -314,6 +317,7 @@ pub fn integrate(
     let (mut t, mut y) = (cfg.t0, cfg.y0.clone());
     h.set_modes_from_state(t, &y);
     h.set_friction_from_state(t, &mut y);
+    let mut events = h.events();
     let mut f0 = vec![0.0; n2];
     h.rhs(t, &y, &mut f0);
     let mut step = {
@@ -364,7 +368,6 @@ pub fn integrate(
         // The earliest crossing of any event function on this step.
         let mut first: Option<(f64, usize)> = None;
         let mut undecided = false;
-        let events = h.events();
         for (k, ev) in events.iter().enumerate() {
             let mut p = dense.linear_poly(&ev.w, ev.c);
             let mut wall_fit = None;
@@ -497,7 +500,7 @@ pub fn integrate(
                 velocity: 0.0,
                 velocity_after: None,
             });
-            (t, y, skip) = restart(h, &mut rk, tb, yb, &mut f0);
+            (t, y, skip) = restart(h, &mut rk, &mut events, tb, yb, &mut f0);
             rejected_last = false;
             continue;
         }
@@ -589,7 +592,7 @@ pub fn integrate(
                             });
                         }
                         if !changed {
-                            (t, y, skip) = restart(h, &mut rk, te, ye, &mut f0);
+                            (t, y, skip) = restart(h, &mut rk, &mut events, te, ye, &mut f0);
                             continue;
                         }
                     }
@@ -652,7 +655,7 @@ pub fn integrate(
                         out.record_point(&mut traj, te, &ye);
                     }
                 }
-                (t, y, skip) = restart(h, &mut rk, te, ye, &mut f0);
+                (t, y, skip) = restart(h, &mut rk, &mut events, te, ye, &mut f0);
                 step = hstep.max(1e-8 * t.abs().max(1.0));
             }
             _ if !h.held_stops().is_empty() && lift_off(h, &dense).is_some() => {
@@ -671,7 +674,7 @@ pub fn integrate(
                     velocity: 0.0,
                     velocity_after: None,
                 });
-                (t, y, skip) = restart(h, &mut rk, tl, yl, &mut f0);
+                (t, y, skip) = restart(h, &mut rk, &mut events, tl, yl, &mut f0);
             }
             _ if h.penetrated(dense.t1(), &attempt.y1).is_some() => {
                 // A stop is on its forbidden side at the end of a step without a located
