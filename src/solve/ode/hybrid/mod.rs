@@ -233,6 +233,8 @@ pub struct Hybrid<'s> {
     base: Vec<(crate::model::flat::Dir, Prepared, Prepared, Prepared)>,
     /// The DOF forces, prepared for fast evaluation.
     loads: Vec<(usize, Prepared)>,
+    /// For small systems, the rows `[K | C]` dense (row-major, `2n` per row).
+    dense_kc: Option<Vec<f64>>,
     pub friction: Vec<Coulomb>,
     pub jenkins: Vec<Jenkins>,
     force: Vec<f64>,
@@ -352,8 +354,20 @@ impl<'s> Hybrid<'s> {
             .collect();
         let loads = sys.forces.iter().map(|f| (f.dof, Prepared::new(&f.f))).collect();
         let modes = vec![GapMode::Open; gaps.len()];
+        // Up to 32 DOFs a dense product beats the sparse one (and most models here are small).
+        let dense_kc = (n <= 32).then(|| {
+            let mut kc = vec![0.0; 2 * n * n];
+            for (v, (i, j)) in sys.k.iter() {
+                kc[i * 2 * n + j] += *v;
+            }
+            for (v, (i, j)) in sys.c.iter() {
+                kc[i * 2 * n + n + j] += *v;
+            }
+            kc
+        });
         let mut h = Hybrid {
             loads,
+            dense_kc,
             sys,
             n,
             mass,
@@ -597,16 +611,29 @@ impl<'s> Hybrid<'s> {
                 f[i] += c * dv;
             }
         }
-        for (row, (kr, cr)) in self
-            .sys
-            .k
-            .outer_iterator()
-            .zip(self.sys.c.outer_iterator())
-            .enumerate()
-        {
-            let kx: f64 = kr.iter().map(|(j, k)| k * x[j]).sum();
-            let cv: f64 = cr.iter().map(|(j, c)| c * v[j]).sum();
-            f[row] -= kx + cv;
+        match &self.dense_kc {
+            // Small systems: dense rows [K | C] against [x; v] (no sparse indexing).
+            Some(kc) => {
+                for (row, fr) in kc.chunks_exact(2 * n).zip(f.iter_mut()) {
+                    let (kr, cr) = row.split_at(n);
+                    let kx: f64 = kr.iter().zip(x).map(|(a, b)| a * b).sum();
+                    let cv: f64 = cr.iter().zip(v).map(|(a, b)| a * b).sum();
+                    *fr -= kx + cv;
+                }
+            }
+            None => {
+                for (row, (kr, cr)) in self
+                    .sys
+                    .k
+                    .outer_iterator()
+                    .zip(self.sys.c.outer_iterator())
+                    .enumerate()
+                {
+                    let kx: f64 = kr.iter().map(|(j, k)| k * x[j]).sum();
+                    let cv: f64 = cr.iter().map(|(j, c)| c * v[j]).sum();
+                    f[row] -= kx + cv;
+                }
+            }
         }
         let apply = |a: Attach, b: Attach, force: f64, f: &mut [f64]| {
             if let Attach::Dof(i) = a {
