@@ -131,7 +131,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     }
     columns.extend(["stable".into(), "fold".into()]);
     let mut rows = Vec::with_capacity(branch.len());
-    let (mut stable_pts, mut unstable_pts) = ((vec![], vec![]), (vec![], vec![]));
+    let mut stabilities = Vec::with_capacity(branch.len());
     let mut folds = Vec::new();
     let mut watched_curve: Vec<(f64, f64)> = Vec::with_capacity(branch.len());
     for pt in &branch {
@@ -153,13 +153,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             row.extend((1..=harmonics).map(|k| Cell::Num(coef[2 * k - 1].hypot(coef[2 * k]))));
         }
         let max = peak_of(&coefficients(watched));
-        let bucket = if stable {
-            &mut stable_pts
-        } else {
-            &mut unstable_pts
-        };
-        bucket.0.push(pt.p);
-        bucket.1.push(max);
+        stabilities.push(stable);
         if pt.fold {
             folds.push(json!({"Omega": pt.p, "amplitude": max}));
         }
@@ -173,20 +167,35 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         title: format!("{}: max|{}| over the period", model.name, names[watched]),
         x_label: format!("{param} [rad/s]"),
         y_label: "amplitude".into(),
-        series: vec![
-            Series {
-                label: "stable".into(),
-                x: stable_pts.0,
-                y: stable_pts.1,
-                points: true,
-            },
-            Series {
-                label: "unstable".into(),
-                x: unstable_pts.0,
-                y: unstable_pts.1,
-                points: true,
-            },
-        ],
+        // The branch as one line, solid where stable and dashed where unstable (each part
+        // NaN elsewhere; the segments across a change of stability are drawn solid).
+        series: [("stable", true), ("unstable", false)]
+            .into_iter()
+            .map(|(label, wanted)| {
+                let y = watched_curve
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(_, a))| {
+                        let here = stabilities[i] == wanted;
+                        let next_to =
+                            |j: Option<usize>| j.and_then(|j| stabilities.get(j)) == Some(&true);
+                        let joins = wanted && (next_to(i.checked_sub(1)) || next_to(Some(i + 1)));
+                        if here || joins {
+                            a
+                        } else {
+                            f64::NAN
+                        }
+                    })
+                    .collect();
+                Series {
+                    label: label.into(),
+                    x: watched_curve.iter().map(|c| c.0).collect(),
+                    y,
+                    points: false,
+                    dashed: !wanted,
+                }
+            })
+            .collect(),
         cells: None,
     };
     let mut summary = Map::new();

@@ -70,6 +70,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
             x: (1..=sys.n()).map(|d| d as f64).collect(),
             y: m.shapes.column(i).iter().copied().collect(),
             points: false,
+            dashed: false,
         })
         .collect();
     let plot = Plot {

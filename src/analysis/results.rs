@@ -38,6 +38,8 @@ pub struct Series {
     pub y: Vec<f64>,
     /// Markers only (no line), e.g. for frequencies or Poincaré points.
     pub points: bool,
+    /// A dashed line (e.g. the unstable part of a branch).
+    pub dashed: bool,
 }
 
 /// Coloured grid cells under a plot's curves (a regime map): cell `(i, j)` at `(x[i], y[j])`

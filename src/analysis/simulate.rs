@@ -233,6 +233,7 @@ fn report(
                 x: traj.t.clone(),
                 y: traj.y.iter().map(|y| y[i]).collect(),
                 points: false,
+                dashed: false,
             })
             .collect(),
         cells: None,
@@ -249,6 +250,7 @@ fn report(
                 x: traj.y.iter().map(|y| y[0]).collect(),
                 y: traj.y.iter().map(|y| y[n]).collect(),
                 points: false,
+                dashed: false,
             }],
             cells: None,
         });

@@ -399,6 +399,7 @@ pub fn run(
             .filter(|y| *y >= ylo && *y <= yhi)
             .collect(),
         points: true,
+        dashed: false,
     };
     let plot = Plot {
         file: "regimes.svg".into(),

@@ -106,25 +106,43 @@ fn draw<DB: DrawingBackend>(
     }
     for (i, s) in p.series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
-        let finite: Vec<(f64, f64)> =
-            s.x.iter()
-                .zip(&s.y)
-                .map(|(x, y)| (*x, *y))
-                .filter(|(x, y)| x.is_finite() && y.is_finite())
-                .collect();
-        let pts = if s.points { finite } else { thinned(finite) }.into_iter();
-        let drawn = if s.points {
-            chart
-                .draw_series(pts.map(|xy| Circle::new(xy, 2, color.filled())))
-                .map_err(|e| e.to_string())?
-        } else {
-            chart
-                .draw_series(LineSeries::new(pts, color.stroke_width(line)))
-                .map_err(|e| e.to_string())?
-        };
-        drawn.label(&s.label).legend(move |(x, y)| {
+        let xy = s.x.iter().zip(&s.y).map(|(x, y)| (*x, *y));
+        let legend = move |(x, y): (i32, i32)| {
             PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(line))
-        });
+        };
+        if s.points {
+            let finite = xy.filter(|(x, y)| x.is_finite() && y.is_finite());
+            let drawn = chart
+                .draw_series(finite.map(|p| Circle::new(p, 2, color.filled())))
+                .map_err(|e| e.to_string())?;
+            if !s.label.is_empty() {
+                drawn.label(&s.label).legend(legend);
+            }
+            continue;
+        }
+        // A line breaks at non-finite values (a gap); each piece is thinned for drawing and
+        // only the first carries the legend entry.
+        let mut pieces: Vec<Vec<(f64, f64)>> = vec![vec![]];
+        for (x, y) in xy {
+            if x.is_finite() && y.is_finite() {
+                pieces.last_mut().expect("one piece at least").push((x, y));
+            } else if pieces.last().is_some_and(|p| !p.is_empty()) {
+                pieces.push(vec![]);
+            }
+        }
+        let style = color.stroke_width(line);
+        for (k, piece) in pieces.into_iter().filter(|p| !p.is_empty()).enumerate() {
+            let piece = thinned(piece);
+            let drawn = if s.dashed {
+                chart.draw_series(DashedLineSeries::new(piece, 6, 4, style))
+            } else {
+                chart.draw_series(LineSeries::new(piece, style))
+            }
+            .map_err(|e| e.to_string())?;
+            if k == 0 && !s.label.is_empty() {
+                drawn.label(&s.label).legend(legend);
+            }
+        }
     }
     if p.cells.is_some() || p.series.len() > 1 || p.series.iter().any(|s| !s.label.is_empty()) {
         chart
@@ -242,6 +260,28 @@ mod tests {
     }
 
     #[test]
+    fn a_line_breaks_at_non_finite_values() {
+        let line = |y: Vec<f64>| Plot {
+            file: "p.svg".into(),
+            title: String::new(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            series: vec![Series {
+                label: String::new(),
+                x: (0..y.len()).map(|i| i as f64).collect(),
+                y,
+                points: false,
+                dashed: false,
+            }],
+            cells: None,
+        };
+        // The mesh is drawn with polylines too: the gap adds exactly one.
+        let polylines = |p: &Plot| render_svg(p).expect("svg").matches("<polyline").count();
+        let whole = polylines(&line(vec![0.0, 1.0, 1.5, 2.0, 3.0]));
+        assert_eq!(polylines(&line(vec![0.0, 1.0, f64::NAN, 2.0, 3.0])), whole + 1);
+    }
+
+    #[test]
     fn bitmaps_carry_text_from_the_embedded_font() {
         // The same plot with and without a title: the title band differs only if glyphs are
         // rasterised (no system font is needed).
@@ -255,6 +295,7 @@ mod tests {
                 x: vec![0.0, 1.0],
                 y: vec![0.0, 1.0],
                 points: false,
+                dashed: false,
             }],
             cells: None,
         };

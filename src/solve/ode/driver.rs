@@ -376,12 +376,13 @@ pub fn integrate(
                 let wall = fit_poly(motion);
                 // The fit must be as good as the integration, or a crossing could be found
                 // in the wrong place (or missed): otherwise the step is shortened.
-                let (misfit, size) = (0..8)
-                    .map(|k| (k as f64 + 0.5) / 8.0)
-                    .fold((0.0_f64, 0.0_f64), |(m, s), x| {
-                        let v = motion(x);
-                        (m.max((roots::eval(&wall, x) - v).abs()), s.max(v.abs()))
-                    });
+                let (misfit, size) =
+                    (0..8)
+                        .map(|k| (k as f64 + 0.5) / 8.0)
+                        .fold((0.0_f64, 0.0_f64), |(m, s), x| {
+                            let v = motion(x);
+                            (m.max((roots::eval(&wall, x) - v).abs()), s.max(v.abs()))
+                        });
                 if misfit > cfg.tol.atol + cfg.tol.rtol * size {
                     undecided = true;
                 }

@@ -352,7 +352,11 @@ impl<'s> Hybrid<'s> {
                 )
             })
             .collect();
-        let loads = sys.forces.iter().map(|f| (f.dof, Prepared::new(&f.f))).collect();
+        let loads = sys
+            .forces
+            .iter()
+            .map(|f| (f.dof, Prepared::new(&f.f)))
+            .collect();
         let modes = vec![GapMode::Open; gaps.len()];
         // Up to 32 DOFs a dense product beats the sparse one (and most models here are small).
         let dense_kc = (n <= 32).then(|| {
