@@ -249,13 +249,24 @@ fn continue_frf_analysis_writes_the_curve_with_folds_and_stability() {
     let peak = s["peak"]["Omega"].as_f64().expect("peak");
     assert!(peak > 1.05 && peak < 1.2, "{s}");
     let data = std::fs::read_to_string(dir.join("frf/data.csv")).expect("data");
-    assert!(data.starts_with("Omega [rad/s],converged,max|x.x|,phase(x.x) [rad],A0(x.x),A1(x.x),A2(x.x),A3(x.x),stable,fold\n"));
+    assert!(data.starts_with("Omega [rad/s],converged,max|x.x|,phase(x.x) [rad],A0(x.x),A1(x.x),A2(x.x),A3(x.x),stable,fold,bifurcation\n"));
+    let column = |l: &str, from_end: usize| l.rsplit(',').nth(from_end).map(str::to_string);
     let unstable = data
         .lines()
         .skip(1)
-        .filter(|l| l.ends_with(",0.0,0.0") || l.ends_with(",0.0,1.0"))
+        .filter(|l| column(l, 2).as_deref() == Some("0.0"))
         .count();
     assert!(unstable > 3, "the middle branch is marked unstable");
+    // Both turning points are where a real exponent crosses: folds, and nothing else.
+    let kinds: Vec<&str> = s["bifurcations"]
+        .as_array()
+        .expect("bifurcations")
+        .iter()
+        .map(|b| b["kind"].as_str().expect("kind"))
+        .collect();
+    assert_eq!(kinds, ["fold", "fold"], "{s}");
+    let marked = data.lines().filter(|l| l.ends_with(",fold")).count();
+    assert_eq!(marked, 2, "the bifurcation column marks them");
     assert!(dir.join("frf/frf.svg").exists());
 }
 

@@ -129,14 +129,22 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         columns.push(format!("phase({d}) [rad]"));
         columns.extend((0..=harmonics).map(|k| format!("A{k}({d})")));
     }
-    columns.extend(["stable".into(), "fold".into()]);
+    columns.extend(["stable".into(), "fold".into(), "bifurcation".into()]);
+    let mut bifurcations = Vec::new();
+    let mut last_count: Option<Unstable> = None;
     let mut rows = Vec::with_capacity(branch.len());
     let mut stabilities = Vec::with_capacity(branch.len());
     let mut folds = Vec::new();
     let mut watched_curve: Vec<(f64, f64)> = Vec::with_capacity(branch.len());
     for pt in &branch {
         let mut row = vec![Cell::Num(pt.p), Cell::Num(1.0)];
-        let stable = !stability || hb.is_stable(&pt.x, pt.p, 1e-7);
+        let exponents = if stability {
+            hb.floquet(&pt.x, pt.p)
+        } else {
+            vec![]
+        };
+        let count = Unstable::of(&exponents, pt.p);
+        let stable = count == Unstable::default();
         let coefficients =
             |i: usize| -> Vec<f64> { (0..hb.aft.width()).map(|p| pt.x[p * n + i]).collect() };
         let peak_of = |coef: &[f64]| {
@@ -160,6 +168,12 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         watched_curve.push((pt.p, max));
         row.push(Cell::Num(f64::from(u8::from(stable))));
         row.push(Cell::Num(f64::from(u8::from(pt.fold))));
+        let kind = last_count.and_then(|before| before.change_to(count, pt.fold));
+        if let Some(kind) = kind {
+            bifurcations.push(json!({"kind": kind, "Omega": pt.p, "amplitude": max}));
+        }
+        row.push(Cell::Text(kind.unwrap_or("").into()));
+        last_count = Some(count);
         rows.push(row);
     }
     let plot = Plot {
@@ -201,6 +215,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let mut summary = Map::new();
     summary.insert("points".into(), json!(branch.len()));
     summary.insert("folds".into(), json!(folds));
+    summary.insert("bifurcations".into(), json!(bifurcations));
     let peak = refined_peak(&watched_curve);
     summary.insert("peak".into(), json!({"Omega": peak.0, "amplitude": peak.1}));
     summary.insert(
@@ -327,4 +342,48 @@ fn refined_peak(curve: &[(f64, f64)]) -> (f64, f64) {
         return curve[i];
     }
     (x, y1 - slope * slope / (4.0 * curvature))
+}
+
+/// The unstable Floquet exponents of a point by kind: real (`Im s ≈ 0`: fold or branch
+/// point), at `Im s ≈ ±ω/2` (period doubling) and complex otherwise (Neimark–Sacker), with
+/// `Re s > 1e-7 (|s| + ω)` as in `Balance::is_stable`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Unstable {
+    real: usize,
+    flip: usize,
+    complex: usize,
+}
+
+impl Unstable {
+    fn of(exponents: &[nalgebra::Complex<f64>], omega: f64) -> Unstable {
+        let mut u = Unstable::default();
+        for s in exponents
+            .iter()
+            .filter(|s| s.re >= 1e-7 * (s.norm() + omega))
+        {
+            let tol = 1e-6 * (s.norm() + omega);
+            if s.im.abs() <= tol {
+                u.real += 1;
+            } else if (s.im.abs() - 0.5 * omega).abs() <= 1e-4 * omega {
+                u.flip += 1;
+            } else {
+                u.complex += 1;
+            }
+        }
+        u
+    }
+
+    /// What crossed the imaginary axis between two neighbouring points (`fold`: the
+    /// branch turned there).
+    fn change_to(self, next: Unstable, fold: bool) -> Option<&'static str> {
+        if self.real != next.real {
+            Some(if fold { "fold" } else { "branch point" })
+        } else if self.flip != next.flip {
+            Some("period doubling")
+        } else if self.complex != next.complex {
+            Some("Neimark-Sacker")
+        } else {
+            None
+        }
+    }
 }

@@ -278,7 +278,10 @@ mod tests {
         // The mesh is drawn with polylines too: the gap adds exactly one.
         let polylines = |p: &Plot| render_svg(p).expect("svg").matches("<polyline").count();
         let whole = polylines(&line(vec![0.0, 1.0, 1.5, 2.0, 3.0]));
-        assert_eq!(polylines(&line(vec![0.0, 1.0, f64::NAN, 2.0, 3.0])), whole + 1);
+        assert_eq!(
+            polylines(&line(vec![0.0, 1.0, f64::NAN, 2.0, 3.0])),
+            whole + 1
+        );
     }
 
     #[test]
