@@ -15,7 +15,10 @@ use crate::lang::ast::Analysis;
 use crate::model::{Model, System};
 use crate::solve::cont::{follow, Branch, ContError, Problem, Scale, Settings};
 use crate::solve::hb::condense::Condensed;
-use crate::solve::hb::Balance;
+use crate::solve::hb::{grows, Balance};
+
+/// The relative tolerance on the real parts of the Floquet exponents (`hb::grows`).
+const STABILITY_TOL: f64 = 1e-7;
 use nalgebra::DVector;
 use serde_json::{json, Map};
 
@@ -346,7 +349,7 @@ fn refined_peak(curve: &[(f64, f64)]) -> (f64, f64) {
 
 /// The unstable Floquet exponents of a point by kind: real (`Im s ≈ 0`: fold or branch
 /// point), at `Im s ≈ ±ω/2` (period doubling) and complex otherwise (Neimark–Sacker), with
-/// `Re s > 1e-7 (|s| + ω)` as in `Balance::is_stable`.
+/// `hb::grows` at `STABILITY_TOL` deciding what is unstable.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Unstable {
     real: usize,
@@ -357,10 +360,7 @@ struct Unstable {
 impl Unstable {
     fn of(exponents: &[nalgebra::Complex<f64>], omega: f64) -> Unstable {
         let mut u = Unstable::default();
-        for s in exponents
-            .iter()
-            .filter(|s| s.re >= 1e-7 * (s.norm() + omega))
-        {
+        for s in exponents.iter().filter(|s| grows(s, omega, STABILITY_TOL)) {
             let tol = 1e-6 * (s.norm() + omega);
             if s.im.abs() <= tol {
                 u.real += 1;

@@ -124,10 +124,10 @@ fn draw<DB: DrawingBackend>(
         // only the first carries the legend entry.
         let mut pieces: Vec<Vec<(f64, f64)>> = vec![vec![]];
         for (x, y) in xy {
-            if x.is_finite() && y.is_finite() {
-                pieces.last_mut().expect("one piece at least").push((x, y));
-            } else if pieces.last().is_some_and(|p| !p.is_empty()) {
-                pieces.push(vec![]);
+            match pieces.last_mut() {
+                Some(piece) if x.is_finite() && y.is_finite() => piece.push((x, y)),
+                Some(piece) if !piece.is_empty() => pieces.push(vec![]),
+                _ => {}
             }
         }
         let style = color.stroke_width(line);

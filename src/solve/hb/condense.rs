@@ -27,6 +27,9 @@ struct Block {
     /// `Y = D_oo⁻¹ D_oc` and `z = D_oo⁻¹ F_o`, for the expansion.
     y: DMatrix<f64>,
     z: DVector<f64>,
+    /// The block's local coordinates `(p − p0)·n + i`: kept (`c`) and others (`o`).
+    c: Vec<usize>,
+    o: Vec<usize>,
 }
 
 /// The condensed problem; implements `cont::Problem` in the kept coefficients
@@ -102,6 +105,8 @@ impl<'a> Condensed<'a> {
                 g_rate: -(&r_co * &z) - &d_co * &z_rate,
                 y,
                 z,
+                c,
+                o,
             });
         }
         let out = std::rc::Rc::new(out);
@@ -128,16 +133,12 @@ impl<'a> Condensed<'a> {
                 (0..b.width).flat_map(|w| (0..nc).map(move |j| qc[(b.p0 + w) * nc + j])),
             );
             let qo = &b.z - &b.y * &local_c;
-            let c: Vec<usize> = (0..b.width)
-                .flat_map(|w| self.keep.iter().map(move |&i| w * n + i))
-                .collect();
-            let mut o_iter = qo.iter();
-            for l in 0..b.width * n {
-                let v = match c.iter().position(|&x| x == l) {
-                    Some(at) => local_c[at],
-                    None => *o_iter.next().expect("one value per other coordinate"),
-                };
-                q[b.p0 * n + l] = v;
+            for (&l, v) in
+                b.c.iter()
+                    .zip(local_c.iter())
+                    .chain(b.o.iter().zip(qo.iter()))
+            {
+                q[b.p0 * n + l] = *v;
             }
         }
         q

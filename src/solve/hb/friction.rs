@@ -299,10 +299,10 @@ impl FrictionContact {
             dfx_dy: DMatrix::zeros(2 * h, 2 * h),
             dfy_dy: DMatrix::zeros(2 * h, 2 * h),
         };
+        let (xv, yv) = (DVector::from_column_slice(x), DVector::from_column_slice(y));
         for (a, b, state) in self.cycle(&xt, &yt, h) {
             let (big, w) = interval_weights(h, a, b);
-            let wx = &big * DVector::from_column_slice(x);
-            let wy = &big * DVector::from_column_slice(y);
+            let (wx, wy) = (&big * &xv, &big * &yv);
             let in_contact = !matches!(state, State::Separated);
             if in_contact {
                 for r in 0..2 * h {

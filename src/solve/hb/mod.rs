@@ -606,10 +606,14 @@ impl Balance {
     /// because the companion eigenproblem of a stiff structure (beam modes up to 1e6 rad/s
     /// next to a first one of 1e3) carries round-off of `ε ‖A‖` in the real parts.
     pub fn is_stable(&self, q: &DVector<f64>, omega: f64, tol: f64) -> bool {
-        self.floquet(q, omega)
-            .iter()
-            .all(|s| s.re < tol * (s.norm() + omega))
+        !self.floquet(q, omega).iter().any(|s| grows(s, omega, tol))
     }
+}
+
+/// Whether a Floquet exponent makes perturbations grow: `Re s ≥ tol · (|s| + ω)` (the rule
+/// of `Balance::is_stable`).
+pub fn grows(s: &nalgebra::Complex<f64>, omega: f64, tol: f64) -> bool {
+    s.re >= tol * (s.norm() + omega)
 }
 
 /// A diagonal similarity `D⁻¹AD` (powers of two, so exact) that equalises the norms of each

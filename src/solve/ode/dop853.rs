@@ -34,6 +34,16 @@ pub struct DenseStep {
 }
 
 impl DenseStep {
+    /// A step from `(t0, y0)` over `h` with all coefficient vectors zero, to be filled.
+    pub(super) fn zeros(t0: f64, h: f64, y0: &[f64]) -> DenseStep {
+        DenseStep {
+            t0,
+            h,
+            y0: y0.to_vec(),
+            f: std::array::from_fn(|_| vec![0.0; y0.len()]),
+        }
+    }
+
     pub fn t1(&self) -> f64 {
         self.t0 + self.h
     }
@@ -215,10 +225,8 @@ impl Dop853 {
         }
         let k = &self.k;
         let f0 = &k[0];
-        let mut f: [Vec<f64>; 7] = Default::default();
-        for row in f.iter_mut() {
-            *row = vec![0.0; n];
-        }
+        let mut out = DenseStep::zeros(t, h, y);
+        let f = &mut out.f;
         for i in 0..n {
             let dy = a.y1[i] - y[i];
             f[0][i] = dy;
@@ -228,29 +236,35 @@ impl Dop853 {
                 f[3 + r][i] = h * (0..STAGES_EXTENDED).map(|s| drow[s] * k[s][i]).sum::<f64>();
             }
         }
-        DenseStep {
-            t0: t,
-            h,
-            y0: y.to_vec(),
-            f,
-        }
+        out
     }
 }
 
 /// The next step size after an attempt with error norm `err` (Hairer's controller with
 /// exponent 1/8, safety 0.9, growth in [0.333, 6]; no growth right after a rejection).
 pub fn next_step(h: f64, err: f64, rejected_before: bool) -> f64 {
+    controlled(h, err, rejected_before, 1.0 / 8.0, (0.333, 6.0))
+}
+
+/// Hairer's step-size controller shared by the methods: `h · 0.9 err^(−exponent)` within
+/// `limits`, the largest factor for a zero error, no growth right after a rejection.
+pub(super) fn controlled(
+    h: f64,
+    err: f64,
+    rejected_before: bool,
+    exponent: f64,
+    (shrink, grow): (f64, f64),
+) -> f64 {
     let factor = if err == 0.0 {
-        6.0
+        grow
     } else {
-        (0.9 * err.powf(-1.0 / 8.0)).clamp(0.333, 6.0)
+        (0.9 * err.powf(-exponent)).clamp(shrink, grow)
     };
-    let factor = if rejected_before {
+    h * if rejected_before {
         factor.min(1.0)
     } else {
         factor
-    };
-    h * factor
+    }
 }
 
 /// Hairer's starting step: from ‖y‖, ‖f‖ and one explicit Euler probe (HNW I, Sect. II.4).

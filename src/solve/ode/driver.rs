@@ -57,6 +57,32 @@ pub struct Event {
     pub velocity_after: Option<f64>,
 }
 
+impl Event {
+    /// A friction element's (Coulomb contact or Jenkins slider) change of mode: `stick`
+    /// when it comes to stick, else `slip`.
+    fn friction(
+        t: f64,
+        element: &str,
+        from: FrictionMode,
+        to: FrictionMode,
+        velocity: f64,
+    ) -> Event {
+        Event {
+            t,
+            element: element.to_string(),
+            kind: if to == FrictionMode::Stick {
+                "stick"
+            } else {
+                "slip"
+            },
+            from: from.name(),
+            to: to.name(),
+            velocity,
+            velocity_after: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Trajectory {
     pub t: Vec<f64>,
@@ -492,15 +518,13 @@ pub fn integrate(
                 FrictionMode::SlipPos
             };
             h.friction[c].mode = to;
-            traj.events.push(Event {
-                t: tb,
-                element: h.friction[c].name.clone(),
-                kind: "slip",
-                from: "stick",
-                to: to.name(),
-                velocity: 0.0,
-                velocity_after: None,
-            });
+            traj.events.push(Event::friction(
+                tb,
+                &h.friction[c].name,
+                FrictionMode::Stick,
+                to,
+                0.0,
+            ));
             (t, y, skip) = restart(h, &mut rk, &mut events, tb, yb, &mut f0);
             rejected_last = false;
             continue;
@@ -534,19 +558,13 @@ pub fn integrate(
                     Action::Jenkins { element, to } => {
                         let from = h.jenkins[element].mode;
                         h.switch_jenkins(element, to, te, &ye);
-                        traj.events.push(Event {
-                            t: te,
-                            element: h.jenkins[element].name.clone(),
-                            kind: if to == FrictionMode::Stick {
-                                "stick"
-                            } else {
-                                "slip"
-                            },
-                            from: from.name(),
-                            to: to.name(),
+                        traj.events.push(Event::friction(
+                            te,
+                            &h.jenkins[element].name,
+                            from,
+                            to,
                             velocity,
-                            velocity_after: None,
-                        });
+                        ));
                     }
                     Action::Switch { gap, to } => {
                         let from = h.modes[gap];
@@ -578,19 +596,13 @@ pub fn integrate(
                                 continue;
                             }
                             changed = true;
-                            traj.events.push(Event {
-                                t: te,
-                                element: h.friction[c].name.clone(),
-                                kind: if to == FrictionMode::Stick {
-                                    "stick"
-                                } else {
-                                    "slip"
-                                },
-                                from: from.name(),
-                                to: to.name(),
+                            traj.events.push(Event::friction(
+                                te,
+                                &h.friction[c].name,
+                                from,
+                                to,
                                 velocity,
-                                velocity_after: None,
-                            });
+                            ));
                         }
                         if !changed {
                             (t, y, skip) = restart(h, &mut rk, &mut events, te, ye, &mut f0);

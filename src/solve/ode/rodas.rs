@@ -161,7 +161,7 @@ impl Rodas {
     ) -> Option<Attempt> {
         let n = self.n;
         self.jacobian(rhs, t, y, f0);
-        let lin = self.jac.as_ref().expect("set just above");
+        let lin = self.jac.as_ref()?;
         let (j, ft) = (&lin.dfdy, &lin.dfdt);
         let mut e = -j.clone();
         for i in 0..n {
@@ -216,39 +216,23 @@ impl Rodas {
 
     /// The dense output of the attempt just made (no further evaluations).
     pub fn dense(&self, t: f64, y: &[f64], h: f64, a: &Attempt) -> DenseStep {
-        let n = self.n;
-        let mut f: [Vec<f64>; 7] = Default::default();
-        for row in f.iter_mut() {
-            *row = vec![0.0; n];
+        let mut out = DenseStep::zeros(t, h, y);
+        for (f0, (y1, y0)) in out.f[0].iter_mut().zip(a.y1.iter().zip(y)) {
+            *f0 = y1 - y0;
         }
-        for i in 0..n {
-            f[0][i] = a.y1[i] - y[i];
-            for (r, w) in DENSE.iter().enumerate() {
-                f[1 + r][i] = (0..5).map(|s| w[s] * self.k[s][i]).sum();
+        for (r, w) in DENSE.iter().enumerate() {
+            for (i, fi) in out.f[1 + r].iter_mut().enumerate() {
+                *fi = (0..5).map(|s| w[s] * self.k[s][i]).sum();
             }
         }
-        DenseStep {
-            t0: t,
-            h,
-            y0: y.to_vec(),
-            f,
-        }
+        out
     }
 }
 
 /// The next step size after an attempt with error norm `err` (order-4 controller:
 /// exponent 1/4, safety 0.9, growth in [1/6, 5]; no growth right after a rejection).
 pub fn next_step(h: f64, err: f64, rejected_before: bool) -> f64 {
-    let factor = if err == 0.0 {
-        5.0
-    } else {
-        (0.9 * err.powf(-0.25)).clamp(1.0 / 6.0, 5.0)
-    };
-    h * if rejected_before {
-        factor.min(1.0)
-    } else {
-        factor
-    }
+    super::dop853::controlled(h, err, rejected_before, 0.25, (1.0 / 6.0, 5.0))
 }
 
 #[cfg(test)]
