@@ -85,6 +85,11 @@ fn freeplay_matches_the_scipy_reference() {
         Some(REF_EVENTS_TO_50 as u64),
         "no incursion missed at 1e-9"
     );
+    // The contact force continues smoothly past the exit (the mode decides when it acts), so
+    // a step over a switch is not rejected for a kink: 29 rejections in 215 attempts here,
+    // 165 in 448 when the force was clamped at zero past the exit.
+    let rejected = out[1]["summary"]["rejected"].as_u64().expect("rejected");
+    assert!(rejected < 60, "{rejected} rejected steps");
 }
 
 #[test]

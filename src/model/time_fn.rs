@@ -396,7 +396,10 @@ pub enum Prepared {
 impl Prepared {
     pub fn new(f: &TimeFn) -> Prepared {
         match f.harmonics() {
-            Some((c0, hs)) => Prepared::Harmonics(c0, hs),
+            // A zero amplitude (a load switched off by its parameter) costs no cosine.
+            Some((c0, hs)) => {
+                Prepared::Harmonics(c0, hs.into_iter().filter(|h| h.amplitude != 0.0).collect())
+            }
             None => Prepared::Tree(f.clone()),
         }
     }

@@ -34,13 +34,24 @@ pub struct DenseStep {
 }
 
 impl DenseStep {
-    /// A step from `(t0, y0)` over `h` with all coefficient vectors zero, to be filled.
-    pub(super) fn zeros(t0: f64, h: f64, y0: &[f64]) -> DenseStep {
+    /// Storage for the steps of an `n`-state system, filled by the methods' `dense`.
+    pub fn new(n: usize) -> DenseStep {
         DenseStep {
-            t0,
-            h,
-            y0: y0.to_vec(),
-            f: std::array::from_fn(|_| vec![0.0; y0.len()]),
+            t0: 0.0,
+            h: 0.0,
+            y0: vec![0.0; n],
+            f: std::array::from_fn(|_| vec![0.0; n]),
+        }
+    }
+
+    /// Starts refilling for the step from `(t0, y0)` over `h`, all coefficients zero (one
+    /// buffer serves every step of an integration: no allocation per step).
+    pub(super) fn reset(&mut self, t0: f64, h: f64, y0: &[f64]) {
+        self.t0 = t0;
+        self.h = h;
+        self.y0.copy_from_slice(y0);
+        for f in &mut self.f {
+            f.fill(0.0);
         }
     }
 
@@ -107,13 +118,23 @@ pub struct Tolerances {
     pub max_step: f64,
 }
 
-/// The result of one attempted step.
+/// The result of one attempted step (one buffer reused for every attempt).
 pub struct Attempt {
     pub y1: Vec<f64>,
     /// f(t + h, y1), reused as the next step's first stage when the step is accepted.
     pub f1: Vec<f64>,
     /// Scaled error norm; the step is acceptable when ≤ 1.
     pub err: f64,
+}
+
+impl Attempt {
+    pub fn new(n: usize) -> Attempt {
+        Attempt {
+            y1: vec![0.0; n],
+            f1: vec![0.0; n],
+            err: f64::INFINITY,
+        }
+    }
 }
 
 /// Reusable stage storage for one system size (no allocation per stage).
@@ -147,7 +168,9 @@ impl Dop853 {
         }
     }
 
-    /// One trial step of size `h` from `(t, y)` with `f0 = f(t, y)` (12 evaluations).
+    /// One trial step of size `h` from `(t, y)` with `f0 = f(t, y)` (12 evaluations), into
+    /// `out`.
+    #[allow(clippy::too_many_arguments)]
     pub fn attempt(
         &mut self,
         rhs: &mut impl Rhs,
@@ -156,7 +179,8 @@ impl Dop853 {
         f0: &[f64],
         h: f64,
         tol: &Tolerances,
-    ) -> Attempt {
+        out: &mut Attempt,
+    ) {
         let n = self.n;
         self.k[0].copy_from_slice(f0);
         for (s, c) in C.iter().enumerate().take(STAGES).skip(1) {
@@ -164,12 +188,12 @@ impl Dop853 {
             rhs.eval(t + c * h, &self.work, &mut self.k[s]);
         }
         let k = &self.k;
-        let y1: Vec<f64> = (0..n)
-            .map(|i| y[i] + h * (0..STAGES).map(|s| B[s] * k[s][i]).sum::<f64>())
-            .collect();
-        let mut f1 = vec![0.0; n];
-        rhs.eval(t + h, &y1, &mut f1);
-        self.k[STAGES].copy_from_slice(&f1);
+        let (y1, f1) = (&mut out.y1, &mut out.f1);
+        for (i, y1i) in y1.iter_mut().enumerate() {
+            *y1i = y[i] + h * (0..STAGES).map(|s| B[s] * k[s][i]).sum::<f64>();
+        }
+        rhs.eval(t + h, y1, f1);
+        self.k[STAGES].copy_from_slice(f1);
         let k = &self.k;
         // Error norm (Hairer's DOP853: err5² / √(err5² + 0.01 err3²), RMS, times |h|).
         let (mut e5, mut e3) = (0.0, 0.0);
@@ -180,12 +204,11 @@ impl Dop853 {
             e5 += a * a;
             e3 += b * b;
         }
-        let err = if e5 == 0.0 && e3 == 0.0 {
+        out.err = if e5 == 0.0 && e3 == 0.0 {
             0.0
         } else {
             h.abs() * e5 / ((e5 + 0.01 * e3) * n as f64).sqrt()
         };
-        Attempt { y1, f1, err }
     }
 
     /// Hairer's stiffness indicator of the attempt just made: `h·ρ` with `ρ` the Lipschitz
@@ -208,8 +231,8 @@ impl Dop853 {
         }
     }
 
-    /// The dense output of the attempt just made (three more evaluations); call it before
-    /// the next `attempt`, which overwrites the stages.
+    /// The dense output of the attempt just made into `out` (three more evaluations); call
+    /// it before the next `attempt`, which overwrites the stages.
     pub fn dense(
         &mut self,
         rhs: &mut impl Rhs,
@@ -217,7 +240,8 @@ impl Dop853 {
         y: &[f64],
         h: f64,
         a: &Attempt,
-    ) -> DenseStep {
+        out: &mut DenseStep,
+    ) {
         let n = self.n;
         for (s, c) in C.iter().enumerate().skip(STAGES + 1) {
             stage_state(&self.k, &mut self.work, s, y, h);
@@ -225,7 +249,7 @@ impl Dop853 {
         }
         let k = &self.k;
         let f0 = &k[0];
-        let mut out = DenseStep::zeros(t, h, y);
+        out.reset(t, h, y);
         let f = &mut out.f;
         for i in 0..n {
             let dy = a.y1[i] - y[i];
@@ -236,7 +260,6 @@ impl Dop853 {
                 f[3 + r][i] = h * (0..STAGES_EXTENDED).map(|s| drow[s] * k[s][i]).sum::<f64>();
             }
         }
-        out
     }
 }
 
@@ -332,11 +355,12 @@ mod tests {
         let (mut t, mut y) = (0.0, vec![1.0, 0.0]);
         let h = 2.0 / steps as f64;
         let mut dense_err: f64 = 0.0;
+        let (mut a, mut d) = (Attempt::new(2), DenseStep::new(2));
         for _ in 0..steps {
             let mut f0 = vec![0.0; 2];
             rhs(t, &y, &mut f0);
-            let a = rk.attempt(&mut rhs, t, &y, &f0, h, &tol);
-            let d = rk.dense(&mut rhs, t, &y, h, &a);
+            rk.attempt(&mut rhs, t, &y, &f0, h, &tol, &mut a);
+            rk.dense(&mut rhs, t, &y, h, &a, &mut d);
             // Dense output at a mid-step point against the exact solution.
             let tm = t + 0.37 * h;
             dense_err = dense_err.max((d.eval(tm)[0] - tm.cos()).abs());
@@ -347,7 +371,7 @@ mod tests {
                 (via_poly - d.component_at(0, x)).abs() < 1e-14,
                 "monomial form agrees with the nested form"
             );
-            y = a.y1;
+            y.copy_from_slice(&a.y1);
             t += h;
         }
         (

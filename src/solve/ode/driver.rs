@@ -8,6 +8,7 @@ use super::dop853::{self, initial_step, Attempt, DenseStep, Dop853, Rhs, Toleran
 use super::hybrid::{Action, EventFn, FrictionMode, Hybrid};
 use super::rodas::{self, Rodas};
 use super::roots::{self, first_crossing, Direction, Search};
+use std::collections::HashMap;
 
 /// Where output samples are taken.
 #[derive(Debug, Clone, PartialEq)]
@@ -256,7 +257,8 @@ impl Stepper {
         }
     }
 
-    /// One trial step; `None` when the stiff method's stage matrix is singular.
+    /// One trial step into `out`; `None` when the stiff method's stage matrix is singular.
+    #[allow(clippy::too_many_arguments)]
     fn attempt(
         &mut self,
         rhs: &mut impl Rhs,
@@ -265,16 +267,18 @@ impl Stepper {
         f0: &[f64],
         h: f64,
         tol: &Tolerances,
-    ) -> Option<Attempt> {
+        out: &mut Attempt,
+    ) -> Option<()> {
         if self.stiff_now {
-            self.stiff.attempt(rhs, t, y, f0, h, tol)
+            self.stiff.attempt(rhs, t, y, f0, h, tol, out)
         } else {
-            Some(self.explicit.attempt(rhs, t, y, f0, h, tol))
+            self.explicit.attempt(rhs, t, y, f0, h, tol, out);
+            Some(())
         }
     }
 
-    /// The dense output of an accepted attempt; under `Method::Auto` also runs the
-    /// stiffness test and reports whether the next steps go to RODAS.
+    /// The dense output of an accepted attempt into `out`; under `Method::Auto` also runs
+    /// the stiffness test and reports whether the next steps go to RODAS.
     fn accept(
         &mut self,
         rhs: &mut impl Rhs,
@@ -282,9 +286,11 @@ impl Stepper {
         y: &[f64],
         h: f64,
         a: &Attempt,
-    ) -> (DenseStep, bool) {
+        out: &mut DenseStep,
+    ) -> bool {
         if self.stiff_now {
-            return (self.stiff.dense(t, y, h, a), false);
+            self.stiff.dense(t, y, h, a, out);
+            return false;
         }
         let mut switched = false;
         if self.method == Method::Auto {
@@ -302,7 +308,8 @@ impl Stepper {
                 }
             }
         }
-        (self.explicit.dense(rhs, t, y, h, a), switched)
+        self.explicit.dense(rhs, t, y, h, a, out);
+        switched
     }
 
     /// A mode change: `Method::Auto` tries the explicit method again.
@@ -354,6 +361,12 @@ pub fn integrate(
     let mut zeno = ZenoWatch::default();
     out.record_initial(&mut traj, t, &y);
     let mut rejected_last = false;
+    // One buffer for every attempt and every dense output.
+    let (mut attempt, mut dense) = (Attempt::new(n2), DenseStep::new(n2));
+    // The step size last proposed in each combination of modes: the first step after a
+    // switch starts from it (the crossing step's size, from the old modes' dynamics, cost a
+    // rejection at almost every free-play contact).
+    let mut last_step: HashMap<Vec<u8>, f64> = HashMap::new();
     // After an event the next search starts just past the restart point.
     let mut skip = 0.0;
     while t < cfg.t1 {
@@ -367,27 +380,21 @@ pub fn integrate(
             ));
         }
         let mut rhs = |t: f64, y: &[f64], dy: &mut [f64]| h.rhs(t, y, dy);
-        let attempt = rk.attempt(&mut rhs, t, &y, &f0, hstep, &cfg.tol);
+        let regular = rk.attempt(&mut rhs, t, &y, &f0, hstep, &cfg.tol, &mut attempt);
         // A NaN error norm or a singular stage matrix counts as a rejection.
-        let attempt = match attempt {
-            Some(a) if a.err <= 1.0 => Some(a),
-            Some(a) if a.err.is_finite() => {
-                step = rk.next_step(hstep, a.err, true);
-                None
-            }
-            _ => {
-                step = 0.5 * hstep;
-                None
-            }
-        };
-        let Some(attempt) = attempt else {
+        let err = attempt.err;
+        if regular.is_none() || err.is_nan() || err > 1.0 {
+            step = if regular.is_some() && err.is_finite() {
+                rk.next_step(hstep, err, true)
+            } else {
+                0.5 * hstep
+            };
             traj.rejected += 1;
             rejected_last = true;
             continue;
-        };
-        let err = attempt.err;
+        }
         let stiff_step = rk.stiff_now;
-        let (dense, switched) = rk.accept(&mut rhs, t, &y, hstep, &attempt);
+        let switched = rk.accept(&mut rhs, t, &y, hstep, &attempt, &mut dense);
         if switched {
             traj.stiff_switches.push(dense.t1());
         }
@@ -669,7 +676,11 @@ pub fn integrate(
                     }
                 }
                 (t, y, skip) = restart(h, &mut rk, &mut events, te, ye, &mut f0);
-                step = hstep.max(1e-8 * t.abs().max(1.0));
+                step = last_step
+                    .get(&h.mode_key())
+                    .copied()
+                    .unwrap_or(hstep)
+                    .max(1e-8 * t.abs().max(1.0));
             }
             _ if !h.held_stops().is_empty() && lift_off(h, &dense).is_some() => {
                 // A held stop lets go inside this step: locate the sign change of its contact
@@ -704,10 +715,11 @@ pub fn integrate(
             _ => {
                 out.record_until(&mut traj, &dense, dense.t1(), false);
                 t = dense.t1();
-                y = attempt.y1;
-                f0 = attempt.f1;
+                std::mem::swap(&mut y, &mut attempt.y1);
+                std::mem::swap(&mut f0, &mut attempt.f1);
                 skip = 0.0;
                 step = rk.next_step(hstep, err, rejected_last);
+                last_step.insert(h.mode_key(), step);
             }
         }
         rejected_last = false;

@@ -148,8 +148,9 @@ impl Rodas {
         });
     }
 
-    /// One trial step of size `h` from `(t, y)` with `f0 = f(t, y)`; `None` when the stage
-    /// matrix is singular (the caller shortens the step).
+    /// One trial step of size `h` from `(t, y)` with `f0 = f(t, y)` into `out`; `None`
+    /// when the stage matrix is singular (the caller shortens the step).
+    #[allow(clippy::too_many_arguments)]
     pub fn attempt(
         &mut self,
         rhs: &mut impl Rhs,
@@ -158,7 +159,8 @@ impl Rodas {
         f0: &[f64],
         h: f64,
         tol: &Tolerances,
-    ) -> Option<Attempt> {
+        out: &mut Attempt,
+    ) -> Option<()> {
         let n = self.n;
         self.jacobian(rhs, t, y, f0);
         let lin = self.jac.as_ref()?;
@@ -200,10 +202,12 @@ impl Rodas {
             self.k[s].copy_from_slice(k.as_slice());
         }
         // y₁ = (stage-6 state) + k₆, the stage-6 state being y + Σ a₅ⱼkⱼ + k₅ (in `work`).
-        let y1: Vec<f64> = (0..n).map(|i| self.work[i] + self.k[5][i]).collect();
-        let mut f1 = vec![0.0; n];
-        rhs.eval(t + h, &y1, &mut f1);
-        let err = ((0..n)
+        let (y1, f1) = (&mut out.y1, &mut out.f1);
+        for (i, y1i) in y1.iter_mut().enumerate() {
+            *y1i = self.work[i] + self.k[5][i];
+        }
+        rhs.eval(t + h, y1, f1);
+        out.err = ((0..n)
             .map(|i| {
                 let scale = tol.atol + tol.rtol * y[i].abs().max(y1[i].abs());
                 (self.k[5][i] / scale).powi(2)
@@ -211,12 +215,12 @@ impl Rodas {
             .sum::<f64>()
             / n.max(1) as f64)
             .sqrt();
-        Some(Attempt { y1, f1, err })
+        Some(())
     }
 
-    /// The dense output of the attempt just made (no further evaluations).
-    pub fn dense(&self, t: f64, y: &[f64], h: f64, a: &Attempt) -> DenseStep {
-        let mut out = DenseStep::zeros(t, h, y);
+    /// The dense output of the attempt just made into `out` (no further evaluations).
+    pub fn dense(&self, t: f64, y: &[f64], h: f64, a: &Attempt, out: &mut DenseStep) {
+        out.reset(t, h, y);
         for (f0, (y1, y0)) in out.f[0].iter_mut().zip(a.y1.iter().zip(y)) {
             *f0 = y1 - y0;
         }
@@ -225,7 +229,6 @@ impl Rodas {
                 *fi = (0..5).map(|s| w[s] * self.k[s][i]).sum();
             }
         }
-        out
     }
 }
 
@@ -262,11 +265,13 @@ mod tests {
         let (mut t, mut y) = (0.0, vec![1.0, 0.0]);
         let h = 2.0 / steps as f64;
         let mut dense_err: f64 = 0.0;
+        let (mut a, mut d) = (Attempt::new(2), DenseStep::new(2));
         for _ in 0..steps {
             let mut f0 = vec![0.0; 2];
             f.eval(t, &y, &mut f0);
-            let a = ros.attempt(f, t, &y, &f0, h, &tol).expect("regular");
-            let d = ros.dense(t, &y, h, &a);
+            ros.attempt(f, t, &y, &f0, h, &tol, &mut a)
+                .expect("regular");
+            ros.dense(t, &y, h, &a, &mut d);
             assert!(
                 (d.eval(t + h)[0] - a.y1[0]).abs() < 1e-15,
                 "dense output ends at y1"
@@ -275,7 +280,7 @@ mod tests {
                 let tm = t + 0.37 * h;
                 dense_err = dense_err.max((d.eval(tm)[0] - x(tm)).abs());
             }
-            y = a.y1;
+            y.copy_from_slice(&a.y1);
             t += h;
         }
         (y, dense_err)
@@ -304,10 +309,12 @@ mod tests {
             };
             let (mut t, mut y) = (0.0, vec![1.0, 0.0]);
             let h = 2.0 / 400.0;
+            let mut a = Attempt::new(2);
             for _ in 0..400 {
                 let mut f0 = vec![0.0; 2];
                 forced(t, &y, &mut f0);
-                y = rk.attempt(&mut forced, t, &y, &f0, h, &tol).y1;
+                rk.attempt(&mut forced, t, &y, &f0, h, &tol, &mut a);
+                y.copy_from_slice(&a.y1);
                 t += h;
             }
             y
@@ -336,13 +343,13 @@ mod tests {
         };
         let mut ros = Rodas::new(1);
         let (mut t, mut y) = (0.0, vec![0.0]);
+        let mut a = Attempt::new(1);
         for _ in 0..10 {
             let mut f0 = vec![0.0];
             f(t, &y, &mut f0);
-            y = ros
-                .attempt(&mut f, t, &y, &f0, 0.1, &tol)
-                .expect("regular")
-                .y1;
+            ros.attempt(&mut f, t, &y, &f0, 0.1, &tol, &mut a)
+                .expect("regular");
+            y.copy_from_slice(&a.y1);
             t += 0.1;
         }
         // The solution follows cos t + O(1e-6 sin t).
