@@ -1,8 +1,13 @@
-"""Benchmark peer for issue 4: SciPy DOP853 on the paper-000 free-play model over
+"""Benchmark for issue 4: nsd against SciPy DOP853 on the paper-000 free-play model over
 t in [0, 2000] at rtol = atol = 1e-9, (a) exact events with restart, (b) sigmoid smoothing
-delta = 1500 without events. Prints wall times (median of 3) and x(50). nsd's side:
-  hyperfine -N 'target/release/nsd run bench/freeplay_2000.nsd --out /tmp/nsd-bench'
-Run: bench/.venv/bin/python bench/freeplay_vs_scipy.py"""
+delta = 1500 without events. Prints SciPy's wall times (median of 3), nsd's integration
+wall times (median of 11 runs of bench/freeplay_2000.nsd, `wall_s` in meta.json), the
+ratios, and both codes' error at t = 50 against the tight reference of
+tests/p000_simulate.rs (REF_50), with the events counted to t = 50.
+Run after `cargo build --release`: bench/.venv/bin/python bench/freeplay_vs_scipy.py"""
+import json
+import subprocess
+import tempfile
 import time
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -22,7 +27,10 @@ def accel(t, y, fp):
     return [v1, v2, a1, a2]
 
 
-def exact(tol):
+REF_50 = (-0.06713147301535471, 0.046901155959579346)
+
+
+def exact(tol, T=T):
     t, y, mode, events = 0.0, np.zeros(4), 0, 0
     while t < T:
         def f(t, y, mode=mode):
@@ -46,7 +54,7 @@ def exact(tol):
             events += 1
         else:
             t, y = sol.t[-1], sol.y[:, -1]
-    return events
+    return events, y
 
 
 def smooth(tol):
@@ -59,10 +67,44 @@ def smooth(tol):
     solve_ivp(f, (0, T), np.zeros(4), method="DOP853", rtol=tol, atol=tol)
 
 
-for name, fn in [("exact events", lambda: exact(1e-9)), ("sigmoid 1500", lambda: smooth(1e-9))]:
+def nsd_wall_times(runs=11):
+    """Median integration wall time of each analysis of bench/freeplay_2000.nsd."""
+    walls = {"exact": [], "sigmoid": []}
+    with tempfile.TemporaryDirectory() as out:
+        for _ in range(runs):
+            subprocess.run(["target/release/nsd", "run", "bench/freeplay_2000.nsd", "--out", out],
+                           check=True, capture_output=True)
+            for name in walls:
+                walls[name].append(json.load(open(f"{out}/{name}/meta.json"))["wall_s"])
+    return {name: sorted(w)[runs // 2] for name, w in walls.items()}
+
+
+def nsd_at_50():
+    """x1, x2 at t = 50 and the events to t = 50 at rtol = atol = 1e-9."""
+    with tempfile.TemporaryDirectory() as out:
+        src = f"{out}/at50.nsd"
+        with open(src, "w") as f:
+            f.write('import "%s/models/seed0/two_mass_freeplay.nsd"\n' % subprocess.os.getcwd())
+            f.write("simulate two_mass_freeplay as at50 { t = 0..50, rtol = 1e-9, atol = 1e-9, output = at(50) }\n")
+        subprocess.run(["target/release/nsd", "run", src, "--out", out], check=True, capture_output=True)
+        row = open(f"{out}/at50/data.csv").read().splitlines()[1].split(",")
+        events = json.load(open(f"{out}/at50/meta.json"))["summary"]["events"]
+    return (float(row[1]), float(row[2])), events
+
+
+scipy = {}
+for name, fn in [("exact", lambda: exact(1e-9)), ("sigmoid", lambda: smooth(1e-9))]:
     times = []
     for _ in range(3):
         t0 = time.perf_counter()
-        r = fn()
+        fn()
         times.append(time.perf_counter() - t0)
-    print(f"scipy DOP853 {name}: median {sorted(times)[1]:.3f} s" + (f", {r} events" if r else ""))
+    scipy[name] = sorted(times)[1]
+nsd = nsd_wall_times()
+for name in scipy:
+    print(f"{name:8s} SciPy {scipy[name]:.3f} s   nsd {1e3 * nsd[name]:.1f} ms   ratio {scipy[name] / nsd[name]:.0f}x")
+events, y = exact(1e-9, T=50.0)
+err_scipy = max(abs(y[0] - REF_50[0]), abs(y[1] - REF_50[1]))
+(x1, x2), nsd_events = nsd_at_50()
+err_nsd = max(abs(x1 - REF_50[0]), abs(x2 - REF_50[1]))
+print(f"t = 50 at 1e-9: SciPy error {err_scipy:.1e} ({events} events), nsd error {err_nsd:.1e} ({nsd_events} events)")
