@@ -272,12 +272,12 @@ fn continue_frf_analysis_writes_the_curve_with_folds_and_stability() {
 
 #[test]
 fn continue_frf_keeps_the_branch_when_it_stops_early() {
-    // The tour's free-play oscillator: the piecewise-linear AFT branch cannot yet be followed
-    // through the first grazing (Ω ≈ 0.65, a known limitation of this version); the run
-    // exits with 2 and writes the points before it, with `failed` in the summary.
+    // The tour's free-play oscillator with a minimum step too coarse for its superharmonic
+    // folds near Ω = 0.38: the step cannot shrink enough, so the run exits with 2 and writes
+    // the points before, with `failed` in the summary.
     let (code, _, stderr, dir) = frf_run(
         "models/tour.nsd",
-        "continue frf freeplay as frf { param = Omega in 0.6..2, harmonics = 5 }",
+        "continue frf freeplay as frf { param = Omega in 0.3..2.5, harmonics = 5, step = 0.02, min_step = 0.01, max_step = 0.02 }",
         "frf-partial",
     );
     assert_eq!(code, 2, "{stderr}");

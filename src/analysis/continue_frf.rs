@@ -5,8 +5,9 @@
 //! `harmonics` (5), `samples` (time samples per period, default the smallest power of two
 //! ≥ 8H + 8), `excitation` (a factor on the harmonic loads, 1), `step`, `min_step`,
 //! `max_step`, `max_points`, `dof` (the monitored DOF, `"name"`), `condense` (onto the
-//! nonlinear elements' DOFs, `true`), `stability` (Hill's method per point, `true`). Writes
-//! `data.csv` and `frf.svg`.
+//! nonlinear elements' DOFs, `true`), `stability` (Hill's method per point, `true`), `gaps`
+//! (`exact` contact intervals or `aft`, for piecewise-linear gaps). Writes `data.csv` and
+//! `frf.svg`.
 
 use super::diagnostics::{AnalysisError, Partial};
 use super::options::OptionReader;
@@ -15,7 +16,7 @@ use crate::lang::ast::Analysis;
 use crate::model::{Model, System};
 use crate::solve::cont::{follow, Branch, ContError, Problem, Scale, Settings};
 use crate::solve::hb::condense::Condensed;
-use crate::solve::hb::{grows, Balance};
+use crate::solve::hb::{Balance, GapMethod, Unstable};
 
 /// The relative tolerance on the real parts of the Floquet exponents (`hb::grows`).
 const STABILITY_TOL: f64 = 1e-7;
@@ -38,6 +39,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             "dof",
             "condense",
             "stability",
+            "gaps",
         ],
     )?;
     let stability = opts.choice("stability", &["true", "false"])? != Some("false");
@@ -73,9 +75,12 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let mut hb = Balance::new(sys, harmonics, samples).map_err(|e| AnalysisError::Unsupported {
         message: format!("continue frf of `{}`: {e}", model.name),
         at: a.span,
-        help: "the harmonic balance handles linear parts, polynomial springs, piecewise-linear gaps (`law = linear(k)`), Jenkins elements and 2-D friction contacts; other laws follow".into(),
+        help: "the harmonic balance handles linear parts, polynomial springs, piecewise-linear gaps (`law = linear(k)`, exact or smoothed), Jenkins elements and 2-D friction contacts; other laws follow".into(),
     })?;
     hb.level = level;
+    if opts.choice("gaps", &["exact", "aft"])? == Some("aft") {
+        hb.gaps = GapMethod::Aft;
+    }
     let at_model = model
         .params
         .iter()
@@ -104,8 +109,10 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let condensed = (opts.choice("condense", &["true", "false"])? != Some("false"))
         .then(|| Condensed::new(&hb))
         .flatten();
-    let guesses: [&dyn Fn(f64) -> DVector<f64>; 2] =
-        [&|w| hb.linear_guess(w), &|w| hb.free_guess(w)];
+    let guesses: [&dyn Fn(f64) -> DVector<f64>; 3] =
+        [&|w| hb.linear_guess(w), &|w| hb.free_guess(w), &|w| {
+            hb.ramped_guess(w)
+        }];
     let (curve, unknowns) = match &condensed {
         Some(c) => {
             let curve = branch(c, &guesses, &|q| c.restrict(q), &settings);
@@ -146,7 +153,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         } else {
             vec![]
         };
-        let count = Unstable::of(&exponents, pt.p);
+        let count = Unstable::of(&exponents, pt.p, STABILITY_TOL);
         let stable = count == Unstable::default();
         let coefficients =
             |i: usize| -> Vec<f64> { (0..hb.aft.width()).map(|p| pt.x[p * n + i]).collect() };
@@ -345,45 +352,4 @@ fn refined_peak(curve: &[(f64, f64)]) -> (f64, f64) {
         return curve[i];
     }
     (x, y1 - slope * slope / (4.0 * curvature))
-}
-
-/// The unstable Floquet exponents of a point by kind: real (`Im s ≈ 0`: fold or branch
-/// point), at `Im s ≈ ±ω/2` (period doubling) and complex otherwise (Neimark–Sacker), with
-/// `hb::grows` at `STABILITY_TOL` deciding what is unstable.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Unstable {
-    real: usize,
-    flip: usize,
-    complex: usize,
-}
-
-impl Unstable {
-    fn of(exponents: &[nalgebra::Complex<f64>], omega: f64) -> Unstable {
-        let mut u = Unstable::default();
-        for s in exponents.iter().filter(|s| grows(s, omega, STABILITY_TOL)) {
-            let tol = 1e-6 * (s.norm() + omega);
-            if s.im.abs() <= tol {
-                u.real += 1;
-            } else if (s.im.abs() - 0.5 * omega).abs() <= 1e-4 * omega {
-                u.flip += 1;
-            } else {
-                u.complex += 1;
-            }
-        }
-        u
-    }
-
-    /// What crossed the imaginary axis between two neighbouring points (`fold`: the
-    /// branch turned there).
-    fn change_to(self, next: Unstable, fold: bool) -> Option<&'static str> {
-        if self.real != next.real {
-            Some(if fold { "fold" } else { "branch point" })
-        } else if self.flip != next.flip {
-            Some("period doubling")
-        } else if self.complex != next.complex {
-            Some("Neimark-Sacker")
-        } else {
-            None
-        }
-    }
 }

@@ -70,3 +70,86 @@ pub fn assert_rel(actual: &[f64], expected: &[f64], tol: f64, what: &str) {
 pub fn exists(p: &Path) -> bool {
     p.exists()
 }
+
+/// The assembled system of `model` in `file` (relative to the root) at `Omega = omega`.
+pub fn system_at(file: &str, model: &str, omega: f64) -> nsd::model::System {
+    let prog = nsd::lang::Program::load(&root().join(file)).expect("loads");
+    let set = nsd::lang::parse_override(&format!("Omega={omega:e}")).expect("override");
+    nsd::model::assemble(&nsd::lang::resolve(&prog, model, &[set]).expect("resolves"))
+}
+
+/// The state `[x…, v…]` at time `t` of the periodic motion with harmonic-balance
+/// coefficients `q` (harmonic-major, `n` DOFs, `h` harmonics) at frequency `omega`.
+pub fn periodic_state(
+    q: &nalgebra::DVector<f64>,
+    n: usize,
+    h: usize,
+    omega: f64,
+    t: f64,
+) -> Vec<f64> {
+    let mut y = vec![0.0; 2 * n];
+    for i in 0..n {
+        y[i] = q[i];
+        for k in 1..=h {
+            let (kf, (s, c)) = (k as f64, (k as f64 * omega * t).sin_cos());
+            let (ck, sk) = (q[(2 * k - 1) * n + i], q[2 * k * n + i]);
+            y[i] += ck * c + sk * s;
+            y[n + i] += kf * omega * (sk * c - ck * s);
+        }
+    }
+    y
+}
+
+/// Runs `simulate` of `model` (from `file`) at `Omega = omega` for each initial state in
+/// `starts` (`[x…, v…]` over the masses `masses`) from 0 to `t1` at rtol = atol = 1e-12;
+/// returns each final state. One `nsd run` for all of them, in `target/test-out/<tag>`.
+pub fn simulate_to(
+    file: &str,
+    model: &str,
+    masses: &[&str],
+    omega: f64,
+    starts: &[Vec<f64>],
+    t1: f64,
+    tag: &str,
+) -> Vec<Vec<f64>> {
+    let n = masses.len();
+    let mut text = std::fs::read_to_string(root().join(file)).expect("model");
+    for (j, y) in starts.iter().enumerate() {
+        let list = |part: &[f64]| -> String {
+            masses
+                .iter()
+                .zip(part)
+                .map(|(m, v)| format!("{m} = {v:e}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        text += &format!(
+            "\nsimulate {model} as run{j} {{ t = 0..{t1:e}, x0 = {{ {} }}, v0 = {{ {} }}, rtol = 1e-12, atol = 1e-12, output = at({t1:e}) }}\n",
+            list(&y[..n]),
+            list(&y[n..])
+        );
+    }
+    let dir = root().join("target/test-out").join(tag);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("runs.nsd");
+    std::fs::write(&path, text).expect("write");
+    let (code, _, stderr) = nsd(&[
+        "run",
+        path.to_str().expect("utf-8"),
+        "--set",
+        &format!("Omega={omega:e}"),
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    (0..starts.len())
+        .map(|j| {
+            let csv = std::fs::read_to_string(dir.join(format!("run{j}/data.csv"))).expect("data");
+            let last = csv.lines().last().expect("a row");
+            last.split(',')
+                .skip(1)
+                .map(|v| v.parse().expect("number"))
+                .collect()
+        })
+        .collect()
+}

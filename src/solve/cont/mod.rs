@@ -2,8 +2,10 @@
 //! periodic orbits, nonsmooth modes and backbones later). Predictor along the unit tangent
 //! of the branch in `(x, p)`, Newton corrector on the augmented system
 //! `[R(x, p); τ_xᵀ(x − x̂) + τ_p (p − p̂)] = 0`, adaptive step (grown after an easy
-//! correction, halved after a hard or failed one), so turning points are passed rather than
-//! stopped at. A fold is where the tangent's `p` component changes sign.
+//! correction, halved after a hard or failed one, or one that turned the tangent sharply or
+//! landed far from the predictor), so turning points are passed rather than stopped at and
+//! sharp bends (grazing) are resolved rather than jumped. A fold is where the tangent's `p`
+//! component changes sign.
 //!
 //! The continuation runs on scaled variables `x/x_s`, `p/p_s` and residual `R/r_s`
 //! (`Settings::scale`): a beam with contact has displacements of 1e-8 m, frequencies of
@@ -163,6 +165,39 @@ fn correct<P: Problem>(
     None
 }
 
+/// Newton's method at fixed `p` from `x`, the step halved until the residual decreases (at
+/// most 20 halvings, 50 iterations), to `|R| ≤ tol` or a round-off-level step (as in
+/// `correct`): the start of a branch, where the guess may be far from the solution.
+pub fn newton<P: Problem>(
+    pr: &P,
+    mut x: DVector<f64>,
+    p: f64,
+    tol: f64,
+) -> Option<(DVector<f64>, usize)> {
+    let mut r = pr.residual(&x, p);
+    for it in 0..50 {
+        let norm = r.norm();
+        if norm <= tol {
+            return Some((x, it));
+        }
+        let step = pr.jacobian(&x, p).lu().solve(&r)?;
+        if step.norm() <= 1e-9 * (1.0 + x.norm()) && norm <= 1e-6 {
+            return Some((x - step, it + 1));
+        }
+        let mut lambda = 1.0;
+        loop {
+            let trial = &x - lambda * &step;
+            let rt = pr.residual(&trial, p);
+            if rt.norm() < norm || lambda < 1e-6 {
+                (x, r) = (trial, rt);
+                break;
+            }
+            lambda *= 0.5;
+        }
+    }
+    None
+}
+
 /// The points of a branch, and why it stopped early (`None`: it left the range or reached
 /// `max_points`).
 #[derive(Debug, Clone)]
@@ -188,8 +223,9 @@ pub fn follow<P: Problem>(
     let (min_step, max_step) = (s.min_step / sc.p, s.max_step / sc.p);
     let start = (DVector::zeros(n), 1.0);
     let problem = Scaled { pr, s: sc };
-    let (x, p, it0) = correct(&problem, x0 / sc.x, p0 / sc.p, &start, s.tol)
-        .ok_or_else(|| ContError::Start(problem.residual(&DVector::zeros(n), p0 / sc.p).norm()))?;
+    let p = p0 / sc.p;
+    let (x, it0) = newton(&problem, x0 / sc.x, p, s.tol)
+        .ok_or_else(|| ContError::Start(problem.residual(&DVector::zeros(n), p).norm()))?;
     let t0 = tangent(&problem, &x, p, &start).ok_or(ContError::Start(f64::NAN))?;
     let mut points = vec![Point {
         x: x * sc.x,
@@ -217,12 +253,21 @@ pub fn follow<P: Problem>(
         let (xl, pl) = (&last.x / sc.x, last.p / sc.p);
         let last_tangent = (tx, tp);
         let guess = (&xl + &last_tangent.0 * h, pl + last_tangent.1 * h);
-        match correct(&problem, guess.0, guess.1, &last_tangent, s.tol) {
+        match correct(&problem, guess.0.clone(), guess.1, &last_tangent, s.tol) {
             Some((x, p, it)) => {
                 let Some(t) = tangent(&problem, &x, p, &last_tangent) else {
                     h *= 0.5;
                     continue;
                 };
+                // A step that turned the tangent by more than ~37° or landed farther from
+                // the predictor than the step itself may have jumped to another part of the
+                // branch (or back along it): retried shorter while it can be.
+                let turn = t.0.dot(&last_tangent.0) + t.1 * last_tangent.1;
+                let off = ((&x - &guess.0).norm_squared() + (p - guess.1).powi(2)).sqrt();
+                if (turn < 0.8 || off > h) && h > 2.0 * min_step {
+                    h *= 0.5;
+                    continue;
+                }
                 let fold = t.1.signum() != last_tangent.1.signum();
                 points.push(Point {
                     x: x * sc.x,

@@ -6,7 +6,8 @@
 //! `Q[p·n + i]`, `p = 0, 1, 2, …` for `q0, c1, s1, …`.
 //!
 //! This is the residual/Jacobian core the continuation (`continue frf`, backbones) builds on.
-//! Polynomial springs and piecewise-linear free-play gaps go through the AFT; Jenkins
+//! Polynomial springs and smoothed gaps go through the AFT; piecewise-linear free-play gaps
+//! through their exact contact intervals (`gap.rs`; by AFT on request, `GapMethod`); Jenkins
 //! elements and 2-D friction contacts through the exact friction element (`friction.rs`,
 //! paper 003 eqs. 24–43), which acts on the harmonics only (no static component, as in the
 //! paper).
@@ -14,6 +15,7 @@
 pub mod aft;
 pub mod condense;
 pub mod friction;
+pub mod gap;
 
 use crate::model::flat::{ContactLaw, Friction, Sides};
 use crate::model::system::{Attach, Nonlinearity, System};
@@ -35,6 +37,15 @@ pub enum HbError {
     Excitation { found: f64, omega: f64 },
     #[error("Newton did not converge in {iterations} iterations (residual {residual:e})")]
     NoConvergence { iterations: usize, residual: f64 },
+}
+
+/// How piecewise-linear free-play gaps are balanced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GapMethod {
+    /// Contact intervals from the exact crossings, closed-form integrals (`gap.rs`).
+    Exact,
+    /// Sampled like the smooth laws (AFT), for comparison.
+    Aft,
 }
 
 /// A nonlinear force on `u = x_a − x_b` (`None` = ground).
@@ -116,6 +127,7 @@ pub struct Balance {
     /// A factor on the harmonic excitation (not on constant loads): the `excitation` level
     /// of `continue frf`.
     pub level: f64,
+    pub gaps: GapMethod,
 }
 
 impl Balance {
@@ -270,6 +282,7 @@ impl Balance {
             n,
             fundamental,
             level: 1.0,
+            gaps: GapMethod::Exact,
             terms: indexed,
             aft: Aft::new(harmonics, samples)?,
             k: dense_of(&sys.k),
@@ -402,7 +415,7 @@ impl Balance {
         (f, jac)
     }
 
-    /// An AFT element's forces (and Jacobian) added to `f` (and `jac`).
+    /// A scalar element's forces (and Jacobian) added to `f` (and `jac`).
     fn add_sampled(
         &self,
         q: &DVector<f64>,
@@ -412,12 +425,20 @@ impl Balance {
         jac: Option<&mut DMatrix<f64>>,
     ) {
         let n = self.n;
-        let u = self.aft.to_time(&self.relative(q, a, b), None);
-        let (force, slope): (Vec<f64>, Vec<f64>) = u.iter().map(|&x| law.eval(x)).unzip();
-        let coef = self.aft.to_coefficients(&force);
-        let je = jac
-            .is_some()
-            .then(|| self.aft.jacobian(&slope, &vec![0.0; slope.len()], omega));
+        let uq = self.relative(q, a, b);
+        let (coef, je) = match (law, self.gaps) {
+            (Law::Gap { k, g, sides }, GapMethod::Exact) => {
+                gap::forces(&uq, k, g, sides, jac.is_some())
+            }
+            _ => {
+                let u = self.aft.to_time(&uq, None);
+                let (force, slope): (Vec<f64>, Vec<f64>) = u.iter().map(|&x| law.eval(x)).unzip();
+                let je = jac
+                    .is_some()
+                    .then(|| self.aft.jacobian(&slope, &vec![0.0; slope.len()], omega));
+                (self.aft.to_coefficients(&force), je)
+            }
+        };
         let mut jac = jac;
         for (dof, sign) in [(a, 1.0), (b, -1.0)] {
             let Some(i) = dof else { continue };
@@ -494,44 +515,20 @@ impl Balance {
         self.dynamic_stiffness(omega) + j.unwrap_or_else(|| DMatrix::zeros(self.dim(), self.dim()))
     }
 
-    /// Newton's method with backtracking from `q` at fixed ω, to `|R| ≤ tol · max(|F_ex|, 1)`;
-    /// returns the solution and the iterations taken.
+    /// Newton's method with backtracking from `q` at fixed ω (`cont::newton`), to
+    /// `|R| ≤ tol · max(|F_ex|, 1)`; returns the solution and the iterations taken.
     pub fn solve(
         &self,
-        mut q: DVector<f64>,
+        q: DVector<f64>,
         omega: f64,
         tol: f64,
     ) -> Result<(DVector<f64>, usize), HbError> {
         let scale = self.excitation().norm().max(1.0);
-        let mut r = self.residual(&q, omega);
-        for it in 0..50 {
-            if r.norm() <= tol * scale {
-                return Ok((q, it));
+        crate::solve::cont::newton(self, q.clone(), omega, tol * scale).ok_or_else(|| {
+            HbError::NoConvergence {
+                iterations: 50,
+                residual: self.residual(&q, omega).norm(),
             }
-            let step = self
-                .jacobian(&q, omega)
-                .lu()
-                .solve(&r)
-                .ok_or(HbError::NoConvergence {
-                    iterations: it,
-                    residual: r.norm(),
-                })?;
-            // Backtracking: halve the step until the residual decreases (20 halvings).
-            let norm = r.norm();
-            let mut lambda = 1.0;
-            loop {
-                let trial = &q - lambda * &step;
-                let rt = self.residual(&trial, omega);
-                if rt.norm() < norm || lambda < 1e-6 {
-                    (q, r) = (trial, rt);
-                    break;
-                }
-                lambda *= 0.5;
-            }
-        }
-        Err(HbError::NoConvergence {
-            iterations: 50,
-            residual: r.norm(),
         })
     }
 
@@ -553,6 +550,67 @@ impl Balance {
             .lu()
             .solve(&-self.residual(&rest, omega))
             .unwrap_or(rest)
+    }
+
+    /// The solution at ω reached harmonic by harmonic from `linear_guess`: Newton with
+    /// backtracking on the first `h` harmonics (the others held at zero) for `h = 1 … H`,
+    /// each from the previous solution. From a one-harmonic guess, the first Newton step of
+    /// the full balance can be thrown far by a higher harmonic near a resonance of the
+    /// contact-stiffened system (free-play with H ≥ 5); the ramp adds them one at a time.
+    /// Where a stage does not converge, the last solution reached is returned (a guess).
+    pub fn ramped_guess(&self, omega: f64) -> DVector<f64> {
+        let mut q = self.linear_guess(omega);
+        let tol = 1e-12 * self.excitation().norm().max(1.0);
+        for h in 1..=self.aft.harmonics {
+            let leading = Leading {
+                hb: self,
+                len: (2 * h + 1) * self.n,
+            };
+            let start = q.rows(0, leading.len).into_owned();
+            match crate::solve::cont::newton(&leading, start, omega, tol) {
+                Some((x, _)) => q.rows_mut(0, leading.len).copy_from(&x),
+                None => break,
+            }
+        }
+        q
+    }
+}
+
+/// The balance restricted to its leading harmonics (the unknowns beyond `len` zero, their
+/// equations dropped), for `Balance::ramped_guess`.
+struct Leading<'a> {
+    hb: &'a Balance,
+    len: usize,
+}
+
+impl Leading<'_> {
+    fn padded(&self, x: &DVector<f64>) -> DVector<f64> {
+        let mut q = DVector::zeros(self.hb.dim());
+        q.rows_mut(0, self.len).copy_from(x);
+        q
+    }
+}
+
+impl crate::solve::cont::Problem for Leading<'_> {
+    fn dim(&self) -> usize {
+        self.len
+    }
+
+    fn residual(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
+        self.hb
+            .residual(&self.padded(x), p)
+            .rows(0, self.len)
+            .into_owned()
+    }
+
+    fn jacobian(&self, x: &DVector<f64>, p: f64) -> DMatrix<f64> {
+        let j = self.hb.jacobian(&self.padded(x), p);
+        j.view((0, 0), (self.len, self.len)).into_owned()
+    }
+
+    fn param_derivative(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
+        let d = self.hb.dynamic_stiffness_rate(p) * self.padded(x);
+        d.rows(0, self.len).into_owned()
     }
 }
 
@@ -598,8 +656,7 @@ impl Balance {
             .copied()
             .collect();
         roots.sort_by(|a, b| a.im.abs().total_cmp(&b.im.abs()));
-        roots.truncate(2 * n);
-        roots
+        physical(roots, 2 * n, omega)
     }
 
     /// Stable when every meaningful Floquet exponent has `Re s < tol · (|s| + ω)`: relative,
@@ -611,6 +668,82 @@ impl Balance {
 }
 
 /// Whether a Floquet exponent makes perturbations grow: `Re s ≥ tol · (|s| + ω)` (the rule
+/// The `count` physically meaningful exponents among Hill's roots sorted by `|Im s|`. A
+/// multiplier on the negative real axis (`e^{sT} < 0`: `Im s = ±ω/2`) appears twice at the
+/// same `|Im s|`, as `a + iω/2` and its shifted copy `a − iω/2` (with the truncation's noise
+/// on both): a root whose multiplier an already kept root of opposite `Im` sign has, with
+/// `|Im|` summing to ω, is such a copy and skipped (1e-3 relative: truncation leaves ~1e-5).
+/// Otherwise a tie in `|Im s|` picks one multiplier twice and drops another, and a
+/// period-doubling branch flickers between stable and unstable.
+fn physical(
+    sorted: Vec<nalgebra::Complex<f64>>,
+    count: usize,
+    omega: f64,
+) -> Vec<nalgebra::Complex<f64>> {
+    let period = std::f64::consts::TAU / omega;
+    let mut kept: Vec<nalgebra::Complex<f64>> = Vec::with_capacity(count);
+    for s in sorted {
+        if kept.len() == count {
+            break;
+        }
+        let mu = (s * period).exp();
+        let copy = kept.iter().any(|k| {
+            k.im.signum() != s.im.signum()
+                && (k.im.abs() + s.im.abs() - omega).abs() <= 1e-3 * omega
+                && ((k * period).exp() - mu).norm() <= 1e-3 * mu.norm()
+        });
+        if !copy {
+            kept.push(s);
+        }
+    }
+    kept
+}
+
+/// The unstable Floquet exponents of a point by kind: real (`Im s ≈ 0`: fold or branch
+/// point), at `Im s ≈ ±ω/2` (period doubling) and complex otherwise (Neimark–Sacker), with
+/// `grows` at `tol` deciding what is unstable; and what crossed between two points.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unstable {
+    pub real: usize,
+    pub flip: usize,
+    pub complex: usize,
+}
+
+impl Unstable {
+    pub fn of(exponents: &[nalgebra::Complex<f64>], omega: f64, tol: f64) -> Unstable {
+        let mut u = Unstable::default();
+        for s in exponents.iter().filter(|s| grows(s, omega, tol)) {
+            let tol = 1e-6 * (s.norm() + omega);
+            if s.im.abs() <= tol {
+                u.real += 1;
+            } else if (s.im.abs() - 0.5 * omega).abs() <= 1e-4 * omega {
+                u.flip += 1;
+            } else {
+                u.complex += 1;
+            }
+        }
+        u
+    }
+
+    /// What crossed the imaginary axis between two neighbouring points. Where the branch
+    /// turned (`fold`) it is a fold whatever the exponents show (a complex pair crossing in
+    /// the same interval would otherwise hide it); a real crossing without a turn is a
+    /// branch point.
+    pub fn change_to(self, next: Unstable, fold: bool) -> Option<&'static str> {
+        if fold {
+            Some("fold")
+        } else if self.real != next.real {
+            Some("branch point")
+        } else if self.flip != next.flip {
+            Some("period doubling")
+        } else if self.complex != next.complex {
+            Some("Neimark-Sacker")
+        } else {
+            None
+        }
+    }
+}
+
 /// of `Balance::is_stable`).
 pub fn grows(s: &nalgebra::Complex<f64>, omega: f64, tol: f64) -> bool {
     s.re >= tol * (s.norm() + omega)
