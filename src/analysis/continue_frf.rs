@@ -14,7 +14,7 @@ use super::options::OptionReader;
 use super::results::{Cell, Plot, Results, Series, Table};
 use crate::lang::ast::Analysis;
 use crate::model::{Model, System};
-use crate::solve::cont::{follow, Branch, ContError, Problem, Scale, Settings};
+use crate::solve::cont::{follow, linearised, Branch, ContError, Problem, Scale, Settings};
 use crate::solve::hb::condense::Condensed;
 use crate::solve::hb::{Balance, GapMethod, Unstable};
 
@@ -109,17 +109,26 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let condensed = (opts.choice("condense", &["true", "false"])? != Some("false"))
         .then(|| Condensed::new(&hb))
         .flatten();
-    let guesses: [&dyn Fn(f64) -> DVector<f64>; 3] =
-        [&|w| hb.linear_guess(w), &|w| hb.free_guess(w), &|w| {
-            hb.ramped_guess(w)
-        }];
+    // Starts: linearised at rest (open gaps, stuck contacts), the linear part alone (free
+    // contacts), the harmonic ramp — each in the unknowns continued (condensed ones are
+    // computed condensed: a full-size guess factorises the whole balance).
     let (curve, unknowns) = match &condensed {
         Some(c) => {
-            let curve = branch(c, &guesses, &|q| c.restrict(q), &settings);
+            let starts: [&dyn Fn(f64) -> DVector<f64>; 3] =
+                [&|w| linearised(c, w), &|w| c.free_guess(w), &|w| {
+                    c.restrict(&hb.ramped_guess(w))
+                }];
+            let curve = branch(c, &starts, &settings);
             let full = |x: &DVector<f64>, p: f64| c.expand(x, p);
             (curve.map(|b| expanded(b, &full)), c.dim())
         }
-        None => (branch(&hb, &guesses, &|q| q.clone(), &settings), hb.dim()),
+        None => {
+            let starts: [&dyn Fn(f64) -> DVector<f64>; 3] =
+                [&|w| linearised(&hb, w), &|w| hb.free_guess(w), &|w| {
+                    hb.ramped_guess(w)
+                }];
+            (branch(&hb, &starts, &settings), hb.dim())
+        }
     };
     let curve = curve.map_err(|e| failure(&e))?;
     let branch = curve.points;
@@ -283,35 +292,33 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     }
 }
 
-/// The branch from the first of the `guesses` (full-system responses at a frequency, taken
-/// to the problem's unknowns by `to_unknowns`) from which it starts: the response
-/// linearised at rest (stuck contacts), then the linear part alone (free contacts). The
-/// unknowns are scaled by the largest guessed response over the range (41 frequencies), the
-/// residual by its size at rest.
+/// The branch from the first of the `starts` (responses at a frequency, in the problem's
+/// unknowns) from which it starts. The unknowns are scaled by the largest response of the
+/// first two (the cheap ones: linearised and linear part alone) over the range (41
+/// frequencies), the residual by its size at rest.
 fn branch<P: Problem>(
     pr: &P,
-    guesses: &[&dyn Fn(f64) -> DVector<f64>],
-    to_unknowns: &dyn Fn(&DVector<f64>) -> DVector<f64>,
+    starts: &[&dyn Fn(f64) -> DVector<f64>],
     settings: &Settings,
 ) -> Result<Branch, ContError> {
     let (lo, hi) = settings.range;
     let rest = pr.residual(&DVector::zeros(pr.dim()), lo).norm();
+    let size = (0..=40)
+        .flat_map(|k| {
+            starts
+                .iter()
+                .take(2)
+                .map(move |g| g(lo + (hi - lo) * k as f64 / 40.0).amax())
+        })
+        .fold(f64::MIN_POSITIVE, f64::max);
+    let scale = Scale {
+        x: size,
+        p: hi - lo,
+        r: rest.max(f64::MIN_POSITIVE),
+    };
     let mut outcome = Err(ContError::Start(rest));
-    for guess in guesses {
-        let size = (0..=40)
-            .map(|k| to_unknowns(&guess(lo + (hi - lo) * k as f64 / 40.0)).amax())
-            .fold(f64::MIN_POSITIVE, f64::max);
-        let scale = Scale {
-            x: size,
-            p: hi - lo,
-            r: rest.max(f64::MIN_POSITIVE),
-        };
-        outcome = follow(
-            pr,
-            to_unknowns(&guess(lo)),
-            lo,
-            &Settings { scale, ..*settings },
-        );
+    for start in starts {
+        outcome = follow(pr, start(lo), lo, &Settings { scale, ..*settings });
         if outcome.is_ok() {
             break;
         }

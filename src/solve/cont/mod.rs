@@ -165,6 +165,16 @@ fn correct<P: Problem>(
     None
 }
 
+/// One Newton step from zero, `x = −J(0)⁻¹ R(0)` at `p`: the response linearised at rest
+/// (open gaps, stuck friction contacts), zero if that Jacobian is singular.
+pub fn linearised<P: Problem>(pr: &P, p: f64) -> DVector<f64> {
+    let rest = DVector::zeros(pr.dim());
+    pr.jacobian(&rest, p)
+        .lu()
+        .solve(&-pr.residual(&rest, p))
+        .unwrap_or(rest)
+}
+
 /// Newton's method at fixed `p` from `x`, the step halved until the residual decreases (at
 /// most 20 halvings, 50 iterations), to `|R| ≤ tol` or a round-off-level step (as in
 /// `correct`): the start of a branch, where the guess may be far from the solution.

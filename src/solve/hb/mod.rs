@@ -545,11 +545,7 @@ impl Balance {
     /// open and friction contacts stuck (their springs `k_t`, `k_n`): the default initial
     /// guess.
     pub fn linear_guess(&self, omega: f64) -> DVector<f64> {
-        let rest = DVector::zeros(self.dim());
-        self.jacobian(&rest, omega)
-            .lu()
-            .solve(&-self.residual(&rest, omega))
-            .unwrap_or(rest)
+        crate::solve::cont::linearised(self, omega)
     }
 
     /// The solution at ω reached harmonic by harmonic from `linear_guess`: Newton with
