@@ -90,7 +90,7 @@ fn run_writes_one_folder_per_analysis_and_json_lines() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
-    assert_eq!(lines.len(), 5);
+    assert_eq!(lines.len(), 6);
     for l in &lines {
         for key in ["name", "kind", "out", "summary"] {
             assert!(l.get(key).is_some(), "missing {key} in {l}");
@@ -98,6 +98,8 @@ fn run_writes_one_folder_per_analysis_and_json_lines() {
         let dir = std::path::PathBuf::from(l["out"].as_str().expect("out"));
         let files: &[&str] = if l["kind"] == "modes" {
             &["data.csv", "meta.json", "modes.svg", "shapes.csv"]
+        } else if l["kind"] == "continue frf" {
+            &["data.csv", "meta.json", "frf.svg"]
         } else if l["kind"] == "sweep regimes" {
             &["data.csv", "boundaries.csv", "meta.json", "regimes.svg"]
         } else {

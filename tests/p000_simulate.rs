@@ -771,7 +771,7 @@ fn contacts_coming_to_rest_together_settle_together() {
 
 #[test]
 fn thread_count_does_not_change_a_simulation() {
-    // The tour file (four analyses, one simulate with events) run with 1 and 2 worker
+    // The tour file (six analyses, one simulate with events) run with 1 and 2 worker
     // threads: the simulate outputs are byte-identical.
     let read = |threads: &str| {
         let dir = root().join(format!("target/test-out/simulate_threads_{threads}"));
