@@ -59,6 +59,34 @@ fn aft_round_trip_and_derivative() {
 }
 
 #[test]
+fn aft_peak_is_the_maximum_between_the_samples() {
+    // A cos(θ − φ) + 0.3 A cos(3θ − 2φ) on 16 samples: the refined peak is the maximum of a
+    // 2¹⁶-point reconstruction (the largest sample alone can be ~2 % low).
+    let aft = Aft::new(3, 16).expect("samples");
+    for phi in [0.0f64, 0.1, 0.37, 1.0, 2.5] {
+        let q = [
+            0.0,
+            phi.cos(),
+            phi.sin(),
+            0.0,
+            0.0,
+            0.3 * (2.0 * phi).cos(),
+            0.3 * (2.0 * phi).sin(),
+        ];
+        let fine = Aft::new(3, 1 << 16).expect("samples");
+        let exact = fine
+            .to_time(&q, None)
+            .iter()
+            .fold(0.0f64, |m, v| m.max(v.abs()));
+        assert!(
+            (aft.peak(&q) - exact).abs() < 1e-8,
+            "φ = {phi}: {} vs {exact}",
+            aft.peak(&q)
+        );
+    }
+}
+
+#[test]
 fn duffing_one_harmonic_is_the_describing_function_relation() {
     // With H = 1 the cubic's first harmonic is exact on 16 samples, so the amplitude A of
     // the HB solution satisfies [(k − Ω² + ¾ k3 A²)² + (cΩ)²] A² = F² to rounding (1e-8
@@ -140,6 +168,62 @@ fn duffing_relation(a2: f64, omega: f64) -> f64 {
     ((1.0 - omega * omega + 0.075 * a2).powi(2) + (0.05 * omega).powi(2)) * a2 - 0.01
 }
 
+/// The closed-form fold of `duffing` near `(A², Ω)`: Newton on `G = 0`, `∂G/∂(A²) = 0`.
+fn duffing_fold(a2: f64, omega: f64) -> (f64, f64) {
+    let (mut a2, mut w) = (a2, omega);
+    let dg = |a2: f64, w: f64| {
+        let e = 1.0 - w * w + 0.075 * a2;
+        e * e + (0.05 * w).powi(2) + 2.0 * e * 0.075 * a2
+    };
+    for _ in 0..50 {
+        let (g, d) = (duffing_relation(a2, w), dg(a2, w));
+        let h = 1e-7;
+        let (ga, gw) = (
+            (duffing_relation(a2 + h, w) - g) / h,
+            (duffing_relation(a2, w + h) - g) / h,
+        );
+        let (da, dw) = ((dg(a2 + h, w) - d) / h, (dg(a2, w + h) - d) / h);
+        let det = ga * dw - gw * da;
+        a2 -= (g * dw - gw * d) / det;
+        w -= (ga * d - g * da) / det;
+    }
+    (a2, w)
+}
+
+#[test]
+fn continue_frf_locates_the_folds_on_the_branch() {
+    // The analysis reports each fold where it lies between its neighbouring points
+    // (bisection on the secant, corrected onto the branch): with H = 1 the balance is the
+    // closed-form relation, so the folds must be its folds.
+    let (code, stdout, stderr, _) = frf_run(
+        "tests/models/duffing.nsd",
+        "continue frf duffing as frf { param = Omega in 0.5..2, harmonics = 1, stability = false }",
+        "frf-folds",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value =
+        serde_json::from_str(stdout.lines().last().expect("json")).expect("json");
+    let folds = v["summary"]["folds"].as_array().expect("folds");
+    assert_eq!(folds.len(), 2, "{v}");
+    for f in folds {
+        let (w, a) = (
+            f["Omega"].as_f64().expect("Ω"),
+            f["amplitude"].as_f64().expect("A"),
+        );
+        let (a2, w_exact) = duffing_fold(a * a, w);
+        assert!(
+            (w - w_exact).abs() < 1e-8,
+            "fold at Ω = {w}, closed form {w_exact}"
+        );
+        // (Measured 3e-10: `max|x|` is the refined maximum, not the largest of 16 samples.)
+        assert!(
+            (a - a2.sqrt()).abs() < 1e-8 * a,
+            "amplitude {a} vs {}",
+            a2.sqrt()
+        );
+    }
+}
+
 #[test]
 fn duffing_frf_passes_both_folds() {
     // Pseudo-arclength continuation of the H = 1 balance over Ω ∈ [0.5, 2]: every point on
@@ -160,25 +244,8 @@ fn duffing_frf_passes_both_folds() {
     let folds: Vec<usize> = (0..branch.len()).filter(|&i| branch[i].fold).collect();
     assert_eq!(folds.len(), 2, "two folds");
     for &i in &folds {
-        // Closed-form fold near the bracket: solve G = 0, ∂G/∂(A²) = 0 for (A², Ω).
         let a2_0 = branch[i].x[1].powi(2) + branch[i].x[2].powi(2);
-        let (mut a2, mut w) = (a2_0, branch[i].p);
-        let dg = |a2: f64, w: f64| {
-            let e = 1.0 - w * w + 0.075 * a2;
-            e * e + (0.05 * w).powi(2) + 2.0 * e * 0.075 * a2
-        };
-        for _ in 0..50 {
-            let (g, d) = (duffing_relation(a2, w), dg(a2, w));
-            let h = 1e-7;
-            let (ga, gw) = (
-                (duffing_relation(a2 + h, w) - g) / h,
-                (duffing_relation(a2, w + h) - g) / h,
-            );
-            let (da, dw) = ((dg(a2 + h, w) - d) / h, (dg(a2, w + h) - d) / h);
-            let det = ga * dw - gw * da;
-            a2 -= (g * dw - gw * d) / det;
-            w -= (ga * d - g * da) / det;
-        }
+        let (_, w) = duffing_fold(a2_0, branch[i].p);
         let (lo, hi) = (
             branch[i - 1].p.min(branch[i].p),
             branch[i - 1].p.max(branch[i].p),

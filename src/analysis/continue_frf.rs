@@ -14,7 +14,9 @@ use super::options::OptionReader;
 use super::results::{Cell, Plot, Results, Series, Table};
 use crate::lang::ast::Analysis;
 use crate::model::{Model, System};
-use crate::solve::cont::{follow, linearised, Branch, ContError, Problem, Scale, Settings};
+use crate::solve::cont::{
+    follow, linearised, locate, Branch, ContError, Point, Problem, Scale, Settings,
+};
 use crate::solve::hb::condense::Condensed;
 use crate::solve::hb::{Balance, GapMethod, Unstable};
 
@@ -155,41 +157,63 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let mut stabilities = Vec::with_capacity(branch.len());
     let mut folds = Vec::new();
     let mut watched_curve: Vec<(f64, f64)> = Vec::with_capacity(branch.len());
-    for pt in &branch {
-        let mut row = vec![Cell::Num(pt.p), Cell::Num(1.0)];
-        let exponents = if stability {
-            hb.floquet(&pt.x, pt.p)
+    let coefficients = |x: &DVector<f64>, i: usize| -> Vec<f64> {
+        (0..hb.aft.width()).map(|p| x[p * n + i]).collect()
+    };
+    let peak_of = |coef: &[f64]| hb.aft.peak(coef);
+    let exponents = |x: &DVector<f64>, p: f64| {
+        if stability {
+            hb.floquet(x, p)
         } else {
             vec![]
+        }
+    };
+    // A bifurcation between two neighbouring points, located on the branch (bisection on
+    // the secant, `cont::locate`): the fold where the tangent's Ω component changes sign,
+    // the others where the unstable exponents' counts change. Falls back on the point after.
+    let rest = hb.residual(&DVector::zeros(hb.dim()), lo).norm();
+    let located = |kind: &str, a: &Point, b: &Point| -> (f64, f64) {
+        let scale = Scale {
+            x: a.x.amax().max(b.x.amax()).max(f64::MIN_POSITIVE),
+            p: hi - lo,
+            r: rest.max(f64::MIN_POSITIVE),
         };
-        let count = Unstable::of(&exponents, pt.p, STABILITY_TOL);
+        let state = |x: &DVector<f64>, p: f64, tangent_p: f64| {
+            if kind == "fold" {
+                (tangent_p > 0.0, Unstable::default())
+            } else {
+                (false, Unstable::of(&exponents(x, p), p, STABILITY_TOL))
+            }
+        };
+        locate(&hb, (&a.x, a.p), (&b.x, b.p), scale, settings.tol, state).map_or_else(
+            || (b.p, peak_of(&coefficients(&b.x, watched))),
+            |(x, p)| (p, peak_of(&coefficients(&x, watched))),
+        )
+    };
+    for (index, pt) in branch.iter().enumerate() {
+        let mut row = vec![Cell::Num(pt.p), Cell::Num(1.0)];
+        let count = Unstable::of(&exponents(&pt.x, pt.p), pt.p, STABILITY_TOL);
         let stable = count == Unstable::default();
-        let coefficients =
-            |i: usize| -> Vec<f64> { (0..hb.aft.width()).map(|p| pt.x[p * n + i]).collect() };
-        let peak_of = |coef: &[f64]| {
-            hb.aft
-                .to_time(coef, None)
-                .iter()
-                .fold(0.0f64, |m, v| m.max(v.abs()))
-        };
         for &i in &reported {
-            let coef = coefficients(i);
+            let coef = coefficients(&pt.x, i);
             row.push(Cell::Num(peak_of(&coef)));
             row.push(Cell::Num((-coef[2]).atan2(coef[1])));
             row.push(Cell::Num(coef[0].abs()));
             row.extend((1..=harmonics).map(|k| Cell::Num(coef[2 * k - 1].hypot(coef[2 * k]))));
         }
-        let max = peak_of(&coefficients(watched));
+        let max = peak_of(&coefficients(&pt.x, watched));
         stabilities.push(stable);
-        if pt.fold {
-            folds.push(json!({"Omega": pt.p, "amplitude": max}));
-        }
         watched_curve.push((pt.p, max));
         row.push(Cell::Num(f64::from(u8::from(stable))));
         row.push(Cell::Num(f64::from(u8::from(pt.fold))));
         let kind = last_count.and_then(|before| before.change_to(count, pt.fold));
-        if let Some(kind) = kind {
-            bifurcations.push(json!({"kind": kind, "Omega": pt.p, "amplitude": max}));
+        if let (Some(kind), Some(before)) = (kind, index.checked_sub(1).map(|j| &branch[j])) {
+            let (omega, amplitude) = located(kind, before, pt);
+            let at = json!({"Omega": omega, "amplitude": amplitude});
+            if kind == "fold" {
+                folds.push(at.clone());
+            }
+            bifurcations.push(json!({"kind": kind, "Omega": omega, "amplitude": amplitude}));
         }
         row.push(Cell::Text(kind.unwrap_or("").into()));
         last_count = Some(count);

@@ -89,6 +89,49 @@ impl Aft {
         spec.iter().map(|z| z.re).collect()
     }
 
+    /// `max_θ |x(θ)|` of the signal with coefficients `q`: the largest sample in magnitude,
+    /// refined by Newton's method on `x'(θ) = 0` (the samples resolve every harmonic, so the
+    /// largest one lies next to the global extremum; sampled alone, one harmonic on 16
+    /// samples would be up to 2 % low).
+    pub fn peak(&self, q: &[f64]) -> f64 {
+        let samples = self.to_time(q, None);
+        let Some((j, _)) = samples
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+        else {
+            return 0.0;
+        };
+        // x, x', x'' at θ.
+        let eval = |theta: f64| {
+            let (mut x, mut d1, mut d2) = (q[0], 0.0, 0.0);
+            for k in 1..=self.harmonics {
+                let kf = k as f64;
+                let (s, c) = (kf * theta).sin_cos();
+                let (ck, sk) = (q[2 * k - 1], q[2 * k]);
+                x += ck * c + sk * s;
+                d1 += kf * (sk * c - ck * s);
+                d2 -= kf * kf * (ck * c + sk * s);
+            }
+            (x, d1, d2)
+        };
+        let step = std::f64::consts::TAU / self.samples as f64;
+        let start = step * j as f64;
+        let mut theta = start;
+        for _ in 0..20 {
+            let (_, d1, d2) = eval(theta);
+            if d2 == 0.0 {
+                break;
+            }
+            let next = (theta - d1 / d2).clamp(start - step, start + step);
+            if (next - theta).abs() <= 1e-15 {
+                break;
+            }
+            theta = next;
+        }
+        eval(theta).0.abs().max(samples[j].abs())
+    }
+
     /// The coefficients `[f0, c1, s1, …]` of sampled values `f`.
     pub fn to_coefficients(&self, f: &[f64]) -> Vec<f64> {
         let mut spec: Vec<Complex<f64>> = f.iter().map(|&v| Complex::new(v, 0.0)).collect();
