@@ -93,14 +93,26 @@ impl<'a> Trig<'a> {
         }
     }
 
-    /// With the table on `cells` points per period (`step = 2π / cells`).
+    /// With the table on `cells` points per period (`step = 2π / cells`); a zero polynomial
+    /// (the normal motion of a Jenkins element) needs none.
     fn tabulated(q: &'a [f64], cells: usize) -> Trig<'a> {
-        let plain = Trig::new(q);
+        if q.iter().all(|c| *c == 0.0) {
+            return Trig::new(q);
+        }
         let step = TAU / cells as f64;
         let table = (0..cells)
             .map(|j| {
                 let tau = j as f64 * step;
-                [plain.at(tau, 0), plain.at(tau, 1)]
+                let (s1, c1) = tau.sin_cos();
+                let (mut s, mut c) = (s1, c1);
+                let mut out = [0.0; 2];
+                for (i, cs) in q.chunks(2).enumerate() {
+                    let k = (i + 1) as f64;
+                    out[0] += cs[0] * c + cs[1] * s;
+                    out[1] += k * (-cs[0] * s + cs[1] * c);
+                    (s, c) = (s * c1 + c * s1, c * c1 - s * s1);
+                }
+                out
             })
             .collect();
         Trig { q, step, table }
@@ -114,6 +126,9 @@ impl<'a> Trig<'a> {
             if j >= 0.0 && j * self.step == tau {
                 return self.table[j as usize % self.table.len()][order];
             }
+        }
+        if self.q.iter().all(|c| *c == 0.0) {
+            return 0.0;
         }
         let (s1, c1) = tau.sin_cos();
         let (mut s, mut c) = (s1, c1);
@@ -256,9 +271,18 @@ fn refine(
 }
 
 impl FrictionContact {
+    /// `k_y y` (`order` 0) or its rate: nothing to evaluate for a constant load (Jenkins).
+    fn load_change(&self, y: &Trig, tau: f64, order: usize) -> f64 {
+        if self.ky == 0.0 {
+            0.0
+        } else {
+            self.ky * y.at(tau, order)
+        }
+    }
+
     /// The normal load `N₀ + k_y y`.
     fn normal(&self, y: &Trig, tau: f64) -> f64 {
-        self.n0 + self.ky * y.at(tau, 0)
+        self.n0 + self.load_change(y, tau, 0)
     }
 
     /// The state entered at `tau` (a transition into contact or stick, or the initial one).
@@ -267,7 +291,10 @@ impl FrictionContact {
     /// (`|k_x ẋ| ≤ μ k_y ẏ`); otherwise it slides from the start.
     fn stick_from(&self, x: &Trig, y: &Trig, tau: f64, onset: Onset) -> State {
         if let Onset::FromSeparation { .. } = onset {
-            let (rate, limit) = (self.kx * x.at(tau, 1), self.mu * self.ky * y.at(tau, 1));
+            let (rate, limit) = (
+                self.kx * x.at(tau, 1),
+                self.mu * self.load_change(y, tau, 1),
+            );
             if rate.abs() > limit {
                 return State::Slip { xi: rate.signum() };
             }
@@ -314,7 +341,7 @@ impl FrictionContact {
                 consider(&normal_falls, &|_| State::Separated);
             }
             State::Slip { xi } => {
-                let sticks = |t: f64| -(xi * kx * x.at(t, 1) - self.mu * self.ky * y.at(t, 1));
+                let sticks = |t: f64| -(xi * kx * x.at(t, 1) - self.mu * self.load_change(y, t, 1));
                 consider(&sticks, &|t| {
                     self.stick_from(x, y, t, Onset::FromSlip { tau: t, xi })
                 });
