@@ -190,6 +190,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             |(x, p)| (p, peak_of(&coefficients(&x, watched))),
         )
     };
+    let post = std::time::Instant::now();
     for (index, pt) in branch.iter().enumerate() {
         let mut row = vec![Cell::Num(pt.p), Cell::Num(1.0)];
         let count = Unstable::of(&exponents(&pt.x, pt.p), pt.p, STABILITY_TOL);
@@ -219,6 +220,8 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         last_count = Some(count);
         rows.push(row);
     }
+    // Stability (Hill's method per point, bifurcations located) and the columns.
+    let stability_s = post.elapsed().as_secs_f64();
     let plot = Plot {
         file: "frf.svg".into(),
         title: format!("{}: max|{}| over the period", model.name, names[watched]),
@@ -266,6 +269,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         json!(branch.iter().map(|p| p.iterations).sum::<usize>()),
     );
     summary.insert("wall_s".into(), json!(wall_s));
+    summary.insert("stability_s".into(), json!(stability_s));
     summary.insert("unknowns".into(), json!(unknowns));
     let mut s = Map::new();
     s.insert("param".into(), json!({"name": param, "from": lo, "to": hi}));
@@ -284,6 +288,13 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         json!("harmonic balance (AFT), pseudo-arclength continuation, Hill stability"),
     );
     let mut warnings: Vec<String> = sys.warnings.iter().map(|w| w.message.clone()).collect();
+    if stability && stability_s > 1.0 && stability_s > 10.0 * wall_s {
+        warnings.push(format!(
+            "Hill's method on the full balance ({} unknowns) took {stability_s:.1} s, {:.0}× the branch ({wall_s:.2} s); `stability = false` skips it",
+            hb.dim(),
+            stability_s / wall_s.max(f64::MIN_POSITIVE)
+        ));
+    }
     if let Some(e) = &curve.stopped {
         summary.insert("failed".into(), json!(failure(e).to_string()));
         warnings.push(format!(
