@@ -113,22 +113,58 @@ pub enum SimError {
     MissedContact { t: f64, element: String },
 }
 
+/// The step size last proposed in each combination of modes: the first step after a switch
+/// starts from it (the crossing step's size, from the old modes' dynamics, cost a rejection
+/// at almost every free-play contact). Modes change only at restarts, so the segment's key
+/// is built once per segment, not per step.
+struct StepMemory {
+    by_modes: HashMap<Vec<u8>, f64>,
+    segment: Vec<u8>,
+    proposed: Option<f64>,
+}
+
+impl StepMemory {
+    fn new(h: &Hybrid) -> StepMemory {
+        StepMemory {
+            by_modes: HashMap::new(),
+            segment: h.mode_key(),
+            proposed: None,
+        }
+    }
+
+    /// The step proposed after an accepted step of the current segment.
+    fn accepted(&mut self, step: f64) {
+        self.proposed = Some(step);
+    }
+
+    /// Files the ending segment's last proposal; the remembered step of the new modes.
+    fn switched(&mut self, h: &Hybrid) -> Option<f64> {
+        let ending = std::mem::replace(&mut self.segment, h.mode_key());
+        if let Some(step) = self.proposed.take() {
+            self.by_modes.insert(ending, step);
+        }
+        self.by_modes.get(&self.segment).copied()
+    }
+}
+
 /// Restarts the integration at a located switch `(t, y)` in the new modes: the event
 /// functions of the new modes and the first stage are recomputed, the method choice starts
-/// afresh and the next event search starts just past the restart point. (Modes change only
-/// here, so the event functions are built once per smooth segment.)
+/// afresh and the next event search starts just past the restart point; returns also the
+/// step remembered for the new modes. (Modes change only here, so the event functions are
+/// built once per smooth segment.)
 fn restart(
     h: &mut Hybrid,
     rk: &mut Stepper,
     events: &mut Vec<EventFn>,
-    t: f64,
-    y: Vec<f64>,
+    memory: &mut StepMemory,
+    (t, y): (f64, Vec<f64>),
     f0: &mut [f64],
-) -> (f64, Vec<f64>, f64) {
+) -> (f64, Vec<f64>, f64, Option<f64>) {
     rk.restart();
     *events = h.events();
     h.rhs(t, &y, f0);
-    (t, y, 1e-12)
+    let remembered = memory.switched(h);
+    (t, y, 1e-12, remembered)
 }
 
 /// The failure with the trajectory up to the last good state.
@@ -363,10 +399,7 @@ pub fn integrate(
     let mut rejected_last = false;
     // One buffer for every attempt and every dense output.
     let (mut attempt, mut dense) = (Attempt::new(n2), DenseStep::new(n2));
-    // The step size last proposed in each combination of modes: the first step after a
-    // switch starts from it (the crossing step's size, from the old modes' dynamics, cost a
-    // rejection at almost every free-play contact).
-    let mut last_step: HashMap<Vec<u8>, f64> = HashMap::new();
+    let mut memory = StepMemory::new(h);
     // After an event the next search starts just past the restart point.
     let mut skip = 0.0;
     while t < cfg.t1 {
@@ -532,7 +565,7 @@ pub fn integrate(
                 to,
                 0.0,
             ));
-            (t, y, skip) = restart(h, &mut rk, &mut events, tb, yb, &mut f0);
+            (t, y, skip, _) = restart(h, &mut rk, &mut events, &mut memory, (tb, yb), &mut f0);
             rejected_last = false;
             continue;
         }
@@ -612,7 +645,8 @@ pub fn integrate(
                             ));
                         }
                         if !changed {
-                            (t, y, skip) = restart(h, &mut rk, &mut events, te, ye, &mut f0);
+                            (t, y, skip, _) =
+                                restart(h, &mut rk, &mut events, &mut memory, (te, ye), &mut f0);
                             continue;
                         }
                     }
@@ -675,12 +709,10 @@ pub fn integrate(
                         out.record_point(&mut traj, te, &ye);
                     }
                 }
-                (t, y, skip) = restart(h, &mut rk, &mut events, te, ye, &mut f0);
-                step = last_step
-                    .get(&h.mode_key())
-                    .copied()
-                    .unwrap_or(hstep)
-                    .max(1e-8 * t.abs().max(1.0));
+                let remembered;
+                (t, y, skip, remembered) =
+                    restart(h, &mut rk, &mut events, &mut memory, (te, ye), &mut f0);
+                step = remembered.unwrap_or(hstep).max(1e-8 * t.abs().max(1.0));
             }
             _ if !h.held_stops().is_empty() && lift_off(h, &dense).is_some() => {
                 // A held stop lets go inside this step: locate the sign change of its contact
@@ -698,7 +730,7 @@ pub fn integrate(
                     velocity: 0.0,
                     velocity_after: None,
                 });
-                (t, y, skip) = restart(h, &mut rk, &mut events, tl, yl, &mut f0);
+                (t, y, skip, _) = restart(h, &mut rk, &mut events, &mut memory, (tl, yl), &mut f0);
             }
             _ if h.penetrated(dense.t1(), &attempt.y1).is_some() => {
                 // A stop is on its forbidden side at the end of a step without a located
@@ -719,7 +751,7 @@ pub fn integrate(
                 std::mem::swap(&mut f0, &mut attempt.f1);
                 skip = 0.0;
                 step = rk.next_step(hstep, err, rejected_last);
-                last_step.insert(h.mode_key(), step);
+                memory.accepted(step);
             }
         }
         rejected_last = false;
