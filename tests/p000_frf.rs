@@ -14,19 +14,11 @@ fn freeplay_frf_passes_its_grazing_points_and_folds() {
     // superharmonic resonance near Ω = 0.63, turns twice (folds at 0.662 and 0.644), leaves
     // it and enters it again on the main resonance near 1.05; with the AFT of the kinked
     // force the branch stalled at the first grazing.
-    let dir = root().join("target/test-out/p000_frf");
-    std::fs::create_dir_all(&dir).expect("dir");
-    let file = dir.join("case.nsd");
-    let text = std::fs::read_to_string(root().join(MODELS)).expect("model")
-        + "\ncontinue frf two_dof_freeplay as frf { param = Omega in 0.6..1.6, harmonics = 9, excitation = 0.3 }\n";
-    std::fs::write(&file, text).expect("write");
-    let (code, stdout, stderr) = nsd(&[
-        "run",
-        file.to_str().expect("utf-8"),
-        "--json",
-        "--out",
-        dir.to_str().expect("utf-8"),
-    ]);
+    let (code, stdout, stderr, dir) = frf_run(
+        MODELS,
+        "continue frf two_dof_freeplay as frf { param = Omega in 0.6..1.6, harmonics = 9, excitation = 0.3 }",
+        "p000_frf",
+    );
     assert_eq!(code, 0, "{stderr}");
     let v: serde_json::Value =
         serde_json::from_str(stdout.lines().last().expect("json")).expect("json");

@@ -361,26 +361,6 @@ fn continue_frf_keeps_the_branch_when_it_stops_early() {
     assert!(rows > 5, "{rows} rows");
 }
 
-/// Runs `analysis` (named `frf`) appended to a model file; returns the exit code, stdout,
-/// stderr and the output folder.
-fn frf_run(model: &str, analysis: &str, tag: &str) -> (i32, String, String, std::path::PathBuf) {
-    let dir = root().join("target/test-out").join(tag);
-    std::fs::create_dir_all(&dir).expect("dir");
-    let file = dir.join("case.nsd");
-    let text = std::fs::read_to_string(root().join(model)).expect("model") + "\n" + analysis + "\n";
-    std::fs::write(&file, text).expect("write");
-    let (code, stdout, stderr) = nsd(&[
-        "run",
-        file.to_str().expect("utf-8"),
-        "--only",
-        "frf",
-        "--json",
-        "--out",
-        dir.to_str().expect("utf-8"),
-    ]);
-    (code, stdout, stderr, dir)
-}
-
 #[test]
 fn continue_frf_at_low_excitation_is_the_linear_resonance() {
     // `excitation = 0.01` (F = 0.001): the Duffing response is nearly linear, so the peak

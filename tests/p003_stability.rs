@@ -133,19 +133,7 @@ fn hill_multipliers_are_the_monodromy_of_simulate_past_a_neimark_sacker_point() 
 
 /// The kinds marked by `continue frf` (JSON summary) for `analysis` on the test models.
 fn marked(analysis: &str, tag: &str) -> Vec<(String, f64)> {
-    let dir = root().join("target/test-out").join(tag);
-    std::fs::create_dir_all(&dir).expect("dir");
-    let file = dir.join("case.nsd");
-    let text =
-        std::fs::read_to_string(root().join(MODELS)).expect("model") + "\n" + analysis + "\n";
-    std::fs::write(&file, text).expect("write");
-    let (code, stdout, stderr) = nsd(&[
-        "run",
-        file.to_str().expect("utf-8"),
-        "--json",
-        "--out",
-        dir.to_str().expect("utf-8"),
-    ]);
+    let (code, stdout, stderr, _) = frf_run(MODELS, analysis, tag);
     assert_eq!(code, 0, "{stderr}");
     let v: serde_json::Value =
         serde_json::from_str(stdout.lines().last().expect("json")).expect("json");

@@ -153,3 +153,23 @@ pub fn simulate_to(
         })
         .collect()
 }
+
+/// Runs `analysis` (named `frf`) appended to a model file; returns the exit code, stdout,
+/// stderr and the output folder.
+pub fn frf_run(model: &str, analysis: &str, tag: &str) -> (i32, String, String, PathBuf) {
+    let dir = root().join("target/test-out").join(tag);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("case.nsd");
+    let text = std::fs::read_to_string(root().join(model)).expect("model") + "\n" + analysis + "\n";
+    std::fs::write(&file, text).expect("write");
+    let (code, stdout, stderr) = nsd(&[
+        "run",
+        file.to_str().expect("utf-8"),
+        "--only",
+        "frf",
+        "--json",
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    (code, stdout, stderr, dir)
+}
