@@ -163,3 +163,74 @@ impl Aft {
         jac
     }
 }
+
+/// `∫_a^b φ_p(θ) φ_r(θ) dθ` for the basis `φ_0 = 1`, `φ_{2k−1} = cos kθ`, `φ_{2k} = sin kθ`
+/// (`k ≤ harmonics`), by the product-to-sum identities from the closed-form moments
+/// `∫ cos mθ`, `∫ sin mθ` (`m ≤ 2H`, by the angle-addition recurrence from one `sin_cos` per
+/// end): the Fourier integrals of a force that is linear in the displacement on an interval
+/// (free-play contacts, the friction element's stick and slip phases).
+pub fn interval_gram(harmonics: usize, a: f64, b: f64) -> DMatrix<f64> {
+    let top = 2 * harmonics;
+    let multiples = |tau: f64| {
+        let (s1, c1) = tau.sin_cos();
+        let (mut s, mut c) = (0.0, 1.0);
+        (0..=top)
+            .map(|_| {
+                let out = (s, c);
+                (s, c) = (s * c1 + c * s1, c * c1 - s * s1);
+                out
+            })
+            .collect::<Vec<(f64, f64)>>()
+    };
+    let (ma, mb) = (multiples(a), multiples(b));
+    let cos_int: Vec<f64> = (0..=top)
+        .map(|m| {
+            if m == 0 {
+                b - a
+            } else {
+                (mb[m].0 - ma[m].0) / m as f64
+            }
+        })
+        .collect();
+    let sin_int: Vec<f64> = (0..=top)
+        .map(|m| {
+            if m == 0 {
+                0.0
+            } else {
+                (ma[m].1 - mb[m].1) / m as f64
+            }
+        })
+        .collect();
+    // φ_p as (harmonic, is-sine).
+    let basis = |p: usize| {
+        if p == 0 {
+            (0, false)
+        } else {
+            (p.div_ceil(2), p.is_multiple_of(2))
+        }
+    };
+    let width = top + 1;
+    let mut gram = DMatrix::zeros(width, width);
+    for p in 0..width {
+        for r in p..width {
+            let ((k, sk), (l, sl)) = (basis(p), basis(r));
+            let (sum, diff) = (k + l, k.abs_diff(l));
+            // sin((k − l)θ) = sign(k − l) sin(|k − l|θ).
+            let signed = |x: usize, y: usize| match x.cmp(&y) {
+                std::cmp::Ordering::Greater => sin_int[diff],
+                std::cmp::Ordering::Less => -sin_int[diff],
+                std::cmp::Ordering::Equal => 0.0,
+            };
+            let v = 0.5
+                * match (sk, sl) {
+                    (false, false) => cos_int[diff] + cos_int[sum],
+                    (true, true) => cos_int[diff] - cos_int[sum],
+                    (true, false) => sin_int[sum] + signed(k, l),
+                    (false, true) => sin_int[sum] + signed(l, k),
+                };
+            gram[(p, r)] = v;
+            gram[(r, p)] = v;
+        }
+    }
+    gram
+}

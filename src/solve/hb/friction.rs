@@ -146,18 +146,6 @@ impl<'a> Trig<'a> {
     }
 }
 
-/// `(sin mτ, cos mτ)` for m = 0…`top` (angle-addition recurrence).
-fn multiples(top: usize, tau: f64) -> Vec<(f64, f64)> {
-    let (s1, c1) = tau.sin_cos();
-    let mut out = Vec::with_capacity(top + 1);
-    let (mut s, mut c) = (0.0, 1.0);
-    for _ in 0..=top {
-        out.push((s, c));
-        (s, c) = (s * c1 + c * s1, c * c1 - s * s1);
-    }
-    out
-}
-
 /// `H(τ) = [cos τ, sin τ, …, cos Hτ, sin Hτ]`.
 fn basis(h: usize, tau: f64) -> Vec<f64> {
     (1..=h)
@@ -168,41 +156,12 @@ fn basis(h: usize, tau: f64) -> Vec<f64> {
         .collect()
 }
 
-/// `W = (1/π)∫_a^b H Hᵀ` and `w = (1/π)∫_a^b H` (eq. 34), from the closed-form
-/// `(1/π)∫_a^b cos mτ` and `(1/π)∫_a^b sin mτ` for |m| ≤ 2H (products of harmonics
-/// written as sums).
+/// `W = (1/π)∫_a^b H Hᵀ` and `w = (1/π)∫_a^b H` (eq. 34): the harmonic part of
+/// `aft::interval_gram` (`H` is its basis without the constant).
 fn interval_weights(h: usize, a: f64, b: f64) -> (DMatrix<f64>, Vec<f64>) {
-    let (ma, mb) = (multiples(2 * h, a), multiples(2 * h, b));
-    // (∫cos, ∫sin)/π of harmonic m ≥ 0; negative m by parity.
-    let integral = |m: i64| -> (f64, f64) {
-        let u = m.unsigned_abs() as usize;
-        let (ic, is) = if u == 0 {
-            ((b - a) / PI, 0.0)
-        } else {
-            let mf = u as f64 * PI;
-            ((mb[u].0 - ma[u].0) / mf, (ma[u].1 - mb[u].1) / mf)
-        };
-        (ic, if m < 0 { -is } else { is })
-    };
-    let mut w = vec![0.0; 2 * h];
-    let mut big = DMatrix::zeros(2 * h, 2 * h);
-    for k in 1..=h {
-        let (ck, sk) = integral(k as i64);
-        w[2 * k - 2] = ck;
-        w[2 * k - 1] = sk;
-        for l in 1..=h {
-            let (k_i, l_i) = (k as i64, l as i64);
-            let (cd, s_kl) = integral(k_i - l_i);
-            let (cs, ss) = integral(k_i + l_i);
-            let s_lk = -s_kl;
-            let (r, c) = (2 * k - 2, 2 * l - 2);
-            big[(r, c)] = 0.5 * (cd + cs); // cos k · cos l
-            big[(r, c + 1)] = 0.5 * (ss + s_lk); // cos k · sin l
-            big[(r + 1, c)] = 0.5 * (ss + s_kl); // sin k · cos l
-            big[(r + 1, c + 1)] = 0.5 * (cd - cs); // sin k · sin l
-        }
-    }
-    (big, w)
+    let gram = super::aft::interval_gram(h, a, b) / PI;
+    let w = gram.view((1, 0), (2 * h, 1)).iter().copied().collect();
+    (gram.view((1, 1), (2 * h, 2 * h)).into_owned(), w)
 }
 
 /// The first τ in `(from, to]` where `g` crosses zero upwards (from < 0 to ≥ 0), found on

@@ -14,6 +14,7 @@
 //! root, one where `|u'|` stays away from zero holds at most one; the rest are halved. Only
 //! tangencies narrower than 1e-12 rad (contacts of zero length, no force) are passed over.
 
+use super::aft::interval_gram;
 use crate::model::flat::Sides;
 use nalgebra::DMatrix;
 use std::f64::consts::TAU;
@@ -117,48 +118,6 @@ impl Trig<'_> {
     }
 }
 
-/// `∫_α^β cos mθ dθ` and `∫_α^β sin mθ dθ` for `m = 0 … 2H`.
-fn moments(alpha: f64, beta: f64, top: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut cos_int = vec![beta - alpha; top + 1];
-    let mut sin_int = vec![0.0; top + 1];
-    for m in 1..=top {
-        let mf = m as f64;
-        let (sb, cb) = (mf * beta).sin_cos();
-        let (sa, ca) = (mf * alpha).sin_cos();
-        cos_int[m] = (sb - sa) / mf;
-        sin_int[m] = (ca - cb) / mf;
-    }
-    (cos_int, sin_int)
-}
-
-/// The basis function `φ_p` as (harmonic, is-sine): `φ_0 = 1`, `φ_{2k−1} = cos kθ`,
-/// `φ_{2k} = sin kθ`.
-fn basis(p: usize) -> (usize, bool) {
-    if p == 0 {
-        (0, false)
-    } else {
-        (p.div_ceil(2), p.is_multiple_of(2))
-    }
-}
-
-/// `∫_I φ_p φ_r dθ` by the product-to-sum identities.
-fn product(cos_int: &[f64], sin_int: &[f64], p: usize, r: usize) -> f64 {
-    let ((a, sa), (b, sb)) = (basis(p), basis(r));
-    let (sum, diff) = (a + b, a.abs_diff(b));
-    // sin((a − b)θ) = sign(a − b) sin(|a − b|θ).
-    let signed = |x: usize, y: usize| match x.cmp(&y) {
-        std::cmp::Ordering::Greater => sin_int[diff],
-        std::cmp::Ordering::Less => -sin_int[diff],
-        std::cmp::Ordering::Equal => 0.0,
-    };
-    0.5 * match (sa, sb) {
-        (false, false) => cos_int[diff] + cos_int[sum],
-        (true, true) => cos_int[diff] - cos_int[sum],
-        (true, false) => sin_int[sum] + signed(a, b),
-        (false, true) => sin_int[sum] + signed(b, a),
-    }
-}
-
 /// The Fourier coefficients `[F0, C1, S1, …]` of the gap force `k(u − g)` where `u > g`
 /// and `k(u + g)` where `u < −g` (per `sides`) for the displacement coefficients `u`, and
 /// their Jacobian when asked.
@@ -170,7 +129,6 @@ pub fn forces(
     with_jacobian: bool,
 ) -> (Vec<f64>, Option<DMatrix<f64>>) {
     let width = u.len();
-    let top = width - 1;
     let curvature: f64 = (1..=width / 2)
         .map(|h| (h * h) as f64 * (u[2 * h - 1].abs() + u[2 * h].abs()))
         .sum();
@@ -205,17 +163,11 @@ pub fn forces(
             if sign * trig.eval(0.5 * (alpha + beta)).0 <= 0.0 {
                 continue;
             }
-            let (ci, si) = moments(alpha, beta, 2 * top);
+            let piece = interval_gram(width / 2, alpha, beta);
             for p in 0..width {
-                for r in p..width {
-                    let v = product(&ci, &si, p, r);
-                    gram[(p, r)] += v;
-                    if r != p {
-                        gram[(r, p)] += v;
-                    }
-                }
-                load[p] += level * product(&ci, &si, p, 0);
+                load[p] += level * piece[(p, 0)];
             }
+            gram += piece;
         }
     }
     // F_p = (w_p/2π) k (Σ_r G_pr u_r − Σ_I level g_p).
