@@ -330,3 +330,48 @@ fn simulate_refuses_what_it_cannot_integrate() {
         "{stderr}"
     );
 }
+
+/// An installed `nsd` (a copy of the binary, as `cargo install` makes) run from a folder
+/// outside the source tree still imports the stdlib, which travels inside the binary;
+/// `$NSD_STDLIB` replaces it with a folder of the user's.
+#[test]
+fn installed_binary_imports_the_stdlib_from_any_directory() {
+    let dir = std::env::temp_dir().join(format!("nsd-installed-{}", std::process::id()));
+    let stdlib = dir.join("my_stdlib");
+    std::fs::create_dir_all(&stdlib).expect("temp folder");
+    let exe = dir.join("nsd");
+    std::fs::copy(env!("CARGO_BIN_EXE_nsd"), &exe).expect("copy the binary");
+    let model = "import \"chain.nsd\"\nmodel m { use chain as c(n = 3) }\n";
+    std::fs::write(dir.join("m.nsd"), model).expect("model file");
+    // A replacement stdlib whose `chain` has one mass only.
+    let one_mass = "component chain(n) { mass x[1..1] = 1\n spring ground -- x[1] { k = 1 } }\n";
+    std::fs::write(stdlib.join("chain.nsd"), one_mass).expect("replacement stdlib");
+    let run = |env: Option<&std::path::Path>| {
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.args(["check", "--json", "m.nsd"])
+            .current_dir(&dir)
+            .env_remove("NSD_STDLIB");
+        if let Some(d) = env {
+            cmd.env("NSD_STDLIB", d);
+        }
+        let out = cmd.output().expect("the copied binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        v["dofs"].as_array().expect("dofs").len()
+    };
+    assert_eq!(run(None), 3, "the built-in chain of three masses");
+    // A mistake inside the imported component is shown in the built-in text, not in a file
+    // of the source tree the binary was built from.
+    std::fs::write(dir.join("bad.nsd"), model.replace("n = 3", "n = 0")).expect("model file");
+    let out = std::process::Command::new(&exe)
+        .args(["check", "bad.nsd"])
+        .current_dir(&dir)
+        .env_remove("NSD_STDLIB")
+        .output()
+        .expect("the copied binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("<stdlib>/chain.nsd"), "{stderr}");
+    assert_eq!(run(Some(&stdlib)), 1, "the chain of `$NSD_STDLIB`");
+    let _ = std::fs::remove_dir_all(&dir);
+}

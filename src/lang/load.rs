@@ -8,6 +8,7 @@ use super::ast::{Analysis, File, Item, Template};
 use super::diagnostics::{Failure, ResolveError};
 use super::parse::parse_file;
 use super::source::{FileId, SourceMap, Span};
+use super::stdlib;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -31,13 +32,6 @@ pub struct Program {
     pub model_order: Vec<String>,
     /// Analyses of the root file (imported files contribute templates only).
     pub analyses: Vec<Analysis>,
-}
-
-/// The stdlib folder: `$NSD_STDLIB`, else the `stdlib/` of this source tree.
-pub fn stdlib_dir() -> PathBuf {
-    std::env::var_os("NSD_STDLIB")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("stdlib"))
 }
 
 impl Program {
@@ -156,20 +150,27 @@ impl Program {
         let candidates = [
             from.and_then(Path::parent).map(|d| d.join(rel)),
             Some(PathBuf::from(rel)).filter(|p| p.is_absolute()),
-            Some(stdlib_dir().join(rel)),
+            stdlib::override_dir().map(|d| d.join(rel)),
         ];
         let found = candidates.into_iter().flatten().find(|p| p.is_file());
-        let Some(found) = found else {
+        // A file on disk, else a built-in stdlib file (its text comes with it).
+        let (canon, name, builtin_text) = if let Some(found) = found {
+            let canon = found.canonicalize().unwrap_or(found.clone());
+            (canon, display_name(&found), None)
+        } else if let Some((file, text)) = stdlib::builtin(rel) {
+            let canon = stdlib::builtin_path(file);
+            let name = canon.display().to_string();
+            (canon, name, Some(text))
+        } else {
             let e = ResolveError::MissingFile {
                 path: rel.to_string(),
                 reason: "no such file".into(),
-                stdlib: "`stdlib/`, or `$NSD_STDLIB`".into(),
+                stdlib: stdlib::WHERE.into(),
                 at: span,
             };
             errors.push(Failure::located(&self.sources, span.file, e));
             return;
         };
-        let canon = found.canonicalize().unwrap_or(found.clone());
         if stack.contains(&canon) {
             let chain: Vec<String> = stack
                 .iter()
@@ -190,20 +191,17 @@ impl Program {
         if self.paths.iter().any(|p| p.as_ref() == Some(&canon)) {
             return; // Already loaded through another import.
         }
-        match std::fs::read_to_string(&canon) {
-            Ok(text) => self.add_file(
-                &display_name(&found),
-                &text,
-                Some(canon),
-                stack,
-                errors,
-                false,
-            ),
+        let text = match builtin_text {
+            Some(text) => Ok(text.to_string()),
+            None => std::fs::read_to_string(&canon),
+        };
+        match text {
+            Ok(text) => self.add_file(&name, &text, Some(canon), stack, errors, false),
             Err(err) => {
                 let e = ResolveError::MissingFile {
                     path: rel.to_string(),
                     reason: err.to_string(),
-                    stdlib: "`stdlib/`, or `$NSD_STDLIB`".into(),
+                    stdlib: stdlib::WHERE.into(),
                     at: span,
                 };
                 errors.push(Failure::located(&self.sources, span.file, e));

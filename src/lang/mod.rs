@@ -10,6 +10,7 @@ mod mtx;
 pub mod parse;
 pub mod resolve;
 pub mod source;
+mod stdlib;
 pub mod units;
 
 pub use diagnostics::Failure;
