@@ -16,6 +16,10 @@ use sprs::{CsMat, TriMat};
 /// Above this many DOFs the sparse solver computes the lowest modes only.
 pub const DENSE_LIMIT: usize = 200;
 
+/// Relative residual above which a mode is reported as not converged (the sparse solver's
+/// acceptance tolerance).
+pub const RESIDUAL_LIMIT: f64 = 1e-10;
+
 /// How nonsmooth elements enter the linear problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Contacts {
@@ -29,6 +33,9 @@ pub struct Modes {
     pub omega: Vec<f64>,
     /// Mass-normalised shapes, one column per mode, in the system's DOF order.
     pub shapes: DMatrix<f64>,
+    /// Relative residual estimate of each pair: 0 from the dense solver (exact to
+    /// round-off); from the sparse one, above `RESIDUAL_LIMIT` when its budget ran out first.
+    pub residual: Vec<f64>,
 }
 
 impl Modes {
@@ -38,10 +45,18 @@ impl Modes {
         self.omega.iter().filter(|w| **w <= 1e-6 * top).count()
     }
 
-    fn from_eigenvalues(lambdas: Vec<f64>, shapes: DMatrix<f64>) -> Modes {
+    /// The modes whose residual is above `RESIDUAL_LIMIT` (1-based, ascending).
+    pub fn unconverged(&self) -> Vec<usize> {
+        (1..=self.residual.len())
+            .filter(|&i| self.residual[i - 1] > RESIDUAL_LIMIT)
+            .collect()
+    }
+
+    fn from_eigenvalues(lambdas: Vec<f64>, shapes: DMatrix<f64>, residual: Vec<f64>) -> Modes {
         Modes {
             omega: lambdas.iter().map(|l| l.max(0.0).sqrt()).collect(),
             shapes,
+            residual,
         }
     }
 }
@@ -62,6 +77,7 @@ pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<M
         return Ok(Modes {
             omega: vec![],
             shapes: DMatrix::zeros(sys.n(), 0),
+            residual: vec![],
         });
     }
     let reduced = if n <= DENSE_LIMIT {
@@ -69,6 +85,7 @@ pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<M
         if let Some(c) = count.filter(|c| *c < n) {
             r.omega.truncate(c);
             r.shapes = r.shapes.columns(0, c).into_owned();
+            r.residual.truncate(c);
         }
         r
     } else {
@@ -84,6 +101,7 @@ pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<M
     Ok(Modes {
         omega: reduced.omega,
         shapes,
+        residual: reduced.residual,
     })
 }
 
