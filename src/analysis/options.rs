@@ -6,8 +6,8 @@ use crate::lang::ast::{Analysis, ExprKind, Options, Value};
 use crate::lang::diagnostics::{suggest, ResolveError};
 use crate::lang::eval::{self, Scope};
 use crate::lang::resolve::check_keys;
-use crate::lang::Span;
 use crate::model::Model;
+use crate::span::Span;
 
 /// The options of one analysis statement, with the model's parameters in scope.
 pub struct OptionReader<'a> {

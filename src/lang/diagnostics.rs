@@ -3,7 +3,8 @@
 //! their source text) to the shells.
 
 use super::parse::rule_name;
-use super::source::{FileId, SourceMap, Span};
+use super::source::SourceMap;
+use crate::span::{FileId, Span};
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, Report};
 use thiserror::Error;
 

@@ -6,9 +6,9 @@
 
 use super::ast::{BinOp, Expr, ExprKind};
 use super::diagnostics::{suggest, ResolveError};
-use super::source::Span;
 use super::units::{self, Dim};
 use crate::model::time_fn::{self as tf, Func, TimeFn};
+use crate::span::Span;
 use std::collections::HashMap;
 
 /// A number with an optional dimension.

@@ -12,7 +12,7 @@ pub mod resolve;
 pub mod source;
 pub mod units;
 
+pub use crate::span::Span;
 pub use diagnostics::Failure;
 pub use load::Program;
 pub use resolve::{parse_override, resolve, Override};
-pub use source::Span;

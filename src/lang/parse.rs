@@ -5,7 +5,7 @@
 
 use super::ast::*;
 use super::diagnostics::ParseError;
-use super::source::{FileId, Span};
+use crate::span::{FileId, Span};
 use pest::iterators::Pair;
 use pest::Parser;
 

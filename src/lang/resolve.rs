@@ -11,9 +11,9 @@ use super::ast::{
 use super::diagnostics::{suggest, Failure, ResolveError};
 use super::eval::{self, describe, Num, Scope};
 use super::load::{Program, TemplateKind};
-use super::source::{FileId, Span};
 use super::units::Dim;
 use crate::model::flat::*;
+use crate::span::{FileId, Span};
 use rustc_hash::FxHashMap as HashMap;
 
 /// A `--set NAME=VALUE` override, already evaluated.
