@@ -7,6 +7,7 @@ pub mod diagnostics;
 pub mod eval;
 pub mod load;
 mod mtx;
+pub(crate) mod options;
 pub mod parse;
 pub mod resolve;
 pub mod source;
