@@ -265,6 +265,7 @@ fn not_token(p: &Pair<Rule>) -> bool {
     )
 }
 
+/// The text between the quotes of a `string` pair.
 fn string_body(p: Pair<Rule>) -> String {
     p.into_inner()
         .find(not_token)

@@ -9,6 +9,7 @@ use pest::iterators::Pair;
 use std::iter::Peekable;
 
 impl Builder {
+    /// One statement of a template body.
     pub(super) fn stmt(&self, p: Pair<Rule>) -> Stmt {
         let span = self.span(&p);
         let rule = p.as_rule();
@@ -201,6 +202,7 @@ impl Builder {
         }
     }
 
+    /// The `label:` before an element's endpoints, if the next pair is one.
     fn maybe_label<'i>(
         &self,
         inner: &mut Peekable<impl Iterator<Item = Pair<'i, Rule>>>,
@@ -215,6 +217,7 @@ impl Builder {
         }
     }
 
+    /// The optional options block and `for` clause that end a statement.
     fn tail<'i>(
         &self,
         inner: impl Iterator<Item = Pair<'i, Rule>>,
@@ -230,6 +233,7 @@ impl Builder {
         (options, repeat)
     }
 
+    /// A trailing `for VAR in FROM..TO` clause.
     fn repeat(&self, p: Pair<Rule>) -> Repeat {
         let mut inner = p.into_inner().filter(not_token);
         let var = self.ident(inner.next().expect("grammar: for var"));

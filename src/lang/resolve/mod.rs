@@ -186,6 +186,7 @@ fn support(name: &str, kind: NodeKind) -> Node {
 }
 
 impl<'p> Resolver<'p> {
+    /// An empty model: only the supports `ground` and `base`.
     fn new(prog: &'p Program) -> Self {
         let nodes = vec![
             support("ground", NodeKind::Ground),
@@ -212,11 +213,14 @@ impl<'p> Resolver<'p> {
         }
     }
 
+    /// Records an error with the text of the file it points into; resolution goes on.
     fn report(&mut self, file: FileId, e: ResolveError) {
         self.errors
             .push(Failure::located(&self.prog.sources, file, e));
     }
 
+    /// Declares parameter `p` in `f` (from the template header when `header`): its
+    /// `--set` override at the top level, else its default.
     fn param(&mut self, f: &mut Frame, p: &ast::ParamDecl, header: bool) {
         let name = &p.name.name;
         if RESERVED.contains(&name.as_str()) {
@@ -272,12 +276,14 @@ impl<'p> Resolver<'p> {
         }
     }
 
+    /// Resolves a statement list, reporting each faulty statement and going on.
     fn stmts(&mut self, f: &mut Frame, stmts: &[Stmt]) {
         for s in stmts {
             self.stmt(f, s);
         }
     }
 
+    /// One statement with its loop expanded; its error, if any, is reported.
     fn stmt(&mut self, f: &mut Frame, s: &Stmt) {
         let result = match s {
             Stmt::Param(decls) => {

@@ -228,6 +228,8 @@ impl Resolver<'_> {
         }
     }
 
+    /// The element's name: its label (prefixed), or `kind(a--b)` with `#n` for the n-th
+    /// unlabelled element of that kind between the same nodes.
     pub(super) fn element_name(
         &mut self,
         f: &Frame,
