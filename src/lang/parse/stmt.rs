@@ -54,15 +54,9 @@ impl Builder {
             }
             Rule::use_stmt => self.use_stmt(inner, span),
             Rule::for_block => {
-                let var = self.ident(inner.next().expect("grammar: for var"));
-                let from = self.expr(inner.next().expect("grammar: for from"));
-                let to = self.expr(inner.next().expect("grammar: for to"));
+                let repeat = self.loop_head(&mut inner);
                 let body = inner.map(|s| self.stmt(s)).collect();
-                Stmt::For {
-                    repeat: Repeat { var, from, to },
-                    body,
-                    span,
-                }
+                Stmt::For { repeat, body, span }
             }
             r => unreachable!("grammar: unexpected statement {r:?}"),
         }
@@ -235,7 +229,11 @@ impl Builder {
 
     /// A trailing `for VAR in FROM..TO` clause.
     fn repeat(&self, p: Pair<Rule>) -> Repeat {
-        let mut inner = p.into_inner().filter(not_token);
+        self.loop_head(&mut p.into_inner().filter(not_token))
+    }
+
+    /// `VAR`, `FROM` and `TO` of a `for` clause or block, taken from the front of `inner`.
+    fn loop_head<'i>(&self, inner: &mut impl Iterator<Item = Pair<'i, Rule>>) -> Repeat {
         let var = self.ident(inner.next().expect("grammar: for var"));
         let from = self.expr(inner.next().expect("grammar: for from"));
         let to = self.expr(inner.next().expect("grammar: for to"));

@@ -2,6 +2,7 @@
 //! its parameters (a node argument becomes an alias for the caller's node, anything else a
 //! number), and resolves its body under the instance prefix (`INSTANCE.x`).
 
+use super::names::indexed_name;
 use super::{Frame, Resolver, R};
 use crate::lang::ast::{self, Arg, Expr, ExprKind};
 use crate::lang::diagnostics::{suggest, ResolveError};
@@ -155,10 +156,7 @@ impl Resolver<'_> {
         if index.is_none() && f.scope.lookup(&name.name).is_some() {
             return Ok(None);
         }
-        let local = match index {
-            Some(i) => format!("{}[{}]", name.name, eval::integer(i, &f.scope)?),
-            None => name.name.clone(),
-        };
+        let local = indexed_name(&name.name, index.as_deref(), &f.scope)?;
         let full = match index.is_none().then(|| f.aliases.get(&local)).flatten() {
             Some(a) => a.clone(),
             None if local == "ground" || local == "base" => local,

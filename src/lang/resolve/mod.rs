@@ -27,6 +27,7 @@ use super::options::{self, check_keys, directions, eval_vector, number, Bound};
 use super::units::Dim;
 use crate::model::flat::*;
 use crate::span::{FileId, Span};
+use names::indexed_name;
 use rustc_hash::FxHashMap as HashMap;
 
 /// A `--set NAME=VALUE` override, already evaluated.
@@ -445,10 +446,7 @@ impl<'p> Resolver<'p> {
                 check_range_size(a_i, b_i, a.span.join(b.span))?;
                 (a_i..=b_i).map(|k| format!("{}[{k}]", name.name)).collect()
             }
-            (None, Some(i)) => {
-                vec![format!("{}[{}]", name.name, eval::integer(i, &f.scope)?)]
-            }
-            (None, None) => vec![name.name.clone()],
+            (None, index) => vec![indexed_name(&name.name, index, &f.scope)?],
         };
         for n in names {
             self.add_node(f, n, NodeKind::Mass, dirs.clone(), vec![], m, name.span)?;

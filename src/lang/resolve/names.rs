@@ -4,9 +4,9 @@
 //! elements are named after their kind and nodes (`spring(m1--m2)`, `#2` for repeats).
 
 use super::{Frame, Resolver, R, RESERVED};
-use crate::lang::ast::{self, NodeRef};
+use crate::lang::ast::{self, Expr, NodeRef};
 use crate::lang::diagnostics::{suggest, ResolveError};
-use crate::lang::eval;
+use crate::lang::eval::{self, Scope};
 use crate::model::flat::{Dir, Node, NodeId, NodeKind};
 use crate::span::Span;
 
@@ -239,10 +239,7 @@ impl Resolver<'_> {
         b: NodeId,
     ) -> R<String> {
         if let Some(l) = label {
-            let local = match &l.index {
-                Some(i) => format!("{}[{}]", l.name.name, eval::integer(i, &f.scope)?),
-                None => l.name.name.clone(),
-            };
+            let local = indexed_name(&l.name.name, l.index.as_ref(), &f.scope)?;
             let name = format!("{}{local}", f.prefix);
             self.claim_label(&name, l.name.span)?;
             return Ok(name);
@@ -261,6 +258,14 @@ impl Resolver<'_> {
         }
         Ok(name)
     }
+}
+
+/// `name`, or `name[i]` with the index evaluated in `scope`.
+pub(super) fn indexed_name(name: &str, index: Option<&Expr>, scope: &Scope) -> R<String> {
+    Ok(match index {
+        Some(i) => format!("{name}[{}]", eval::integer(i, scope)?),
+        None => name.to_string(),
+    })
 }
 
 /// `` `x`, `y` ``: directions for messages.
