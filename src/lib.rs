@@ -11,6 +11,7 @@ pub mod lang;
 pub mod model;
 pub mod repl;
 pub mod solve;
+pub mod span;
 
 /// Runs the whole front end (parse, resolve every model, assemble, modes of small systems)
 /// on a text and discards the result: the entry point of the fuzz target and the

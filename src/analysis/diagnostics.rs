@@ -1,7 +1,7 @@
 //! The analysis layer's errors: `nsd::analysis::…`. Option errors are user errors (exit 1);
 //! numerical failures carry where they happened and exit with 2.
 
-use crate::lang::Span;
+use crate::span::Span;
 use miette::Diagnostic;
 use thiserror::Error;
 

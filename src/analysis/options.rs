@@ -1,13 +1,26 @@
 //! Reading an analysis statement's options block against the model's parameters: unknown
-//! keys with "did you mean", numbers with units, names (`contacts = stuck`).
+//! keys with "did you mean", numbers with units, names (`contacts = stuck`), intervals and
+//! parameter sweeps.
+//!
+//! Keys are checked, found and matched as bare names by the language's option reader
+//! (`lang::options`); this module adds what only analyses read (counts, DOF names, choices,
+//! time intervals, swept parameters, initial values, output calls) and reports with the
+//! analysis error codes.
 
 use super::diagnostics::AnalysisError;
-use crate::lang::ast::{Analysis, ExprKind, Options, Value};
+use crate::lang::ast::{Analysis, Expr, ExprKind, Options, Value};
 use crate::lang::diagnostics::{suggest, ResolveError};
 use crate::lang::eval::{self, Scope};
-use crate::lang::resolve::check_keys;
-use crate::lang::Span;
+use crate::lang::options::{self, bare_name, check_keys};
 use crate::model::Model;
+use crate::span::Span;
+
+/// Largest leftover of the step count `(b − a)/h` from a whole number, relative to that
+/// count (at least 1), for which a sweep step still divides its range (dimensionless).
+const STEP_DIVIDES_TOLERANCE: f64 = 1e-9;
+
+/// Most steps a swept axis may have (about a million grid points).
+const MAX_SWEEP_STEPS: f64 = 1e6;
 
 /// The options of one analysis statement, with the model's parameters in scope.
 pub struct OptionReader<'a> {
@@ -46,11 +59,7 @@ impl<'a> OptionReader<'a> {
     }
 
     fn get(&self, key: &str) -> Option<&'a Value> {
-        self.options?
-            .entries
-            .iter()
-            .find(|e| e.key.simple().is_some_and(|n| n.name == key))
-            .map(|e| &e.value)
+        options::value(self.options, key)
     }
 
     fn bad(&self, key: &str, at: Span, reason: &str, help: &str) -> AnalysisError {
@@ -63,22 +72,15 @@ impl<'a> OptionReader<'a> {
     }
 
     /// The expression of `key`, or a "expected …" error naming an example (`None` if absent).
-    fn expr(
-        &self,
-        key: &str,
-        expected: &str,
-        example: &str,
-    ) -> R<Option<&'a crate::lang::ast::Expr>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::Expr(e)) => Ok(Some(e)),
-            Some(v) => Err(self.bad(
+    fn expr(&self, key: &str, expected: &str, example: &str) -> R<Option<&'a Expr>> {
+        options::expression(self.options, key).map_err(|v| {
+            self.bad(
                 key,
                 v.span(),
                 expected,
                 &format!("write `{key} = {example}`"),
-            )),
-        }
+            )
+        })
     }
 
     /// A whole number ≥ `min`.
@@ -111,7 +113,7 @@ impl<'a> OptionReader<'a> {
         let Some(e) = self.expr(key, "expected a DOF name in quotes", "\"m1.x\"")? else {
             return Ok(None);
         };
-        let crate::lang::ast::ExprKind::Str(path) = &e.kind else {
+        let ExprKind::Str(path) = &e.kind else {
             return Err(self.bad(
                 key,
                 e.span,
@@ -141,7 +143,7 @@ impl<'a> OptionReader<'a> {
             .collect::<Vec<_>>()
             .join(", ");
         if let Value::Expr(e) = v {
-            if let ExprKind::Var { name, index: None } = &e.kind {
+            if let Some(name) = bare_name(e) {
                 if let Some(c) = choices.iter().find(|c| **c == name.name) {
                     return Ok(Some(c));
                 }
@@ -217,8 +219,6 @@ impl<'a> OptionReader<'a> {
         Ok(Some((a, b)))
     }
 
-    /// `key = p in a..b by h`: the swept parameter (one of the model's), its grid
-    /// `a, a + h, …, b` and the value's span. The step must divide the range (to 1e-9 of h).
     /// `key = p in a..b [by h]`: a model parameter, the interval, the optional step, and the
     /// spans of the value and of its range.
     #[allow(clippy::type_complexity)]
@@ -275,7 +275,8 @@ impl<'a> OptionReader<'a> {
     }
 
     /// `key = p in a..b by h`: the swept parameter (one of the model's), its grid
-    /// `a, a + h, …, b` and the value's span. The step must divide the range (to 1e-9 of h).
+    /// `a, a + h, …, b` and the value's span. The step must divide the range (up to
+    /// `STEP_DIVIDES_TOLERANCE`).
     pub fn sweep(
         &self,
         key: &str,
@@ -292,7 +293,7 @@ impl<'a> OptionReader<'a> {
         };
         let count = (b - a) / h;
         if !(h > 0.0 && b > a && count.is_finite())
-            || (count - count.round()).abs() > 1e-9 * count.max(1.0)
+            || (count - count.round()).abs() > STEP_DIVIDES_TOLERANCE * count.max(1.0)
         {
             return Err(self.bad(
                 key,
@@ -301,7 +302,7 @@ impl<'a> OptionReader<'a> {
                 &example,
             ));
         }
-        if count.round() > 1e6 {
+        if count.round() > MAX_SWEEP_STEPS {
             return Err(self.bad(
                 key,
                 range_span,

@@ -3,7 +3,7 @@
 //! The tree is purely syntactic: names are not looked up and expressions are not evaluated
 //! here (that is `resolve`'s job), so one parsed file serves any `--set` override.
 
-use super::source::Span;
+use crate::span::Span;
 
 /// A name as written, with its span.
 #[derive(Debug, Clone, PartialEq)]

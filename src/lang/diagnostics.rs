@@ -2,8 +2,8 @@
 //! code, a labelled span and a help line, plus the `Failure` bundle that carries them (with
 //! their source text) to the shells.
 
-use super::parse::rule_name;
-use super::source::{FileId, SourceMap, Span};
+use super::source::SourceMap;
+use crate::span::{FileId, Span};
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, Report};
 use thiserror::Error;
 
@@ -33,53 +33,6 @@ pub enum ParseError {
 }
 
 impl ParseError {
-    pub(crate) fn from_pest(
-        e: pest::error::Error<super::parse::Rule>,
-        file: FileId,
-        text: &str,
-    ) -> ParseError {
-        use pest::error::{ErrorVariant, InputLocation};
-        let (mut start, mut end) = match e.location {
-            InputLocation::Pos(p) => (p, p),
-            InputLocation::Span((a, b)) => (a, b),
-        };
-        // At the end of the text, point at its last visible character so the label shows.
-        if start >= text.trim_end().len() && !text.trim_end().is_empty() {
-            let last = text.trim_end().char_indices().last().map_or(0, |(i, _)| i);
-            (start, end) = (
-                last,
-                last + text[last..].chars().next().map_or(1, char::len_utf8),
-            );
-        }
-        let expected = match &e.variant {
-            ErrorVariant::ParsingError { positives, .. } => {
-                let mut names: Vec<&str> = positives
-                    .iter()
-                    .map(|r| rule_name(*r))
-                    .filter(|n| !n.is_empty())
-                    .collect();
-                names.sort_unstable();
-                names.dedup();
-                match names.len() {
-                    0 => "something else".to_string(),
-                    1 => names[0].to_string(),
-                    n => format!("{} or {}", names[..n - 1].join(", "), names[n - 1]),
-                }
-            }
-            ErrorVariant::CustomError { message } => message.clone(),
-        };
-        let found = if end > start && start >= text.trim_end().len().saturating_sub(1) {
-            "the text ends here"
-        } else {
-            "unexpected here"
-        };
-        ParseError::Syntax {
-            expected,
-            at: Span::new(file, start, end.max(start)),
-            found: found.into(),
-        }
-    }
-
     pub fn span(&self) -> Span {
         match self {
             ParseError::Syntax { at, .. } | ParseError::Trailing { at } => *at,

@@ -6,9 +6,9 @@
 
 use super::ast::{BinOp, Expr, ExprKind};
 use super::diagnostics::{suggest, ResolveError};
-use super::source::Span;
 use super::units::{self, Dim};
 use crate::model::time_fn::{self as tf, Func, TimeFn};
+use crate::span::Span;
 use std::collections::HashMap;
 
 /// A number with an optional dimension.
@@ -373,10 +373,14 @@ pub fn quantity(e: &Expr, scope: &Scope, what: &str, dim: Dim) -> R<f64> {
     Ok(n.v)
 }
 
+/// Largest magnitude read as a whole number: below 2⁵³ ≈ 9·10¹⁵, so every such f64 is an
+/// exact integer and fits an `i64` (dimensionless).
+const MAX_INTEGER: f64 = 1e15;
+
 /// Evaluates a whole number (indices, loop bounds, counts).
 pub fn integer(e: &Expr, scope: &Scope) -> R<i64> {
     let v = eval(e, scope)?.v;
-    if v.fract() != 0.0 || !v.is_finite() || v.abs() > 1e15 {
+    if v.fract() != 0.0 || !v.is_finite() || v.abs() > MAX_INTEGER {
         return Err(ResolveError::NotInteger {
             value: v,
             at: e.span,

@@ -7,8 +7,9 @@
 use super::ast::{Analysis, File, Item, Template};
 use super::diagnostics::{Failure, ResolveError};
 use super::parse::parse_file;
-use super::source::{FileId, SourceMap, Span};
+use super::source::SourceMap;
 use super::stdlib;
+use crate::span::{FileId, Span};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

@@ -1,47 +1,14 @@
-//! Source files and spans: every AST node points back into the text it came from.
+//! Source files: the text every AST node's `Span` points back into.
 //!
-//! A `SourceMap` owns the text of the root file and of every imported file; a `Span` names
-//! one of them by `FileId` and a byte range, so diagnostics can show the right file.
+//! A `SourceMap` owns the text of the root file and of every imported file; a `Span`
+//! (`crate::span`) names one of them by `FileId` and a byte range, so diagnostics can show
+//! the right file.
 
-use miette::{NamedSource, SourceSpan};
+/// `SourceMap` hands out `FileId`s; the shells name them through this module.
+pub use crate::span::FileId;
+use crate::span::Span;
+use miette::NamedSource;
 use std::sync::Arc;
-
-/// Index of a file in the `SourceMap`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct FileId(pub u32);
-
-/// A byte range in one source file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Span {
-    pub file: FileId,
-    pub start: u32,
-    pub end: u32,
-}
-
-impl Span {
-    pub fn new(file: FileId, start: usize, end: usize) -> Self {
-        Span {
-            file,
-            start: start as u32,
-            end: end as u32,
-        }
-    }
-
-    /// The smallest span covering both (same file assumed).
-    pub fn join(self, other: Span) -> Span {
-        Span {
-            file: self.file,
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
-    }
-}
-
-impl From<Span> for SourceSpan {
-    fn from(s: Span) -> SourceSpan {
-        SourceSpan::new((s.start as usize).into(), (s.end - s.start) as usize)
-    }
-}
 
 /// One loaded source text.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@
 //! fixed carriers `ground` and `base`); elements connect two nodes.
 
 use super::time_fn::TimeFn;
-use crate::lang::Span;
+use crate::span::Span;
 
 /// Index into `Model::nodes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,0 +1,274 @@
+//! Text → AST: runs the pest grammar (`grammar/nsd.pest`) and builds the typed tree.
+//!
+//! Naming: `Builder::x` turns a pest pair of rule `x` into its AST node. Every node gets the
+//! span of its pair, so later stages can point at exactly what the user wrote.
+//!
+//! This module holds the entry points and the items, options and values; statements are
+//! built in `stmt.rs`, expressions in `expr.rs`, and pest's errors become `ParseError`s in
+//! `syntax_error.rs`.
+
+mod expr;
+mod stmt;
+mod syntax_error;
+
+use super::ast::*;
+use super::diagnostics::ParseError;
+use crate::span::{FileId, Span};
+use pest::iterators::Pair;
+use pest::Parser;
+use syntax_error::syntax_error;
+
+#[derive(pest_derive::Parser)]
+#[grammar = "../grammar/nsd.pest"]
+struct NsdParser;
+
+/// Parses one file. The first syntax error stops the parse (pest reports one position).
+pub fn parse_file(text: &str, file: FileId) -> Result<File, ParseError> {
+    let mut pairs = NsdParser::parse(Rule::file, text).map_err(|e| syntax_error(e, file, text))?;
+    let p = Builder { file };
+    let root = pairs
+        .next()
+        .expect("grammar: `file` always yields one pair");
+    let items = root
+        .into_inner()
+        .filter(not_token)
+        .filter(|i| i.as_rule() != Rule::EOI)
+        .map(|i| p.item(i))
+        .collect();
+    Ok(File { items })
+}
+
+/// Parses a single expression (used for `--set NAME=VALUE` and the REPL's `:set`).
+pub fn parse_expr(text: &str, file: FileId) -> Result<Expr, ParseError> {
+    let mut pairs = NsdParser::parse(Rule::expr, text).map_err(|e| syntax_error(e, file, text))?;
+    let pair = pairs.next().expect("grammar: `expr` yields one pair");
+    if pair.as_span().end() != text.trim_end().len() {
+        let at = Span::new(file, pair.as_span().end(), text.len());
+        return Err(ParseError::Trailing { at });
+    }
+    Ok(Builder { file }.expr(pair))
+}
+
+/// Converts pairs; carries the file id into every span.
+struct Builder {
+    file: FileId,
+}
+
+impl Builder {
+    fn span(&self, p: &Pair<Rule>) -> Span {
+        Span::new(self.file, p.as_span().start(), p.as_span().end())
+    }
+
+    fn ident(&self, p: Pair<Rule>) -> Ident {
+        Ident {
+            name: p.as_str().to_string(),
+            span: self.span(&p),
+        }
+    }
+
+    fn item(&self, p: Pair<Rule>) -> Item {
+        let span = self.span(&p);
+        match p.as_rule() {
+            Rule::import => {
+                let s = p
+                    .into_inner()
+                    .find(not_token)
+                    .expect("grammar: import has a string");
+                Item::Import {
+                    path: string_body(s),
+                    span,
+                }
+            }
+            Rule::model => Item::Model(self.template(p)),
+            Rule::component => Item::Component(self.template(p)),
+            Rule::analysis => Item::Analysis(self.analysis(p)),
+            r => unreachable!("grammar: unexpected item {r:?}"),
+        }
+    }
+
+    fn template(&self, p: Pair<Rule>) -> Template {
+        let span = self.span(&p);
+        let mut inner = p.into_inner().filter(not_token);
+        let name = self.ident(inner.next().expect("grammar: template name"));
+        let mut params = Vec::new();
+        let mut body = Vec::new();
+        for q in inner {
+            match q.as_rule() {
+                Rule::param_list => {
+                    params = q
+                        .into_inner()
+                        .filter(not_token)
+                        .map(|d| self.param_decl(d))
+                        .collect()
+                }
+                _ => body.push(self.stmt(q)),
+            }
+        }
+        Template {
+            name,
+            params,
+            body,
+            span,
+        }
+    }
+
+    fn param_decl(&self, p: Pair<Rule>) -> ParamDecl {
+        let mut inner = p.into_inner().filter(not_token);
+        let name = self.ident(inner.next().expect("grammar: param name"));
+        let default = inner.next().map(|e| self.expr(e));
+        ParamDecl { name, default }
+    }
+
+    fn index(&self, p: Pair<Rule>) -> Expr {
+        self.expr(p.into_inner().find(not_token).expect("grammar: index expr"))
+    }
+
+    fn node_ref(&self, p: Pair<Rule>) -> NodeRef {
+        let segments: Vec<Segment> = p
+            .into_inner()
+            .filter(not_token)
+            .map(|seg| {
+                let mut inner = seg.into_inner().filter(not_token);
+                let name = self.ident(inner.next().expect("grammar: segment name"));
+                let index = inner.next().map(|i| self.index(i));
+                Segment { name, index }
+            })
+            .collect();
+        // The pair's own span can include trailing blanks; the segments' cannot.
+        let first = segments
+            .first()
+            .expect("grammar: a path has a segment")
+            .name
+            .span;
+        let last = segments.last().map_or(first, |s| {
+            s.index
+                .as_ref()
+                .map_or(s.name.span, |i| s.name.span.join(i.span))
+        });
+        let end = if segments.last().is_some_and(|s| s.index.is_some()) {
+            last.end + 1
+        } else {
+            last.end
+        };
+        NodeRef {
+            segments,
+            span: Span {
+                end,
+                ..first.join(last)
+            },
+        }
+    }
+
+    fn options(&self, p: Pair<Rule>) -> Options {
+        let span = self.span(&p);
+        let entries = p
+            .into_inner()
+            .filter(not_token)
+            .map(|o| {
+                let span = self.span(&o);
+                let mut inner = o.into_inner().filter(not_token);
+                let key = self.node_ref(inner.next().expect("grammar: option key"));
+                let value = self.value(inner.next().expect("grammar: option value"));
+                OptionEntry { key, value, span }
+            })
+            .collect();
+        Options { entries, span }
+    }
+
+    fn value(&self, p: Pair<Rule>) -> Value {
+        let mut inner = p.into_inner().filter(not_token);
+        let q = inner.next().expect("grammar: value body");
+        match q.as_rule() {
+            Rule::sweep => {
+                let span = self.span(&q);
+                let mut parts = q.into_inner().filter(not_token);
+                let param = self.ident(parts.next().expect("grammar: sweep param"));
+                let from = parts.next().expect("grammar: sweep from");
+                let tail = parts.next().expect("grammar: sweep range");
+                let range = self.range(from, tail);
+                Value::Sweep { param, range, span }
+            }
+            Rule::options => Value::Block(self.options(q)),
+            _ => match inner.next() {
+                Some(tail) => Value::Range(self.range(q, tail)),
+                None => Value::Expr(self.expr(q)),
+            },
+        }
+    }
+
+    /// A range from its first expression and its `range_tail`.
+    fn range(&self, from: Pair<Rule>, tail: Pair<Rule>) -> Range {
+        let span = self.span(&from).join(self.span(&tail));
+        let from = self.expr(from);
+        let mut inner = tail.into_inner().filter(not_token);
+        let to = self.expr(inner.next().expect("grammar: range to"));
+        let step = inner.next().map(|s| self.expr(s));
+        Range {
+            from,
+            to,
+            step,
+            span,
+        }
+    }
+
+    fn analysis(&self, p: Pair<Rule>) -> Analysis {
+        let span = self.span(&p);
+        let mut inner = p.into_inner().filter(not_token);
+        let kind_pair = inner.next().expect("grammar: analysis kind");
+        let kind = match kind_pair.into_inner().find(not_token).map(|k| k.as_rule()) {
+            Some(Rule::kw_modes) => AnalysisKind::Modes,
+            Some(Rule::kw_simulate) => AnalysisKind::Simulate,
+            Some(Rule::kw_sweep_regimes) => AnalysisKind::SweepRegimes,
+            Some(Rule::kw_sweep_bifurcation) => AnalysisKind::SweepBifurcation,
+            Some(Rule::kw_basins) => AnalysisKind::Basins,
+            Some(Rule::kw_continue_frf) => AnalysisKind::ContinueFrf,
+            Some(Rule::kw_continue_periodic) => AnalysisKind::ContinuePeriodic,
+            Some(Rule::kw_continue_backbone) => AnalysisKind::ContinueBackbone,
+            _ => AnalysisKind::NsModes,
+        };
+        let model = self.ident(inner.next().expect("grammar: analysis model"));
+        let mut name = None;
+        let mut options = None;
+        for q in inner {
+            match q.as_rule() {
+                Rule::ident => name = Some(self.ident(q)),
+                _ => options = Some(self.options(q)),
+            }
+        }
+        Analysis {
+            kind,
+            model,
+            name,
+            options,
+            span,
+        }
+    }
+
+    fn args(&self, p: Pair<Rule>) -> Vec<Arg> {
+        p.into_inner()
+            .filter(not_token)
+            .map(|a| {
+                let mut inner = a.into_inner().filter(not_token).collect::<Vec<_>>();
+                let value = self.expr(inner.pop().expect("grammar: arg value"));
+                let name = inner.pop().map(|n| self.ident(n));
+                Arg { name, value }
+            })
+            .collect()
+    }
+}
+
+/// Punctuation pairs (`--`, `=`, `{`, `}`) exist only for error messages.
+fn not_token(p: &Pair<Rule>) -> bool {
+    !matches!(
+        p.as_rule(),
+        Rule::link | Rule::assign | Rule::open_brace | Rule::close_brace
+    )
+}
+
+/// The text between the quotes of a `string` pair.
+fn string_body(p: Pair<Rule>) -> String {
+    p.into_inner()
+        .find(not_token)
+        .map(|b| b.as_str().to_string())
+        .unwrap_or_default()
+}

@@ -1,0 +1,282 @@
+//! Multibody statements: a rigid `body` (mass, principal inertia, initial pose and
+//! velocities, a constant applied force) becomes a six-DOF node; a `joint` (revolute,
+//! cylindrical, prismatic, spherical, fixed) connects two bodies, or a body and `ground`,
+//! with an optional clearance, contact law and friction inside it.
+
+use super::laws::{check_mu, contact_law};
+use super::{Frame, Resolver, R};
+use crate::lang::ast::{self, Expr, ExprKind, NodeRef, Options, Value};
+use crate::lang::diagnostics::{suggest, ResolveError};
+use crate::lang::eval::{self, Scope};
+use crate::lang::options::{
+    self, check_keys, missing, non_physical, number, polygon, required, value_span, vector, Bound,
+};
+use crate::lang::units::Dim;
+use crate::model::flat::{
+    Body, ContactLaw, Dir, Element, ElementKind, Endpoint, Joint, JointKind, NodeKind,
+};
+use crate::span::Span;
+
+/// Euclidean norm below which a joint axis or a quaternion of Euler parameters counts as
+/// zero and has no direction to normalise to (dimensionless).
+const ZERO_NORM: f64 = 1e-12;
+
+/// The joint kinds, as written after `joint`.
+const JOINT_KINDS: [&str; 5] = ["revolute", "cylindrical", "prismatic", "spherical", "fixed"];
+
+impl Resolver<'_> {
+    /// `body NAME { mass = …, inertia = (Ixx, Iyy, Izz), … }`: a node with all six DOFs.
+    pub(super) fn body(&mut self, f: &Frame, name: &ast::Ident, o: &Options, span: Span) -> R<()> {
+        check_keys(
+            Some(o),
+            &[
+                "mass",
+                "inertia",
+                "at",
+                "orientation",
+                "velocity",
+                "angular_velocity",
+                "force",
+                "force_at",
+            ],
+            "body",
+        )?;
+        let s = &f.scope;
+        let o = Some(o);
+        let mass = required(o, "mass", s, "a mass", Dim::MASS, || {
+            missing(
+                "mass",
+                "body",
+                "a rigid body needs its mass and principal inertia",
+                span,
+            )
+        })?;
+        Bound::Positive.check(
+            mass,
+            "a mass",
+            value_span(o, "mass", span),
+            "masses are in kg and > 0",
+        )?;
+        let inertia = vector(o, "inertia", s, Dim::INERTIA)?.ok_or_else(|| {
+            missing(
+                "inertia",
+                "body",
+                "principal moments `inertia = (Ixx, Iyy, Izz)`",
+                span,
+            )
+        })?;
+        // The smallest moment is non-positive exactly when any of them is.
+        Bound::Positive.check(
+            inertia.iter().copied().fold(f64::INFINITY, f64::min),
+            "principal moments of inertia",
+            value_span(o, "inertia", span),
+            "each of Ixx, Iyy, Izz > 0",
+        )?;
+        let position = vector(o, "at", s, Dim::LENGTH)?.unwrap_or([0.0; 3]);
+        let velocity = vector(o, "velocity", s, Dim([0, 1, -1]))?.unwrap_or([0.0; 3]);
+        let angular_velocity =
+            vector(o, "angular_velocity", s, Dim::FREQUENCY)?.unwrap_or([0.0; 3]);
+        let orientation = orientation(options::value(o, "orientation"), s)?;
+        let force = vector(o, "force", s, Dim::FORCE)?.unwrap_or([0.0; 3]);
+        let force_at = vector(o, "force_at", s, Dim::LENGTH)?.unwrap_or([0.0; 3]);
+        let body = Body {
+            mass,
+            inertia,
+            position,
+            orientation,
+            velocity,
+            angular_velocity,
+            force,
+            force_at,
+        };
+        let dirs = vec![Dir::X, Dir::Y, Dir::Z, Dir::Rx, Dir::Ry, Dir::Rz];
+        self.add_node(
+            f,
+            name.name.clone(),
+            NodeKind::Body(body),
+            dirs,
+            vec![],
+            mass,
+            name.span,
+        )?;
+        Ok(())
+    }
+
+    /// `joint [label:] KIND a -- b { … }` between two bodies, or a body and `ground`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn joint(
+        &mut self,
+        f: &Frame,
+        label: Option<&ast::Label>,
+        kind: &ast::Ident,
+        ra: &NodeRef,
+        rb: &NodeRef,
+        o: Option<&Options>,
+        span: Span,
+    ) -> R<()> {
+        if !JOINT_KINDS.contains(&kind.name.as_str()) {
+            return Err(ResolveError::UnknownLaw {
+                name: kind.name.clone(),
+                owner: "joint kind".into(),
+                at: kind.span,
+                help: suggest(&kind.name, JOINT_KINDS, "joint kinds are"),
+            });
+        }
+        check_keys(
+            o,
+            &[
+                "at",
+                "axis",
+                "radius",
+                "length",
+                "clearance",
+                "axial_clearance",
+                "law",
+                "mu",
+                "section",
+            ],
+            "joint",
+        )?;
+        let (a, _) = self.node_ref(f, ra)?;
+        let (b, _) = self.node_ref(f, rb)?;
+        for (n, r) in [(a, ra), (b, rb)] {
+            if !matches!(self.nodes[n.0].kind, NodeKind::Body(_) | NodeKind::Ground) {
+                return Err(ResolveError::Invalid {
+                    what: format!("joint `{}` needs rigid bodies", self.nodes[n.0].name),
+                    at: r.span,
+                    help: "joints connect `body` nodes (or a body and `ground`); lumped masses use springs and gaps".into(),
+                });
+            }
+        }
+        if a == b {
+            return Err(ResolveError::SelfLoop {
+                kind: "joint".into(),
+                node: self.nodes[a.0].name.clone(),
+                at: ra.span.join(rb.span),
+            });
+        }
+        let joint = joint_options(&kind.name, o, &f.scope, span)?;
+        let name = self.element_name(f, label, "joint", a, b)?;
+        self.elements.push(Element {
+            name,
+            kind: ElementKind::Joint(joint),
+            a: Endpoint { node: a, dir: None },
+            b: Endpoint { node: b, dir: None },
+            span,
+        });
+        Ok(())
+    }
+}
+
+/// `orientation = (e0, e1, e2, e3)`: Euler parameters, normalised to a unit quaternion;
+/// the identity when absent.
+fn orientation(v: Option<&Value>, s: &Scope) -> R<[f64; 4]> {
+    match v {
+        None => Ok([1.0, 0.0, 0.0, 0.0]),
+        Some(Value::Expr(
+            e @ Expr {
+                kind: ExprKind::Tuple(items),
+                ..
+            },
+        )) if items.len() == 4 => {
+            let mut q = [0.0; 4];
+            for (qi, x) in q.iter_mut().zip(items) {
+                *qi = eval::quantity(x, s, "an Euler parameter", Dim::NONE)?;
+            }
+            let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if n < ZERO_NORM {
+                return Err(non_physical(
+                    "Euler parameters must not all be zero",
+                    e.span,
+                    n,
+                    "give a unit quaternion (e0, e1, e2, e3)",
+                ));
+            }
+            Ok(q.map(|x| x / n))
+        }
+        Some(v) => Err(ResolveError::WrongType {
+            expected: "four Euler parameters".into(),
+            found: "something else".into(),
+            at: v.span(),
+            help: "write `orientation = (1, 0, 0, 0)`".into(),
+        }),
+    }
+}
+
+/// The options of a joint of kind `kind` (one of `JOINT_KINDS`): where it is, its axis,
+/// journal size, clearances, contact law and friction, and the guide section of a
+/// prismatic joint.
+fn joint_options(kind: &str, o: Option<&Options>, s: &Scope, span: Span) -> R<Joint> {
+    let at = vector(o, "at", s, Dim::LENGTH)?.unwrap_or([0.0; 3]);
+    let axis = vector(o, "axis", s, Dim::NONE)?.unwrap_or([0.0, 0.0, 1.0]);
+    let norm = axis.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if norm < ZERO_NORM {
+        return Err(non_physical(
+            "a joint axis must not be zero",
+            value_span(o, "axis", span),
+            norm,
+            "give a direction, e.g. `axis = (0, 0, 1)`",
+        ));
+    }
+    let axis = axis.map(|x| x / norm);
+    let clearance = |k: &str| -> R<Option<f64>> {
+        let c = number(o, k, s, "a clearance", Dim::LENGTH)?;
+        if let Some(c) = c {
+            Bound::NonNegative.check(
+                c,
+                "a clearance",
+                value_span(o, k, span),
+                "clearances are gaps in m (e.g. `0.1 mm`), ≥ 0",
+            )?;
+        }
+        Ok(c)
+    };
+    let dimension = |k: &str| -> R<f64> {
+        let v = number(o, k, s, "a length", Dim::LENGTH)?.unwrap_or(0.0);
+        Bound::NonNegative.check(
+            v,
+            format_args!("joint `{k}`"),
+            value_span(o, k, span),
+            "radius and length are dimensions in m, ≥ 0",
+        )
+    };
+    let (radius, length) = (dimension("radius")?, dimension("length")?);
+    let radial_clearance = clearance("clearance")?;
+    let axial_clearance = clearance("axial_clearance")?;
+    let law = match options::value(o, "law") {
+        Some(v) => contact_law(v, s)?,
+        None => ContactLaw::Impact { e: 0.0 },
+    };
+    let mu = number(o, "mu", s, "a friction coefficient", Dim::NONE)?.unwrap_or(0.0);
+    check_mu(Some(mu), o, span)?;
+    let kind = match kind {
+        "revolute" => JointKind::Revolute,
+        "cylindrical" => JointKind::Cylindrical,
+        "spherical" => JointKind::Spherical,
+        "fixed" => JointKind::Fixed,
+        _ => {
+            let v = options::value(o, "section").ok_or_else(|| {
+                missing(
+                    "section",
+                    "a prismatic joint",
+                    "the polygonal guide section, `section = ((x1, y1), (x2, y2), (x3, y3))`",
+                    span,
+                )
+            })?;
+            JointKind::Prismatic {
+                section: polygon(v, s)?,
+            }
+        }
+    };
+    Ok(Joint {
+        kind,
+        at,
+        axis,
+        radius,
+        length,
+        radial_clearance,
+        axial_clearance,
+        law,
+        mu,
+    })
+}
