@@ -49,6 +49,31 @@ pub fn parse_expr(text: &str, file: FileId) -> Result<Expr, ParseError> {
     Ok(Builder { file }.expr(pair))
 }
 
+/// The end of a pair's own text. pest skips the implicit `WHITESPACE` (comments included)
+/// before trying an optional part, and keeps what it skipped when the part is absent, so a
+/// rule ending in one (`… for_clause?`) would span the blank lines and comments after it:
+/// the end is taken after the last token instead.
+fn content_end(p: &Pair<Rule>) -> usize {
+    let span = p.as_span();
+    let from = p
+        .clone()
+        .into_inner()
+        .last()
+        .map_or(span.start(), |last| content_end(&last));
+    let mut end = from;
+    let mut in_comment = false;
+    for (i, c) in p.as_str()[from - span.start()..].char_indices() {
+        if in_comment {
+            in_comment = c != '\n';
+        } else if c == '#' {
+            in_comment = true;
+        } else if !c.is_whitespace() {
+            end = from + i + c.len_utf8();
+        }
+    }
+    end
+}
+
 /// Converts pairs; carries the file id into every span.
 struct Builder {
     file: FileId,
@@ -56,7 +81,7 @@ struct Builder {
 
 impl Builder {
     fn span(&self, p: &Pair<Rule>) -> Span {
-        Span::new(self.file, p.as_span().start(), p.as_span().end())
+        Span::new(self.file, p.as_span().start(), content_end(p))
     }
 
     fn ident(&self, p: Pair<Rule>) -> Ident {
