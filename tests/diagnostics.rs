@@ -1,31 +1,115 @@
 //! Golden diagnostics: every file in `tests/diagnostics/` holds one user mistake and names
 //! the code it must produce (`# expect: error[CODE]`). The rendered report (no colour,
 //! width 80) is snapshotted; the code, a label and a help line are also asserted directly,
-//! so a blindly accepted snapshot cannot hide a regression.
+//! so a blindly accepted snapshot cannot hide a regression. Caret lines under a source line
+//! (`#     ^^^^ error[CODE]`, after typst's and rust-analyzer's test annotations) give the
+//! columns that diagnostic must label; every file whose labels fall in it carries one.
 
 use nsd::lang::{resolve, Failure, Program};
 use std::path::Path;
 
-/// Everything a user would see for this file: load, resolve each model, run each analysis.
-fn diagnose(path: &Path) -> String {
+/// Every failure a user would meet for this file: load, resolve each model, run each analysis.
+fn failures(path: &Path) -> Vec<Failure> {
     let prog = match Program::load(path) {
         Ok(p) => p,
-        Err(f) => return f.render_plain(),
+        Err(f) => return vec![f],
     };
-    let mut out = String::new();
+    let mut out = Vec::new();
     if let Err(f) = nsd::analysis::check_names(&prog) {
-        out.push_str(&f.render_plain());
+        out.push(f);
     }
     for name in &prog.model_order {
         if let Err(f) = resolve(&prog, name, &[]) {
-            out.push_str(&f.render_plain());
+            out.push(f);
         }
     }
     if out.is_empty() {
         for a in &prog.analyses {
             if let Err(e) = nsd::analysis::run(&prog, a, &[]) {
-                out.push_str(&e.failure.render_plain());
+                out.push(e.failure);
             }
+        }
+    }
+    out
+}
+
+/// Everything a user would see for this file, rendered.
+fn diagnose(path: &Path) -> String {
+    failures(path).iter().map(Failure::render_plain).collect()
+}
+
+/// A caret annotation: `#   ^^^ error[CODE]` under a source line marks the columns the
+/// diagnostic `CODE` must label (0-based line of the marked text, column, length).
+#[derive(Debug, PartialEq)]
+struct Caret {
+    code: String,
+    line: usize,
+    column: usize,
+    len: usize,
+}
+
+/// The caret annotations of a file; each one marks the nearest line above it that is not
+/// itself an annotation.
+fn carets(text: &str) -> Vec<Caret> {
+    let lines: Vec<&str> = text.lines().collect();
+    let is_caret = |l: &str| l.starts_with('#') && l[1..].trim_start().starts_with('^');
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if !is_caret(l) {
+            continue;
+        }
+        let column = l.find('^').expect("a caret line has a caret");
+        let len = l[column..].chars().take_while(|&c| c == '^').count();
+        let code = l
+            .split("error[")
+            .nth(1)
+            .and_then(|r| r.split(']').next())
+            .expect("a caret line names `error[CODE]`")
+            .to_string();
+        let line = (0..i)
+            .rev()
+            .find(|&j| !is_caret(lines[j]))
+            .expect("a caret line follows the line it marks");
+        out.push(Caret {
+            code,
+            line,
+            column,
+            len,
+        });
+    }
+    out
+}
+
+/// The labelled spans that the reports put in the file `path` (whose text is `text`), as
+/// carets (line and column from the report's source); a span over several lines is marked
+/// to the end of its first line.
+fn labelled(failures: &[Failure], path: &Path, text: &str) -> Vec<Caret> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for r in failures.iter().flat_map(|f| &f.reports) {
+        let code = r.code().map(|c| c.to_string()).unwrap_or_default();
+        let (Some(labels), Some(src)) = (r.labels(), r.source_code()) else {
+            continue;
+        };
+        for label in labels {
+            let at = src
+                .read_span(label.inner(), 0, 0)
+                .expect("a label inside its source");
+            // A label on the last line is not annotated: a caret line below it would move
+            // the end of the file, where an unclosed block is reported.
+            if at.name().map(Path::new) != Some(path) || at.line() + 1 >= lines.len() {
+                continue;
+            }
+            out.push(Caret {
+                code: code.clone(),
+                line: at.line(),
+                column: at.column(),
+                // A point (a parse error's position) is drawn, and annotated, as one caret.
+                len: label
+                    .len()
+                    .min(lines[at.line()].len().saturating_sub(at.column()))
+                    .max(1),
+            });
         }
     }
     out
@@ -68,10 +152,37 @@ fn golden_diagnostics() {
                 rel.display()
             );
         }
+        let labels = labelled(&failures(rel), rel, &text);
+        let marked = carets(&text);
+        assert!(
+            !marked.is_empty() || labels.is_empty(),
+            "{}: annotate the labelled span with `#   ^^^ error[CODE]` under it; labels: {labels:?}",
+            rel.display()
+        );
+        for caret in marked {
+            assert!(
+                labels.contains(&caret),
+                "{}: the annotation {caret:?} matches no label; labels: {labels:?}",
+                rel.display()
+            );
+        }
         insta::assert_snapshot!(report);
         count += 1;
     });
     assert!(count >= 30, "only {count} diagnostic cases");
+}
+
+#[test]
+fn caret_annotations_are_read() {
+    let text =
+        "model m {\n  mass m1 = 1\n  mass m1 = 2\n#      ^^ error[nsd::resolve::duplicate]\n}\n";
+    let expected = Caret {
+        code: "nsd::resolve::duplicate".into(),
+        line: 2,
+        column: 7,
+        len: 2,
+    };
+    assert_eq!(carets(text), vec![expected]);
 }
 
 #[test]
