@@ -207,3 +207,41 @@ fn bad_override_syntax() {
     let f = nsd::lang::parse_override("Omega=1.3 +").expect_err("incomplete expression");
     assert!(f.codes()[0].starts_with("nsd::parse::"), "{:?}", f.codes());
 }
+
+/// A file in a temporary folder (the cases below are not valid UTF-8, so they cannot live
+/// in `tests/diagnostics/`, which the golden test reads as text).
+fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("nsd-encoding-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp folder");
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("temp file");
+    path
+}
+
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    let path = temp_file("bom.nsd", b"\xef\xbb\xbfmodel m { mass a = 1 }\n");
+    let prog = Program::load(&path).expect("a UTF-8 file with a byte-order mark loads");
+    assert!(resolve(&prog, "m", &[]).is_ok());
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_named_with_the_offset() {
+    // Latin-1 `é` (0xe9) in a comment on line 2.
+    let latin1 = temp_file("latin1.nsd", b"model m {\n  mass a = 1 # caf\xe9\n}\n");
+    let f = Program::load(&latin1).expect_err("not UTF-8");
+    assert_eq!(f.codes(), vec!["nsd::resolve::not_utf8".to_string()]);
+    let text = f.to_string();
+    assert!(
+        text.contains("byte 0xe9 at offset 28 (line 2, column 19)"),
+        "{text}"
+    );
+    // Imported, the same error points at the import.
+    let root = temp_file(
+        "imports_latin1.nsd",
+        b"import \"latin1.nsd\"\nmodel q { mass b = 1 }\n",
+    );
+    let f = Program::load(&root).expect_err("the import is not UTF-8");
+    assert_eq!(f.codes(), vec!["nsd::resolve::not_utf8".to_string()]);
+    assert!(f.render_plain().contains("imported here"));
+}

@@ -245,6 +245,20 @@ pub enum ResolveError {
         #[label("file not found")]
         at: Span,
     },
+    #[error("`{path}` is not UTF-8 text: byte 0x{byte:02x} at offset {offset} (line {line}, column {column})")]
+    #[diagnostic(
+        code(nsd::resolve::not_utf8),
+        help("save the file as UTF-8 (most editors offer it under \"encoding\"); nsd reads UTF-8 only")
+    )]
+    NotUtf8 {
+        path: String,
+        byte: u8,
+        offset: usize,
+        line: usize,
+        column: usize,
+        #[label("imported here")]
+        at: Option<Span>,
+    },
     #[error("unknown function `{name}`")]
     #[diagnostic(code(nsd::resolve::unknown_function), help("{help}"))]
     UnknownFunction {

@@ -38,13 +38,14 @@ pub struct Program {
 impl Program {
     /// Reads and parses `path` and everything it imports.
     pub fn load(path: &Path) -> Result<Program, Failure> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Failure::one(miette::miette!(
+        let text = read_text(path).map_err(|e| match e {
+            ReadError::NotUtf8(bad) => Failure::one(miette::Report::new(bad.error(path, None))),
+            ReadError::Io(e) => Failure::one(miette::miette!(
                 code = "nsd::resolve::missing_file",
                 help = "check the path; model files end in .nsd",
                 "cannot read `{}`: {e}",
                 path.display()
-            ))
+            )),
         })?;
         Self::from_source(&path.display().to_string(), &text, Some(path))
     }
@@ -83,6 +84,7 @@ impl Program {
         errors: &mut Vec<miette::Report>,
         root: bool,
     ) {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let id = self.sources.add(name, text);
         self.paths.push(path.clone());
         // Placeholder so that `files[id]` lines up while imports add later ids.
@@ -194,11 +196,15 @@ impl Program {
         }
         let text = match builtin_text {
             Some(text) => Ok(text.to_string()),
-            None => std::fs::read_to_string(&canon),
+            None => read_text(&canon),
         };
         match text {
             Ok(text) => self.add_file(&name, &text, Some(canon), stack, errors, false),
-            Err(err) => {
+            Err(ReadError::NotUtf8(bad)) => {
+                let e = bad.error(Path::new(rel), Some(span));
+                errors.push(Failure::located(&self.sources, span.file, e));
+            }
+            Err(ReadError::Io(err)) => {
                 let e = ResolveError::MissingFile {
                     path: rel.to_string(),
                     reason: err.to_string(),
@@ -231,9 +237,68 @@ impl Program {
             Some(b) => b.join(rel),
             None => PathBuf::from(rel),
         };
-        std::fs::read_to_string(path)
+        read_text(&path).map_err(|e| match e {
+            ReadError::Io(e) => e,
+            ReadError::NotUtf8(bad) => std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                bad.error(&path, None).to_string(),
+            ),
+        })
     }
 }
+
+/// Why a text file could not be read.
+enum ReadError {
+    Io(std::io::Error),
+    NotUtf8(NotUtf8),
+}
+
+/// Where a file stops being UTF-8.
+struct NotUtf8 {
+    byte: u8,
+    offset: usize,
+    line: usize,
+    column: usize,
+}
+
+impl NotUtf8 {
+    fn error(&self, path: &Path, at: Option<Span>) -> ResolveError {
+        ResolveError::NotUtf8 {
+            path: path.display().to_string(),
+            byte: self.byte,
+            offset: self.offset,
+            line: self.line,
+            column: self.column,
+            at,
+        }
+    }
+}
+
+/// A text file as UTF-8, without the byte-order mark some editors write first; the first
+/// invalid byte's offset, line and column (1-based, in characters) when it is not UTF-8.
+fn read_text(path: &Path) -> Result<String, ReadError> {
+    let file = std::fs::read(path).map_err(ReadError::Io)?;
+    let bytes = file.strip_prefix(BYTE_ORDER_MARK).unwrap_or(&file);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(text.to_string()),
+        Err(e) => {
+            let offset = e.valid_up_to();
+            // Everything before the bad byte is valid UTF-8.
+            let before = String::from_utf8_lossy(&bytes[..offset]);
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            Err(ReadError::NotUtf8(NotUtf8 {
+                byte: bytes[offset],
+                // The offset in the file, mark included.
+                offset: offset + file.len() - bytes.len(),
+                line: before.matches('\n').count() + 1,
+                column: before[line_start..].chars().count() + 1,
+            }))
+        }
+    }
+}
+
+/// The UTF-8 byte-order mark (U+FEFF), accepted and dropped at the start of a file.
+const BYTE_ORDER_MARK: &[u8] = &[0xEF, 0xBB, 0xBF];
 
 fn template_of(item: &Item) -> Option<&Template> {
     match item {
