@@ -1,15 +1,20 @@
 //! The lowest eigenpairs of a large sparse `K φ = λ M φ` by shift-invert Lanczos with full
 //! reorthogonalisation in the M-inner product.
 //!
-//! The operator `(K − σM)⁻¹ M` (σ ten decades below the spectrum's scale, so `K − σM` is positive definite even
-//! with rigid-body modes) is applied through one sparse LDLᵀ factorisation; its largest
-//! eigenvalues θ map to the lowest λ = σ + 1/θ. A Ritz pair is accepted when its residual
-//! estimate |β_m s_m| ≤ 1e-10 |θ|; otherwise the Krylov space is doubled.
+//! The operator `(K − σM)⁻¹ M` (σ ten decades below the spectrum's scale, so `K − σM` is
+//! positive definite even with rigid-body modes) is applied through one sparse LDLᵀ
+//! factorisation; its largest eigenvalues θ map to the lowest λ = σ + 1/θ. A Ritz pair is
+//! accepted when its residual estimate |β_m s_m| ≤ `RITZ_TOL` |θ|; otherwise the Krylov space
+//! is doubled.
 //!
 //! # References
 //! Ericsson and Ruhe, "The spectral transformation Lanczos method for the numerical solution
 //! of large sparse generalized symmetric eigenvalue problems", Math. Comp. 35 (1980).
 
+use super::tolerances::{
+    INVARIANT_TOL, LANCZOS_EXTRA_STEPS, LANCZOS_MIN_STEPS, LANCZOS_SHIFT,
+    REORTHOGONALISATION_PASSES, RITZ_TOL, TINY,
+};
 use super::{Modes, ModesError};
 use nalgebra::{DMatrix, DVector};
 use sprs::CsMat;
@@ -32,13 +37,15 @@ pub fn solve(m: &CsMat<f64>, k: &CsMat<f64>, count: usize) -> Result<Modes, Mode
     // long chain, so the shift is kept ten decades down: K − σM stays definite with rigid-body
     // modes, while the wanted θ = 1/(λ − σ) remain well separated.
     let scale = if dk > 0.0 { dk / dm } else { 1.0 };
-    let sigma = -1e-10 * scale;
+    let sigma = -LANCZOS_SHIFT * scale;
     let shifted = k - &m.map(|v| sigma * v);
     let ldl = sprs_ldl::Ldl::new()
         .fill_in_reduction(sprs::FillInReduction::ReverseCuthillMcKee)
         .numeric(shifted.view())
         .map_err(|_| ModesError::SingularMass)?;
-    let mut steps = (2 * count + 20).max(40).min(n);
+    let mut steps = (2 * count + LANCZOS_EXTRA_STEPS)
+        .max(LANCZOS_MIN_STEPS)
+        .min(n);
     loop {
         if let Some(modes) = run(m, &ldl, sigma, count, steps)? {
             return Ok(modes);
@@ -88,7 +95,7 @@ fn run(
         basis.push(q.clone());
         m_basis.push(mq.clone());
         // Full reorthogonalisation (twice is enough) against every previous Lanczos vector.
-        for _ in 0..2 {
+        for _ in 0..REORTHOGONALISATION_PASSES {
             for (qi, mqi) in basis.iter().zip(&m_basis) {
                 let c = dot(&w, mqi);
                 w.iter_mut().zip(qi).for_each(|(x, y)| *x -= c * y);
@@ -96,7 +103,7 @@ fn run(
         }
         let mw = mat_vec(m, &w);
         let b = dot(&w, &mw).max(0.0).sqrt();
-        if j + 1 == steps || b < 1e-14 * a.abs().max(1e-300) {
+        if j + 1 == steps || b < INVARIANT_TOL * a.abs().max(TINY) {
             beta.push(b);
             break;
         }
@@ -117,17 +124,17 @@ fn run(
     let mut order: Vec<usize> = (0..m_steps).collect();
     order.sort_by(|&a, &b| eig.eigenvalues[b].total_cmp(&eig.eigenvalues[a]));
     let last_beta = *beta.last().unwrap_or(&0.0);
-    let invariant = m_steps < steps || last_beta < 1e-14;
+    let invariant = m_steps < steps || last_beta < INVARIANT_TOL;
     let mut lambdas = Vec::with_capacity(count);
     let mut shapes = DMatrix::zeros(n, count);
     for (col, &i) in order.iter().take(count).enumerate() {
         let theta = eig.eigenvalues[i];
         let s = eig.eigenvectors.column(i);
         let residual = (last_beta * s[m_steps - 1]).abs();
-        if !invariant && residual > 1e-10 * theta.abs() {
+        if !invariant && residual > RITZ_TOL * theta.abs() {
             return Ok(None);
         }
-        if theta.abs() < 1e-300 {
+        if theta.abs() < TINY {
             return Err(ModesError::NotConverged { steps });
         }
         lambdas.push(sigma + 1.0 / theta);
