@@ -13,7 +13,16 @@
 //! the convergence test all round-off. Steps are in parameter units (the scaled arclength
 //! times `p_s`).
 
+mod tolerances;
+
+pub use tolerances::NEWTON_MAX_ITERATIONS;
+
 use nalgebra::{DMatrix, DVector};
+use tolerances::{
+    BACKTRACK_FACTOR, BACKTRACK_MIN_FRACTION, CORRECTION_TOL, CORRECTOR_MAX_ITERATIONS,
+    EASY_ITERATIONS, HARD_ITERATIONS, LOCATE_HALVINGS, MIN_TURN_COSINE, ROUND_OFF_RESIDUAL,
+    ROUND_OFF_STEP, STEP_GROWTH, STEP_SHRINK,
+};
 
 /// A parametrised nonlinear system with its exact derivatives.
 pub trait Problem {
@@ -122,11 +131,11 @@ fn tangent<P: Problem>(
     Some((t.rows(0, n).into_owned() / norm, t[n] / norm))
 }
 
-/// Newton on the augmented system from the predictor `(x, p)`; `None` after 8 iterations.
-/// Converged when the correction is small and either the residual is below `tol` or the
-/// correction is at round-off level (1e-9 of the scaled unknowns) with a residual below 1e-6:
-/// stiff structures (contact springs of 1e8 N/m on a beam) make the residual's terms cancel
-/// over many digits, so it stalls above an absolute `tol` while the solution is converged.
+/// Newton on the augmented system from the predictor `(x, p)`; `None` after
+/// `CORRECTOR_MAX_ITERATIONS`. Converged when the correction is small and either the residual
+/// is below `tol` or the correction is at round-off level (`at_round_off`): stiff structures
+/// (contact springs of 1e8 N/m on a beam) make the residual's terms cancel over many digits,
+/// so it stalls above an absolute `tol` while the solution is converged.
 fn correct<P: Problem>(
     pr: &P,
     mut x: DVector<f64>,
@@ -136,7 +145,7 @@ fn correct<P: Problem>(
 ) -> Option<(DVector<f64>, f64, usize)> {
     let n = pr.dim();
     let (x_hat, p_hat) = (x.clone(), p);
-    for it in 1..=8 {
+    for it in 1..=CORRECTOR_MAX_ITERATIONS {
         let r = pr.residual(&x, p);
         let arc = t.0.dot(&(&x - &x_hat)) + t.1 * (p - p_hat);
         let mut a = DMatrix::zeros(n + 1, n + 1);
@@ -157,18 +166,25 @@ fn correct<P: Problem>(
         // Converged: a small correction and a small residual — or a correction at round-off
         // level, where the residual is as small as its cancelling terms allow.
         let (size, residual) = (1.0 + x.norm() + p.abs(), pr.residual(&x, p).norm());
-        let at_round_off = d.norm() <= 1e-9 * size && residual <= 1e-6;
-        if d.norm() <= 1e-6 * size && (residual <= tol || at_round_off) {
+        let round_off = at_round_off(d.norm(), size, residual);
+        if d.norm() <= CORRECTION_TOL * size && (residual <= tol || round_off) {
             return Some((x, p, it));
         }
     }
     None
 }
 
+/// Whether a Newton correction of norm `step`, on unknowns of size `size`, is at round-off
+/// level with a residual below `ROUND_OFF_RESIDUAL`: converged as far as the residual's
+/// cancelling terms allow, whatever the requested tolerance.
+fn at_round_off(step: f64, size: f64, residual: f64) -> bool {
+    step <= ROUND_OFF_STEP * size && residual <= ROUND_OFF_RESIDUAL
+}
+
 /// Where the branch between its neighbouring points `a` and `b` changes `state` (a function
 /// of a point and the `p` component of its tangent, oriented from `a` to `b`): bisection on
 /// the fraction τ of the secant, each trial corrected onto the branch in the hyperplane
-/// through `a + τ(b − a)` normal to the secant, 24 halvings (to 6e-8 of the step). Returns
+/// through `a + τ(b − a)` normal to the secant, `LOCATE_HALVINGS` halvings. Returns
 /// the first point found in the new state, `None` if a correction fails or `state` does
 /// not differ between `a` and `b`.
 pub fn locate<P: Problem, S: PartialEq>(
@@ -202,7 +218,7 @@ pub fn locate<P: Problem, S: PartialEq>(
         return None;
     }
     let (mut lo, mut hi) = (0.0, 1.0);
-    for _ in 0..24 {
+    for _ in 0..LOCATE_HALVINGS {
         let mid = 0.5 * (lo + hi);
         let (x, p, s) = at(mid)?;
         if s == before {
@@ -224,9 +240,10 @@ pub fn linearised<P: Problem>(pr: &P, p: f64) -> DVector<f64> {
         .unwrap_or(rest)
 }
 
-/// Newton's method at fixed `p` from `x`, the step halved until the residual decreases (at
-/// most 20 halvings, 50 iterations), to `|R| ≤ tol` or a round-off-level step (as in
-/// `correct`): the start of a branch, where the guess may be far from the solution.
+/// Newton's method at fixed `p` from `x`, the step halved until the residual decreases (down
+/// to `BACKTRACK_MIN_FRACTION`, at most `NEWTON_MAX_ITERATIONS` iterations), to `|R| ≤ tol` or
+/// a round-off-level step (`at_round_off`, as in `correct`): the start of a branch, where the
+/// guess may be far from the solution.
 pub fn newton<P: Problem>(
     pr: &P,
     mut x: DVector<f64>,
@@ -234,24 +251,24 @@ pub fn newton<P: Problem>(
     tol: f64,
 ) -> Option<(DVector<f64>, usize)> {
     let mut r = pr.residual(&x, p);
-    for it in 0..50 {
+    for it in 0..NEWTON_MAX_ITERATIONS {
         let norm = r.norm();
         if norm <= tol {
             return Some((x, it));
         }
         let step = pr.jacobian(&x, p).lu().solve(&r)?;
-        if step.norm() <= 1e-9 * (1.0 + x.norm()) && norm <= 1e-6 {
+        if at_round_off(step.norm(), 1.0 + x.norm(), norm) {
             return Some((x - step, it + 1));
         }
         let mut lambda = 1.0;
         loop {
             let trial = &x - lambda * &step;
             let rt = pr.residual(&trial, p);
-            if rt.norm() < norm || lambda < 1e-6 {
+            if rt.norm() < norm || lambda < BACKTRACK_MIN_FRACTION {
                 (x, r) = (trial, rt);
                 break;
             }
-            lambda *= 0.5;
+            lambda *= BACKTRACK_FACTOR;
         }
     }
     None
@@ -315,7 +332,7 @@ pub fn follow<P: Problem>(
         match correct(&problem, guess.0.clone(), guess.1, &last_tangent, s.tol) {
             Some((x, p, it)) => {
                 let Some(t) = tangent(&problem, &x, p, &last_tangent) else {
-                    h *= 0.5;
+                    h *= STEP_SHRINK;
                     continue;
                 };
                 // A step that turned the tangent by more than ~37° or landed farther from
@@ -323,8 +340,8 @@ pub fn follow<P: Problem>(
                 // branch (or back along it): retried shorter while it can be.
                 let turn = t.0.dot(&last_tangent.0) + t.1 * last_tangent.1;
                 let off = ((&x - &guess.0).norm_squared() + (p - guess.1).powi(2)).sqrt();
-                if (turn < 0.8 || off > h) && h > 2.0 * min_step {
-                    h *= 0.5;
+                if (turn < MIN_TURN_COSINE || off > h) && h > 2.0 * min_step {
+                    h *= STEP_SHRINK;
                     continue;
                 }
                 let fold = t.1.signum() != last_tangent.1.signum();
@@ -335,13 +352,13 @@ pub fn follow<P: Problem>(
                     iterations: it,
                     fold,
                 });
-                if it <= 3 {
-                    h = (h * 1.5).min(max_step);
-                } else if it >= 6 {
-                    h *= 0.5;
+                if it <= EASY_ITERATIONS {
+                    h = (h * STEP_GROWTH).min(max_step);
+                } else if it >= HARD_ITERATIONS {
+                    h *= STEP_SHRINK;
                 }
             }
-            None => h *= 0.5,
+            None => h *= STEP_SHRINK,
         }
         if h < min_step {
             let p = points.last().map_or(p0, |q| q.p);

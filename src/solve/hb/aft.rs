@@ -6,6 +6,7 @@
 //! `∂F_p/∂q_q = (w_p/N) Σ_j φ_p(θ_j) [∂f/∂u_j φ_q(θ_j) + ω ∂f/∂u̇_j φ'_q(θ_j)]`
 //! (`w_0 = 1`, else 2), so Newton never needs finite differences.
 
+use super::tolerances::{PEAK_MAX_ITERATIONS, PEAK_STEP_TOL};
 use nalgebra::DMatrix;
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
@@ -118,13 +119,13 @@ impl Aft {
         let step = std::f64::consts::TAU / self.samples as f64;
         let start = step * j as f64;
         let mut theta = start;
-        for _ in 0..20 {
+        for _ in 0..PEAK_MAX_ITERATIONS {
             let (_, d1, d2) = eval(theta);
             if d2 == 0.0 {
                 break;
             }
             let next = (theta - d1 / d2).clamp(start - step, start + step);
-            if (next - theta).abs() <= 1e-15 {
+            if (next - theta).abs() <= PEAK_STEP_TOL {
                 break;
             }
             theta = next;

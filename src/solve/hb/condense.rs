@@ -18,6 +18,7 @@
 //! `f_nl = G − S Q_c`. Exact like the factorised form (every mode is kept); a 40-DOF beam's
 //! point costs a sum over 40 modes instead of an LU of each 78 × 78 harmonic block.
 
+use super::tolerances::{MODAL_COUPLING_TOL, RIGID_MODE_TOL};
 use super::Balance;
 use crate::solve::cont::Problem;
 use nalgebra::{Complex, DMatrix, DVector};
@@ -47,14 +48,15 @@ struct Modal {
 }
 
 impl Modal {
-    /// `None` unless `C` is diagonal in the modes (off-diagonal terms below 1e-10 of the
-    /// largest modal damping) and no mode is rigid (the static block would be singular).
+    /// `None` unless `C` is diagonal in the modes (off-diagonal terms below
+    /// `MODAL_COUPLING_TOL` of the largest modal damping) and no mode is rigid (the static
+    /// block would be singular).
     fn new(hb: &Balance, keep: &[usize]) -> Option<Modal> {
         let modes = crate::solve::modes::dense::solve(&hb.m, &hb.k).ok()?;
         let phi = modes.shapes;
         let omega2: Vec<f64> = modes.omega.iter().map(|w| w * w).collect();
         let top = omega2.iter().copied().fold(0.0, f64::max);
-        if omega2.iter().any(|w2| *w2 <= 1e-12 * top) {
+        if omega2.iter().any(|w2| *w2 <= RIGID_MODE_TOL * top) {
             return None;
         }
         let modal_c = phi.transpose() * &hb.c * &phi;
@@ -67,7 +69,7 @@ impl Modal {
             })
             .map(|(r, c)| modal_c[(r, c)].abs())
             .fold(0.0, f64::max);
-        if off > 1e-10 * largest.max(f64::MIN_POSITIVE) {
+        if off > MODAL_COUPLING_TOL * largest.max(f64::MIN_POSITIVE) {
             return None;
         }
         let n = hb.dofs();

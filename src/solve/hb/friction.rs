@@ -27,6 +27,10 @@
 //! and the element adds nothing to the mean. A Jenkins element is the special case `k_y = 0`,
 //! `μ N₀ = F`, `Y = 0`.
 
+use super::tolerances::{
+    FRICTION_CELLS_PER_HARMONIC, TRANSITIONS_PER_HARMONIC, TRANSITION_BRACKET_TOL,
+    TRANSITION_REFINE_MAX_ITERATIONS, TRANSITION_SEARCH_OFFSET,
+};
 use nalgebra::{DMatrix, DVector};
 use std::f64::consts::{PI, TAU};
 
@@ -69,9 +73,6 @@ enum State {
     Slip { xi: f64 },
     Separated,
 }
-
-/// Search points per harmonic and period for the transition functions.
-const CELLS_PER_HARMONIC: usize = 32;
 
 /// A trigonometric polynomial `Σ_k c_k cos kτ + s_k sin kτ` (k = 1…H) and its derivatives,
 /// with its value and rate tabulated on the search grid `τ_j = j·step` when built by
@@ -195,8 +196,8 @@ fn refine(
     (mut hi, mut ghi): (f64, f64),
 ) -> f64 {
     let mut last = 0i8;
-    for _ in 0..200 {
-        if hi - lo <= 4.0 * f64::EPSILON * hi.abs().max(1.0) {
+    for _ in 0..TRANSITION_REFINE_MAX_ITERATIONS {
+        if hi - lo <= TRANSITION_BRACKET_TOL * hi.abs().max(1.0) {
             break;
         }
         let secant = (lo * ghi - hi * glo) / (ghi - glo);
@@ -318,7 +319,7 @@ impl FrictionContact {
     /// The converged cycle as `(start, end, state)` intervals covering `[2π, 4π]` (the
     /// second period marched).
     fn cycle(&self, x: &Trig, y: &Trig, h: usize) -> Vec<(f64, f64, State)> {
-        let step = TAU / (CELLS_PER_HARMONIC * h.max(1)) as f64;
+        let step = TAU / (FRICTION_CELLS_PER_HARMONIC * h.max(1)) as f64;
         // A stick at τ = 0 (separated if the preload is gone there).
         let mut state = if self.normal(y, 0.0) > 0.0 {
             self.stick_from(x, y, 0.0, Onset::Assumed)
@@ -328,9 +329,9 @@ impl FrictionContact {
         let mut tau = 0.0;
         let mut out = Vec::new();
         // Transitions per period are bounded by the roots of the transition functions.
-        for _ in 0..(64 * h + 64) {
+        for _ in 0..TRANSITIONS_PER_HARMONIC * (h + 1) {
             // A small offset keeps the search off the root just found.
-            let from = tau + 1e-13 * TAU;
+            let from = tau + TRANSITION_SEARCH_OFFSET * TAU;
             let hit = self.next(x, y, state, from, 2.0 * TAU, step);
             let end = hit.map_or(2.0 * TAU, |(t, _)| t);
             if end > TAU {
@@ -347,7 +348,7 @@ impl FrictionContact {
     /// The force harmonics and stiffness for displacement harmonics `x`, `y` (eqs. 30–43).
     pub fn forces(&self, x: &[f64], y: &[f64]) -> ContactForces {
         let h = x.len() / 2;
-        let cells = CELLS_PER_HARMONIC * h.max(1);
+        let cells = FRICTION_CELLS_PER_HARMONIC * h.max(1);
         let (xt, yt) = (Trig::tabulated(x, cells), Trig::tabulated(y, cells));
         let mut out = ContactForces {
             fx: vec![0.0; 2 * h],

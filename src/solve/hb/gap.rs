@@ -12,9 +12,14 @@
 //! Roots are isolated on `[0, 2π]` with the bound `|u''| ≤ Σ k²(|c_k| + |s_k|)`: an
 //! interval whose end values share a sign and exceed that bound's chord deviation holds no
 //! root, one where `|u'|` stays away from zero holds at most one; the rest are halved. Only
-//! tangencies narrower than 1e-12 rad (contacts of zero length, no force) are passed over.
+//! tangencies narrower than `GAP_TANGENCY_WIDTH` (contacts of zero length, no force) are
+//! passed over.
 
 use super::aft::interval_gram;
+use super::tolerances::{
+    GAP_CELLS_PER_HARMONIC, GAP_REFINE_MAX_ITERATIONS, GAP_REFINE_STEP_TOL, GAP_ROOT_MERGE,
+    GAP_TANGENCY_WIDTH,
+};
 use crate::model::flat::Sides;
 use nalgebra::DMatrix;
 use std::f64::consts::TAU;
@@ -49,7 +54,7 @@ impl Trig<'_> {
 
     /// Every root in `[0, 2π)`, ascending (tangencies excepted, module docs).
     fn roots(&self) -> Vec<f64> {
-        let cells = 8 * (self.harmonics() + 1);
+        let cells = GAP_CELLS_PER_HARMONIC * (self.harmonics() + 1);
         let mut out = Vec::new();
         let mut a = 0.0;
         let mut fa = self.eval(0.0).0;
@@ -61,7 +66,7 @@ impl Trig<'_> {
         }
         out.retain(|r| *r < TAU);
         out.sort_by(f64::total_cmp);
-        out.dedup_by(|x, y| (*x - *y).abs() <= 1e-14);
+        out.dedup_by(|x, y| (*x - *y).abs() <= GAP_ROOT_MERGE);
         out
     }
 
@@ -78,7 +83,7 @@ impl Trig<'_> {
         let m = 0.5 * (a + b);
         let (fm, dm) = self.eval(m);
         let monotone = dm.abs() > self.curvature * w / 2.0;
-        if monotone || w < 1e-12 {
+        if monotone || w < GAP_TANGENCY_WIDTH {
             if (fa < 0.0 && fb > 0.0) || (fa > 0.0 && fb < 0.0) {
                 out.push(self.refine(a, b, fa));
             }
@@ -93,7 +98,7 @@ impl Trig<'_> {
     fn refine(&self, mut a: f64, mut b: f64, fa: f64) -> f64 {
         let rising = fa < 0.0;
         let mut x = 0.5 * (a + b);
-        for _ in 0..100 {
+        for _ in 0..GAP_REFINE_MAX_ITERATIONS {
             let (f, d) = self.eval(x);
             if f == 0.0 {
                 return x;
@@ -109,7 +114,7 @@ impl Trig<'_> {
             } else {
                 0.5 * (a + b)
             };
-            if (next - x).abs() <= 2.0 * f64::EPSILON * x.abs().max(1.0) || b - a <= 0.0 {
+            if (next - x).abs() <= GAP_REFINE_STEP_TOL * x.abs().max(1.0) || b - a <= 0.0 {
                 return next;
             }
             x = next;

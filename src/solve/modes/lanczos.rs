@@ -5,13 +5,14 @@
 //!
 //! The operator `(K − σM)⁻¹ M` is applied through one sparse LDLᵀ factorisation; its largest
 //! eigenvalues θ map to the lowest λ = σ + 1/θ. A Ritz pair is accepted (locked) when its
-//! residual estimate |β_m s_m| ≤ `RITZ_TOLERANCE` |θ|; later runs keep their Krylov vectors
+//! residual estimate |β_m s_m| ≤ `RITZ_TOL` |θ|; later runs keep their Krylov vectors
 //! M-orthogonal to the locked modes, so repeated eigenvalues (symmetric structures) are found
 //! one copy per run. The first shift lies ten decades below the spectrum's scale (definite
 //! even with rigid-body modes). When the wanted eigenvalues are clustered — a long grounded
 //! chain's lowest ones lie 1 + O(1e-7) apart — the θ of that shift are nearly equal and
-//! Lanczos would need thousands of steps, so the next run shifts to just below the cluster,
-//! by its own width, where its members are spread apart. A shift is used only when the
+//! Lanczos would need thousands of steps, so the next run shifts to just below the lowest
+//! unconverged estimate (`SHIFT_MARGIN` of its error bounds), where the cluster's members map
+//! to θ far apart. A shift is used only when the
 //! inertia of `K − σM` (the negative pivots of its LDLᵀ) shows that no unlocked eigenvalue
 //! lies below it.
 //!
@@ -26,38 +27,14 @@
 //! generalized eigenproblems", SIAM J. Matrix Anal. Appl. 15 (1994): shift strategy and
 //! inertia checks.
 
+use super::tolerances::{
+    INERTIA_MARGIN, INVARIANT_TOL, LANCZOS_EXTRA_STEPS, LANCZOS_MIN_STEPS, LANCZOS_SHIFT,
+    MAX_BACKOFF, MAX_RUNS, MAX_STEPS, REORTHOGONALISATION_PASSES, RITZ_TOL, SHIFT_MARGIN, TINY,
+};
 use super::{Modes, ModesError};
 use nalgebra::{DMatrix, DVector};
 use sprs::CsMat;
 use sprs_ldl::{Ldl, LdlNumeric};
-
-/// Relative residual |β_m s_m| / |θ| under which a Ritz pair counts as converged.
-const RITZ_TOLERANCE: f64 = super::RESIDUAL_LIMIT;
-
-/// Relative size of a new Lanczos vector under which the Krylov space is invariant.
-const BREAKDOWN: f64 = 1e-14;
-
-/// The first shift, as a fraction of the spectrum's scale `mean(K_ii) / mean(M_ii)` below
-/// zero: far enough below the lowest eigenvalue of a long chain (~n² smaller than the scale)
-/// to keep `K − σM` definite with rigid-body modes, close enough to keep the wanted θ apart.
-const FIRST_SHIFT: f64 = 1e-10;
-
-/// A new shift lies this many error bounds below the eigenvalue estimate it aims at (the
-/// estimate may be that far above the eigenvalue).
-const SHIFT_MARGIN: f64 = 4.0;
-
-/// Halvings of a shift back towards the previous one before giving up on it.
-const MAX_BACKOFF: usize = 20;
-
-/// Relative distance above the last returned eigenvalue at which the inertia check counts
-/// the eigenvalues below: above its error, below the next eigenvalue of a tight cluster.
-const INERTIA_MARGIN: f64 = 1e-12;
-
-/// Lanczos runs (each with a new shift or a longer space) before the budget is spent.
-const MAX_RUNS: usize = 12;
-
-/// Largest Krylov space of one run: full reorthogonalisation costs O(steps² n).
-const MAX_STEPS: usize = 800;
 
 /// A converged (or best available) eigenpair with its relative residual estimate.
 struct Pair {
@@ -102,11 +79,13 @@ pub fn solve(m: &CsMat<f64>, k: &CsMat<f64>, count: usize) -> Result<Modes, Mode
         return Err(ModesError::SingularMass);
     }
     let scale = if dk > 0.0 { dk / dm } else { 1.0 };
-    let mut shift = Shift::new(m, k, -FIRST_SHIFT * scale).ok_or(ModesError::SingularMass)?;
+    let mut shift = Shift::new(m, k, -LANCZOS_SHIFT * scale).ok_or(ModesError::SingularMass)?;
     if shift.below > 0 {
         return Err(ModesError::SingularMass);
     }
-    let mut steps = (2 * count + 20).max(40).min(n);
+    let mut steps = (2 * count + LANCZOS_EXTRA_STEPS)
+        .max(LANCZOS_MIN_STEPS)
+        .min(n);
     let mut locked: Vec<Pair> = Vec::new();
     let mut best: Vec<Pair> = Vec::new();
     let mut missing = 0;
@@ -114,7 +93,7 @@ pub fn solve(m: &CsMat<f64>, k: &CsMat<f64>, count: usize) -> Result<Modes, Mode
         let want = count.saturating_sub(locked.len()).max(missing);
         let ritz = run(m, &shift, &locked, want, steps)?;
         let (converged, open): (Vec<Pair>, Vec<Pair>) =
-            ritz.into_iter().partition(|p| p.residual <= RITZ_TOLERANCE);
+            ritz.into_iter().partition(|p| p.residual <= RITZ_TOL);
         locked.extend(converged);
         if locked.len() >= count {
             // Modes skipped below the last one (a repeated eigenvalue, a start vector blind
@@ -260,7 +239,7 @@ fn run(
         m_basis.push(mq.clone());
         // Full reorthogonalisation (twice is enough) against every previous Lanczos vector
         // and the locked modes.
-        for _ in 0..2 {
+        for _ in 0..REORTHOGONALISATION_PASSES {
             deflate(&mut w);
             orthogonalise(
                 &mut w,
@@ -273,7 +252,7 @@ fn run(
         let mw = mat_vec(m, &w);
         let b = dot(&w, &mw).max(0.0).sqrt();
         beta.push(b);
-        if j + 1 == steps || b < BREAKDOWN * a.abs().max(f64::MIN_POSITIVE) {
+        if j + 1 == steps || b < INVARIANT_TOL * a.abs().max(TINY) {
             break;
         }
         q = w.iter().map(|x| x / b).collect();
@@ -304,7 +283,7 @@ fn ritz_pairs(
     let mut order: Vec<usize> = (0..m_steps).collect();
     order.sort_by(|&a, &b| eig.eigenvalues[b].total_cmp(&eig.eigenvalues[a]));
     let last_beta = beta.last().copied().unwrap_or(0.0);
-    let invariant = m_steps < steps || last_beta < BREAKDOWN;
+    let invariant = m_steps < steps || last_beta < INVARIANT_TOL;
     let n = basis.first().map_or(0, Vec::len);
     let mut pairs = Vec::with_capacity(want);
     for &i in order.iter().take(want) {

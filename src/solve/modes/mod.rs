@@ -7,18 +7,23 @@
 
 pub(crate) mod dense;
 mod lanczos;
+mod tolerances;
 
 use crate::model::flat::{ContactLaw, Friction};
 use crate::model::system::{Attach, Nonlinearity, System};
 use nalgebra::DMatrix;
 use sprs::{CsMat, TriMat};
+use tolerances::{DEFAULT_SPARSE_COUNT, RIGID_BODY_TOL};
 
-/// Above this many DOFs the sparse solver computes the lowest modes only.
+/// The most DOFs solved densely, giving every mode (DOFs). The dense solve costs `O(n³)`
+/// time and `O(n²)` memory whatever the sparsity, which is negligible for the lumped models
+/// of this size; above it the lowest modes come from shift-invert Lanczos on the sparse
+/// matrices (one sparse factorisation), and only those are computed.
 pub const DENSE_LIMIT: usize = 200;
 
 /// Relative residual above which a mode is reported as not converged (the sparse solver's
 /// acceptance tolerance).
-pub const RESIDUAL_LIMIT: f64 = 1e-10;
+pub const RESIDUAL_LIMIT: f64 = tolerances::RITZ_TOL;
 
 /// How nonsmooth elements enter the linear problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,10 +44,14 @@ pub struct Modes {
 }
 
 impl Modes {
-    /// Modes at ω ≈ 0 (below 1e-6 of the highest computed frequency): rigid-body motions.
+    /// Modes at ω ≈ 0 (below `RIGID_BODY_TOL` of the highest computed frequency): rigid-body
+    /// motions.
     pub fn rigid_body_modes(&self) -> usize {
         let top = self.omega.iter().copied().fold(0.0, f64::max);
-        self.omega.iter().filter(|w| **w <= 1e-6 * top).count()
+        self.omega
+            .iter()
+            .filter(|w| **w <= RIGID_BODY_TOL * top)
+            .count()
     }
 
     /// The modes whose residual is above `RESIDUAL_LIMIT` (1-based, ascending).
@@ -89,7 +98,7 @@ pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<M
         }
         r
     } else {
-        lanczos::solve(&m, &k, count.unwrap_or(10))?
+        lanczos::solve(&m, &k, count.unwrap_or(DEFAULT_SPARSE_COUNT))?
     };
     // Expand tied coordinates back to every DOF.
     let mut shapes = DMatrix::zeros(sys.n(), reduced.omega.len());

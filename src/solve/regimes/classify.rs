@@ -10,6 +10,7 @@
 
 use super::contact::Setup;
 use super::exact::{Problem, Switch};
+use super::tolerances::{STOPS_PER_CYCLE_TOL, WINDOW_DIVISOR};
 use crate::model::system::System;
 use crate::solve::ode::dop853::Tolerances;
 use crate::solve::ode::driver::{integrate, Config, Method, Output, SimError};
@@ -124,7 +125,7 @@ fn read(switches: &[Switch], last: &str, t1: f64, period: f64, cycles: usize) ->
             .or_else(|| switches.first().map(|e| e.1))
             .unwrap_or(last)
     };
-    let window = (cycles / 10).max(1) as f64 * period;
+    let window = (cycles / WINDOW_DIVISOR).max(1) as f64 * period;
     let read = |from: f64, to: f64| {
         let stops = switches
             .iter()
@@ -150,6 +151,6 @@ fn read(switches: &[Switch], last: &str, t1: f64, period: f64, cycles: usize) ->
     Classification {
         regime,
         stops_per_cycle,
-        transient: before.0 != regime || (before.1 - stops_per_cycle).abs() > 0.5,
+        transient: before.0 != regime || (before.1 - stops_per_cycle).abs() > STOPS_PER_CYCLE_TOL,
     }
 }

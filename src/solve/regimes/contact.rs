@@ -9,6 +9,7 @@
 //! paper's `x_d`). Working on `w` directly keeps the boundaries free of per-configuration
 //! algebra.
 
+use super::tolerances::{IN_PHASE_TOL, SAME_FREQUENCY_TOL};
 use crate::model::flat::Friction;
 use crate::model::system::{Attach, Nonlinearity, System};
 use crate::solve::modes::dense_of;
@@ -103,7 +104,9 @@ pub fn setup(sys: &System) -> Result<Setup, SetupError> {
     let mut signed = Vec::new();
     for &(at, amp, w, p) in &terms {
         let alignment = (p - phase).cos();
-        if (w.abs() - omega.abs()).abs() > 1e-12 * omega.abs() || alignment.abs() < 1.0 - 1e-12 {
+        if (w.abs() - omega.abs()).abs() > SAME_FREQUENCY_TOL * omega.abs()
+            || alignment.abs() < 1.0 - IN_PHASE_TOL
+        {
             return Err(SetupError::Excitation);
         }
         signed.push((at, alignment.signum() * amp));

@@ -14,6 +14,12 @@
 //! both found.
 
 use super::contact::{constrained, dense_km, Setup};
+use super::tolerances::{
+    CROSSING_REFINE_MAX_ITERATIONS, END_TOL, ENTRY_DECADE, ENTRY_FIRST_DECADE, EVENT_NOISE,
+    HOLD_FALLBACK, HOLD_LAST_DECADE, MAX_STALLED_SWITCHES, MAX_SWITCHES_PER_PERIOD,
+    NULL_SPACE_THRESHOLD, POSITIVE_FLOOR, SAFE_STEP_FLOOR, SAFE_STEP_MARGIN,
+    SEARCH_STEPS_PER_DECADE, TOUCH_BUDGET, TOUCH_TOL,
+};
 use crate::model::system::System;
 use nalgebra::{DMatrix, DVector};
 
@@ -59,9 +65,10 @@ impl Sinusoids {
 }
 
 /// A level `f` must stay on one side of: `sign · (f − level) > 0` until the event. The level
-/// is moved by the rounding noise of the problem, 10⁻¹² of its scale: inwards for a sliding
-/// contact (a velocity that only rounding separates from zero has reached it), outwards for
-/// a stuck one (a force that reaches the slip force only to rounding does not break it).
+/// is moved by the rounding noise of the problem, `EVENT_NOISE` of its scale: inwards for a
+/// sliding contact (a velocity that only rounding separates from zero has reached it),
+/// outwards for a stuck one (a force that reaches the slip force only to rounding does not
+/// break it).
 #[derive(Debug, Clone, Copy)]
 struct Bound {
     level: f64,
@@ -71,20 +78,21 @@ struct Bound {
 impl Bound {
     fn new(level: f64, sign: f64, scale: f64) -> Bound {
         Bound {
-            level: level + sign * 1e-12 * scale,
+            level: level + sign * EVENT_NOISE * scale,
             sign,
         }
     }
 }
 
 /// The first `τ ∈ [start, end]` where `f` reaches one of the bounds (crosses or touches it),
-/// located to machine precision (touches count as `touch` says). Steps are safe by Taylor: from `(f, f')`, the bound is not
-/// reached within `h` while `sign·(f − level + f'h) − L₂h²/2 > 0` (`L₂ ≥ |f''|`). Within
-/// 10⁻⁶ of the shortest period from a bound, the next such length is checked for a sign
-/// change and for a touch (`touch`).
+/// located to machine precision (touches count as `touch` says). Steps are safe by Taylor:
+/// from `(f, f')`, the bound is not reached within `h` while
+/// `sign·(f − level + f'h) − L₂h²/2 > 0` (`L₂ ≥ |f''|`). Within `SAFE_STEP_FLOOR` of the
+/// shortest period from a bound, the next such length is checked for a sign change and for a
+/// touch (`touch`).
 fn first_exit(f: &Sinusoids, bounds: &[Bound], touches: bool, start: f64, end: f64) -> Option<f64> {
-    let l2 = f.curvature_bound().max(1e-300);
-    let floor = 1e-6 * f.shortest_period().min(end - start).max(1e-300);
+    let l2 = f.curvature_bound().max(POSITIVE_FLOOR);
+    let floor = SAFE_STEP_FLOOR * f.shortest_period().min(end - start).max(POSITIVE_FLOOR);
     let gap = |b: &Bound, v: f64| b.sign * (v - b.level);
     let mut tau = start;
     let (mut v, mut d) = f.eval(tau);
@@ -100,7 +108,7 @@ fn first_exit(f: &Sinusoids, bounds: &[Bound], touches: bool, start: f64, end: f
             })
             .fold(f64::INFINITY, f64::min);
         if safe > floor {
-            tau = (tau + safe * (1.0 - 1e-9)).min(end);
+            tau = (tau + safe * (1.0 - SAFE_STEP_MARGIN)).min(end);
             (v, d) = f.eval(tau);
             if bounds.iter().any(|b| gap(b, v) <= 0.0) {
                 return Some(tau);
@@ -129,15 +137,16 @@ fn first_exit(f: &Sinusoids, bounds: &[Bound], touches: bool, start: f64, end: f
 
 /// A bound reached inside `[a, b]` although both ends are clear of it: the deviation from the
 /// chord is at most `L₂(b − a)²/8`, so halving until that excludes a crossing or the interval
-/// is at rounding level. There, a touch within 10⁻¹³ of the scale is an event if `touches`
-/// (a slip that comes to rest for an instant) and not otherwise (a stuck contact whose force
-/// only reaches the slip force keeps sticking). At most 400 evaluations.
+/// is at rounding level. There, a touch within `TOUCH_TOL` of the scale is an event if
+/// `touches` (a slip that comes to rest for an instant) and not otherwise (a stuck contact
+/// whose force only reaches the slip force keeps sticking). At most `TOUCH_BUDGET`
+/// evaluations.
 fn touch(f: &Sinusoids, bound: Bound, a: f64, b: f64, l2: f64, touches: bool) -> Option<f64> {
     let gap = |x: f64| bound.sign * (f.eval(x).0 - bound.level);
     let scale = f.terms.iter().map(|t| t.0.hypot(t.1)).sum::<f64>() + f.constant.abs();
     // Depth-first over the intervals not yet excluded, earliest first.
     let mut stack = vec![(a, b, gap(a), gap(b))];
-    let mut budget = 400;
+    let mut budget = TOUCH_BUDGET;
     while let Some((a, b, ga, gb)) = stack.pop() {
         if ga.min(gb) > l2 * (b - a).powi(2) / 8.0 {
             continue;
@@ -149,7 +158,7 @@ fn touch(f: &Sinusoids, bound: Bound, a: f64, b: f64, l2: f64, touches: bool) ->
         }
         budget -= 1;
         if m <= a || m >= b || budget == 0 {
-            return (touches && gm <= 1e-13 * scale).then_some(m);
+            return (touches && gm <= TOUCH_TOL * scale).then_some(m);
         }
         stack.push((m, b, gm, gb));
         stack.push((a, m, ga, gm));
@@ -161,7 +170,7 @@ fn touch(f: &Sinusoids, bound: Bound, a: f64, b: f64, l2: f64, touches: bool) ->
 /// the bracket (bisection when a step leaves it); returns the first point not clear.
 fn refine(f: &Sinusoids, bound: Bound, mut a: f64, mut b: f64) -> f64 {
     let mut x = 0.5 * (a + b);
-    for _ in 0..100 {
+    for _ in 0..CROSSING_REFINE_MAX_ITERATIONS {
         let (v, d) = f.eval(x);
         let g = bound.sign * (v - bound.level);
         if g > 0.0 {
@@ -298,7 +307,7 @@ impl Problem {
         let svd = (DMatrix::identity(n, n) - &v * v.transpose()).svd(true, false);
         let u_basis = svd.u.ok_or(NotApplicable::Singular)?;
         let null: Vec<_> = (0..n)
-            .filter(|&j| svd.singular_values[j] > 0.5)
+            .filter(|&j| svd.singular_values[j] > NULL_SPACE_THRESHOLD)
             .map(|j| u_basis.column(j).into_owned())
             .collect();
         let null = DMatrix::from_columns(&null);
@@ -469,7 +478,7 @@ impl Problem {
     }
 
     /// The contact's mode changes on `[0, t1]` from rest, and its mode at `t1`. Fails with
-    /// the time where the switches accumulate (more than 10⁴ per excitation period).
+    /// the time where the switches accumulate (more than `MAX_SWITCHES_PER_PERIOD`).
     pub fn simulate(&self, t1: f64) -> Result<(Vec<Switch>, &'static str), f64> {
         let n = self.c.len();
         let (mut x, mut v) = (DVector::zeros(n), DVector::zeros(n));
@@ -477,27 +486,20 @@ impl Problem {
         let mut mode = self.settle(t, &x);
         let mut switches = Vec::new();
         let period = std::f64::consts::TAU / self.omega;
-        let limit = 1e4 * (t1 / period).max(1.0);
+        let limit = MAX_SWITCHES_PER_PERIOD * (t1 / period).max(1.0);
         // Mode changes without time advancing (a contact that can neither stick nor slip
         // at rounding level) end the run like an accumulation.
         let (mut stalled, mut last_t) = (0, f64::NAN);
-        // A stick resumed after a slip that did not develop holds for at least 10⁻⁴ of the
-        // shortest period (past the rounding-level touch that ended it).
+        // A stick resumed after a slip that did not develop holds for at least 10^-ENTRY_DECADE
+        // of the shortest period (past the rounding-level touch that ended it).
         let mut resumed = false;
-        while t1 - t > 1e-12 * period {
+        while t1 - t > END_TOL * period {
             stalled = if t == last_t { stalled + 1 } else { 0 };
             last_t = t;
-            if switches.len() as f64 > limit || stalled > 100 {
+            if switches.len() as f64 > limit || stalled > MAX_STALLED_SWITCHES {
                 return Err(t);
             }
             let seg = self.segment(mode, t, &x, &v);
-            if std::env::var("DBG").is_ok() {
-                eprintln!(
-                    "segment t {t} mode {mode:?} need {} w' {}",
-                    self.needed_force(t, &x),
-                    self.relative_velocity(t, &v)
-                );
-            }
             // The event function and the band it stays in until the event: `w'` keeps its
             // sign while sliding, `|λ| < F` while stuck.
             let (f, bounds) = match mode {
@@ -514,16 +516,17 @@ impl Problem {
                 ),
             };
             let end = t1 - t;
-            // A mode that cannot be entered (its band is left at once, to within 10⁻⁴ of the
-            // shortest period): a slip that never develops is a stick that goes on, so the
-            // switch into it is undone; a stick whose force only touches the slip force at
-            // rounding level holds past the touch.
+            // A mode that cannot be entered (its band is left at once, to within
+            // 10^-ENTRY_DECADE of the shortest period): a slip that never develops is a stick
+            // that goes on, so the switch into it is undone; a stick whose force only touches
+            // the slip force at rounding level holds past the touch.
             let hold = |from| {
-                leave_start(&f, &bounds, end, from, 1.0, false)
-                    .unwrap_or(0.1 * f.shortest_period().min(end))
+                leave_start(&f, &bounds, end, from, HOLD_LAST_DECADE, false)
+                    .unwrap_or(HOLD_FALLBACK * f.shortest_period().min(end))
             };
-            let start = match (leave_start(&f, &bounds, end, 12.0, 4.0, true), mode) {
-                (_, Mode::Stick(_)) if resumed => hold(4.0),
+            let entry = leave_start(&f, &bounds, end, ENTRY_FIRST_DECADE, ENTRY_DECADE, true);
+            let start = match (entry, mode) {
+                (_, Mode::Stick(_)) if resumed => hold(ENTRY_DECADE),
                 (Some(start), _) => start,
                 (None, Mode::Slip(_)) => {
                     if switches
@@ -537,7 +540,7 @@ impl Problem {
                     resumed = true;
                     continue;
                 }
-                (None, Mode::Stick(_)) => hold(4.0),
+                (None, Mode::Stick(_)) => hold(ENTRY_DECADE),
             };
             resumed = false;
             let touches = matches!(mode, Mode::Slip(_));
@@ -565,8 +568,9 @@ impl Problem {
 }
 
 /// Where the search may begin when the segment starts on a bound (a slip starting from rest,
-/// a stick at the slip force): the first of `10^-from, …, 10^-to` shortest periods (quarter
-/// decades) inside the band, or `None` when none is; 0 first if `at_zero`.
+/// a stick at the slip force): the first of `10^-from, …, 10^-to` shortest periods
+/// (`SEARCH_STEPS_PER_DECADE` per decade) inside the band, or `None` when none is; 0 first
+/// if `at_zero`.
 fn leave_start(
     f: &Sinusoids,
     bounds: &[Bound],
@@ -583,8 +587,8 @@ fn leave_start(
         return Some(0.0);
     }
     let period = f.shortest_period().min(end);
-    let steps = (4.0 * (from - to)).round() as i32;
+    let steps = (SEARCH_STEPS_PER_DECADE * (from - to)).round() as i32;
     (0..=steps)
-        .map(|k| period * 10f64.powf(-from + 0.25 * k as f64))
+        .map(|k| period * 10f64.powf(-from + k as f64 / SEARCH_STEPS_PER_DECADE))
         .find(|&tau| inside(tau))
 }

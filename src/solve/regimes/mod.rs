@@ -9,3 +9,4 @@ pub mod contact;
 pub mod exact;
 pub mod no_motion;
 pub mod stick_slip;
+mod tolerances;

@@ -13,13 +13,16 @@
 //! so the same code serves any chain and any of the three walls.
 
 use super::contact::{constrained, dense_km, Setup};
+use super::tolerances::{
+    RESONANCE_SIDE_OFFSET, SIDES_AGREE_TOL, SIGN_BISECTIONS, SIGN_SCAN_POINTS,
+};
 use crate::model::system::System;
 use nalgebra::DMatrix;
 
 /// The signed holding force λ (amplitude of `cos ωt`); infinite at a constrained resonance
 /// that loads the contact. At one that does not (a mode the constraint isolates from the
 /// load, e.g. a mass above the held one), the bordered matrix is singular but λ is continuous:
-/// its value is taken as the mean on both sides, `ω(1 ± 10⁻⁷)`.
+/// its value is taken as the mean on both sides, `ω(1 ± RESONANCE_SIDE_OFFSET)`.
 pub fn holding_force(sys: &System, s: &Setup) -> f64 {
     let (k, m) = dense_km(sys);
     let at = |omega: f64| constraint_force(&k, &m, s, omega);
@@ -27,8 +30,11 @@ pub fn holding_force(sys: &System, s: &Setup) -> f64 {
     if lambda.is_finite() {
         return lambda;
     }
-    let (below, above) = (at(s.omega * (1.0 - 1e-7)), at(s.omega * (1.0 + 1e-7)));
-    if (below - above).abs() <= 1e-4 * below.abs().max(above.abs()) {
+    let (below, above) = (
+        at(s.omega * (1.0 - RESONANCE_SIDE_OFFSET)),
+        at(s.omega * (1.0 + RESONANCE_SIDE_OFFSET)),
+    );
+    if (below - above).abs() <= SIDES_AGREE_TOL * below.abs().max(above.abs()) {
         0.5 * (below + above)
     } else {
         f64::INFINITY
@@ -43,15 +49,18 @@ fn constraint_force(k: &DMatrix<f64>, m: &DMatrix<f64>, s: &Setup, omega: f64) -
 }
 
 /// The infinite peaks and the zeros (antiresonances) of a signed holding force `λ(x)` along a
-/// swept parameter, from its sign changes on `xs` (each interval scanned at 8 sub-points so
-/// that a peak and a zero one grid step apart are both seen; a sample exactly on a resonance
-/// is a peak) refined by 100 bisections. A
-/// sign change is a peak when `|λ|` grows as the bracket shrinks, a zero when it falls.
+/// swept parameter, from its sign changes on `xs` (each interval scanned at
+/// `SIGN_SCAN_POINTS` sub-points so that a peak and a zero one grid step apart are both seen;
+/// a sample exactly on a resonance is a peak) refined by bisection (`SIGN_BISECTIONS`). A sign
+/// change is a peak when `|λ|` grows as the bracket shrinks, a zero when it falls.
 pub fn peaks_and_antiresonances(xs: &[f64], lambda: impl Fn(f64) -> f64) -> (Vec<f64>, Vec<f64>) {
     let (mut peaks, mut zeros) = (Vec::new(), Vec::new());
-    let mut scan: Vec<f64> = Vec::with_capacity(8 * xs.len());
+    let mut scan: Vec<f64> = Vec::with_capacity(SIGN_SCAN_POINTS * xs.len());
     for w in xs.windows(2) {
-        scan.extend((0..8).map(|k| w[0] + (w[1] - w[0]) * k as f64 / 8.0));
+        scan.extend(
+            (0..SIGN_SCAN_POINTS)
+                .map(|k| w[0] + (w[1] - w[0]) * k as f64 / SIGN_SCAN_POINTS as f64),
+        );
     }
     scan.extend(xs.last());
     let values: Vec<f64> = scan.iter().map(|&x| lambda(x)).collect();
@@ -68,7 +77,7 @@ pub fn peaks_and_antiresonances(xs: &[f64], lambda: impl Fn(f64) -> f64) -> (Vec
         }
         let (mut a, mut b, mut fa) = (scan[i], scan[i + 1], w[0]);
         let outer = w[0].abs().max(w[1].abs());
-        for _ in 0..100 {
+        for _ in 0..SIGN_BISECTIONS {
             let mid = 0.5 * (a + b);
             if mid <= a || mid >= b {
                 break;

@@ -21,6 +21,7 @@
 //! `D_max = S/m̄` (eq. 16 for one DOF) takes the maximum over the whole half period.
 
 use super::contact::{dense_km, Setup};
+use super::tolerances::{GOLDEN_SECTION_ITERATIONS, STOP_RATIO_SCAN_POINTS};
 use crate::model::system::System;
 use std::f64::consts::PI;
 
@@ -60,9 +61,9 @@ pub fn continuous_limit(sys: &System, s: &Setup, factor: StopFactor) -> f64 {
     w2 * amplitude.abs() / (u * u + d_max * d_max).sqrt()
 }
 
-/// `max D(τ)` over `(0, π)` for modal terms `(ĉ², R, tan(π/2R))`: a scan of 2048 points, then
-/// golden-section refinement around the largest sample (D is smooth; near τ = π numerator and
-/// `sin τ` vanish together).
+/// `max D(τ)` over `(0, π)` for modal terms `(ĉ², R, tan(π/2R))`: a scan of
+/// `STOP_RATIO_SCAN_POINTS` points, then golden-section refinement around the largest sample
+/// (D is smooth; near τ = π numerator and `sin τ` vanish together).
 fn max_stop_ratio(terms: &[(f64, f64, f64)]) -> f64 {
     let d = |tau: f64| {
         let num: f64 = terms
@@ -71,17 +72,14 @@ fn max_stop_ratio(terms: &[(f64, f64, f64)]) -> f64 {
             .sum();
         num / tau.sin()
     };
-    const N: usize = 2048;
-    let at = |k: usize| PI * k as f64 / N as f64;
-    let (best, _) = (1..N)
-        .map(|k| (k, d(at(k))))
-        .fold(
-            (0, f64::NEG_INFINITY),
-            |acc, (k, v)| if v > acc.1 { (k, v) } else { acc },
-        );
+    let at = |k: usize| PI * k as f64 / STOP_RATIO_SCAN_POINTS as f64;
+    let (best, _) = (1..STOP_RATIO_SCAN_POINTS).map(|k| (k, d(at(k)))).fold(
+        (0, f64::NEG_INFINITY),
+        |acc, (k, v)| if v > acc.1 { (k, v) } else { acc },
+    );
     let (mut a, mut b) = (at(best - 1), at(best + 1));
     let g = 0.5 * (5f64.sqrt() - 1.0);
-    for _ in 0..60 {
+    for _ in 0..GOLDEN_SECTION_ITERATIONS {
         let (x1, x2) = (b - g * (b - a), a + g * (b - a));
         if d(x1) > d(x2) {
             b = x2;

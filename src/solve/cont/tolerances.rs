@@ -1,0 +1,50 @@
+//! The tolerances, iteration caps and step factors of the continuation, each with what it
+//! protects and its unit. The unknowns, the parameter and the residual are the scaled ones
+//! (`Scale`), so every tolerance here is dimensionless.
+
+/// Newton iterations at most at a fixed parameter (`newton`: the start of a branch, and the
+/// harmonic balance's solve and ramp at one frequency) (count).
+pub const NEWTON_MAX_ITERATIONS: usize = 50;
+
+/// Newton's backtracking multiplies the step by this until the residual decreases
+/// (dimensionless).
+pub(super) const BACKTRACK_FACTOR: f64 = 0.5;
+
+/// Newton's backtracking stops halving the step below this fraction of it (about 20
+/// halvings) and takes it even if the residual grew (dimensionless).
+pub(super) const BACKTRACK_MIN_FRACTION: f64 = 1e-6;
+
+/// Iterations at most of the augmented corrector before the step is shortened (count).
+pub(super) const CORRECTOR_MAX_ITERATIONS: usize = 8;
+
+/// A corrector converges only with a correction below this fraction of `1 + |x| + |p|`
+/// (dimensionless).
+pub(super) const CORRECTION_TOL: f64 = 1e-6;
+
+/// A Newton correction below this fraction of the unknowns' size is at round-off level
+/// (dimensionless).
+pub(super) const ROUND_OFF_STEP: f64 = 1e-9;
+
+/// The scaled residual a round-off-level correction accepts where cancelling terms keep it
+/// above the requested tolerance (dimensionless).
+pub(super) const ROUND_OFF_RESIDUAL: f64 = 1e-6;
+
+/// Bisections of the secant by `locate`, to 6e-8 of the step (count).
+pub(super) const LOCATE_HALVINGS: usize = 24;
+
+/// A step whose tangent turned by more than this cosine (about 37°) is retried shorter
+/// (dimensionless).
+pub(super) const MIN_TURN_COSINE: f64 = 0.8;
+
+/// The step is multiplied by this after an easy correction (dimensionless).
+pub(super) const STEP_GROWTH: f64 = 1.5;
+
+/// The step is multiplied by this after a hard, failed or rejected correction
+/// (dimensionless).
+pub(super) const STEP_SHRINK: f64 = 0.5;
+
+/// Corrections in at most this many iterations are easy: the step grows (count).
+pub(super) const EASY_ITERATIONS: usize = 3;
+
+/// Corrections in at least this many iterations are hard: the step shrinks (count).
+pub(super) const HARD_ITERATIONS: usize = 6;

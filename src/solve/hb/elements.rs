@@ -1,0 +1,318 @@
+//! The nonlinear elements of the harmonic balance and their forces `F_nl(Q)` with the exact
+//! Jacobian: polynomial springs and smoothed gaps by AFT (`aft.rs`), piecewise-linear
+//! free-play gaps through their exact contact intervals (`gap.rs`; by AFT on request,
+//! `GapMethod`), Jenkins elements and 2-D friction contacts through the exact friction
+//! element (`friction.rs`, paper 003 eqs. 24–43), which acts on the harmonics only (no
+//! static component, as in the paper).
+
+use super::friction::FrictionContact;
+use super::{gap, Balance, GapMethod, HbError};
+use crate::model::flat::{ContactLaw, Friction, Gap, Sides, Smoothing};
+use crate::model::system::{Attach, NonlinearElement, Nonlinearity, System};
+use nalgebra::{DMatrix, DVector};
+
+/// A nonlinear force on `u = x_a − x_b` (`None` = ground).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Law {
+    Polynomial {
+        k2: f64,
+        k3: f64,
+    },
+    Gap {
+        k: f64,
+        g: f64,
+        sides: Sides,
+    },
+    /// A free-play gap with smoothed switches (paper 000, eq. 8).
+    Smoothed {
+        k: f64,
+        g: f64,
+        sides: Sides,
+        s: Smoothing,
+    },
+}
+
+impl Law {
+    /// Force and its derivative with respect to `u`.
+    fn eval(self, u: f64) -> (f64, f64) {
+        match self {
+            Law::Polynomial { k2, k3 } => {
+                (k2 * u * u + k3 * u.powi(3), 2.0 * k2 * u + 3.0 * k3 * u * u)
+            }
+            Law::Gap { k, g, sides } => {
+                if u > g && sides != Sides::Negative {
+                    (k * (u - g), k)
+                } else if u < -g && sides != Sides::Positive {
+                    (k * (u + g), k)
+                } else {
+                    (0.0, 0.0)
+                }
+            }
+            Law::Smoothed { k, g, sides, s } => {
+                crate::model::smoothing::gap_force(k, g, sides, s, u)
+            }
+        }
+    }
+}
+
+/// A nonlinear element of the balance.
+#[derive(Debug, Clone)]
+pub(super) enum Element {
+    /// A scalar law on `u = x_a − x_b` (`None` = ground), by AFT.
+    Sampled {
+        a: Option<usize>,
+        b: Option<usize>,
+        law: Law,
+    },
+    /// A friction contact: the DOF weights of its tangential and normal relative
+    /// displacements (`u = Σ w q`; the forces act back through the same weights).
+    Friction {
+        tangent: Vec<(usize, f64)>,
+        normal: Vec<(usize, f64)>,
+        contact: FrictionContact,
+    },
+}
+
+/// The balance's elements for the system's nonlinear elements, in order.
+pub(super) fn of_system(sys: &System) -> Result<Vec<Element>, HbError> {
+    sys.nonlinear.iter().map(element).collect()
+}
+
+/// The DOF an element's side is attached to (`None` = ground); an element on the moving
+/// base is not supported.
+fn side(a: Attach, name: &str) -> Result<Option<usize>, HbError> {
+    match a {
+        Attach::Dof(i) => Ok(Some(i)),
+        Attach::Ground => Ok(None),
+        Attach::Base(_) => Err(HbError::Unsupported {
+            element: name.into(),
+            what: "a nonlinear element on the moving base",
+        }),
+    }
+}
+
+/// DOF weights of `Σ_d coef_d (x_a,d − x_b,d)` over the element's directions.
+fn weights(e: &NonlinearElement, coefs: &[f64]) -> Result<Vec<(usize, f64)>, HbError> {
+    let mut w = Vec::new();
+    for (d, &coef) in coefs.iter().enumerate() {
+        for (at, sign) in [(e.a[d], 1.0), (e.b[d], -1.0)] {
+            if let Some(i) = side(at, &e.name)? {
+                w.push((i, sign * coef));
+            }
+        }
+    }
+    Ok(w)
+}
+
+/// The balance's form of one nonlinear element.
+fn element(e: &NonlinearElement) -> Result<Element, HbError> {
+    let sampled = |law| -> Result<Element, HbError> {
+        Ok(Element::Sampled {
+            a: side(e.a[0], &e.name)?,
+            b: side(e.b[0], &e.name)?,
+            law,
+        })
+    };
+    Ok(match &e.law {
+        Nonlinearity::Polynomial { k2, k3 } => sampled(Law::Polynomial { k2: *k2, k3: *k3 })?,
+        Nonlinearity::Gap(Gap {
+            law: ContactLaw::Linear { k },
+            smooth: None,
+            clearance,
+            sides,
+        }) => sampled(Law::Gap {
+            k: *k,
+            g: *clearance,
+            sides: *sides,
+        })?,
+        Nonlinearity::Gap(Gap {
+            law: ContactLaw::Linear { k },
+            smooth: Some(s),
+            clearance,
+            sides,
+        }) => sampled(Law::Smoothed {
+            k: *k,
+            g: *clearance,
+            sides: *sides,
+            s: *s,
+        })?,
+        // A Jenkins element is the contact with a constant load: μ N₀ = F, k_y = 0.
+        Nonlinearity::Friction(Friction::Jenkins { kt, slip_force }) => Element::Friction {
+            tangent: weights(e, &[1.0])?,
+            normal: Vec::new(),
+            contact: FrictionContact {
+                kx: *kt,
+                ky: 0.0,
+                mu: 1.0,
+                n0: *slip_force,
+            },
+        },
+        // Tangent t = (cos α, sin α), normal n = (−sin α, cos α) in the plane of the
+        // element's two directions; u_n > 0 compresses the contact.
+        Nonlinearity::Friction(Friction::Contact2d {
+            kt,
+            kn,
+            mu,
+            n0,
+            angle,
+            ..
+        }) => {
+            let (s, c) = angle.sin_cos();
+            Element::Friction {
+                tangent: weights(e, &[c, s])?,
+                normal: weights(e, &[-s, c])?,
+                contact: FrictionContact {
+                    kx: *kt,
+                    ky: *kn,
+                    mu: *mu,
+                    n0: *n0,
+                },
+            }
+        }
+        _ => {
+            return Err(HbError::Unsupported {
+                element: e.name.clone(),
+                what: "this contact law (rigid Coulomb contacts, rigid stops and compliant gaps other than `linear(k)`)",
+            })
+        }
+    })
+}
+
+impl Balance {
+    /// The DOFs the nonlinear elements act on (ascending).
+    pub fn nonlinear_dofs(&self) -> Vec<usize> {
+        let mut dofs: Vec<usize> = self
+            .elements
+            .iter()
+            .flat_map(|e| match e {
+                Element::Sampled { a, b, .. } => [*a, *b].into_iter().flatten().collect::<Vec<_>>(),
+                Element::Friction {
+                    tangent, normal, ..
+                } => tangent.iter().chain(normal).map(|(i, _)| *i).collect(),
+            })
+            .collect();
+        dofs.sort_unstable();
+        dofs.dedup();
+        dofs
+    }
+
+    /// The coefficients of an element's `u = x_a − x_b`.
+    fn relative(&self, q: &DVector<f64>, a: Option<usize>, b: Option<usize>) -> Vec<f64> {
+        (0..self.aft.width())
+            .map(|p| a.map_or(0.0, |i| q[p * self.n + i]) - b.map_or(0.0, |j| q[p * self.n + j]))
+            .collect()
+    }
+
+    /// `F_nl(Q)` and, if asked, its Jacobian.
+    pub(crate) fn nonlinear(
+        &self,
+        q: &DVector<f64>,
+        omega: f64,
+        with_jacobian: bool,
+    ) -> (DVector<f64>, Option<DMatrix<f64>>) {
+        let mut f = DVector::zeros(self.dim());
+        let mut jac = with_jacobian.then(|| DMatrix::zeros(self.dim(), self.dim()));
+        for element in &self.elements {
+            match element {
+                Element::Sampled { a, b, law } => {
+                    self.add_sampled(q, omega, (*a, *b, *law), &mut f, jac.as_mut())
+                }
+                Element::Friction {
+                    tangent,
+                    normal,
+                    contact,
+                } => self.add_friction(q, tangent, normal, contact, &mut f, jac.as_mut()),
+            }
+        }
+        (f, jac)
+    }
+
+    /// A scalar element's forces (and Jacobian) added to `f` (and `jac`).
+    fn add_sampled(
+        &self,
+        q: &DVector<f64>,
+        omega: f64,
+        (a, b, law): (Option<usize>, Option<usize>, Law),
+        f: &mut DVector<f64>,
+        jac: Option<&mut DMatrix<f64>>,
+    ) {
+        let n = self.n;
+        let uq = self.relative(q, a, b);
+        let (coef, je) = match (law, self.gaps) {
+            (Law::Gap { k, g, sides }, GapMethod::Exact) => {
+                gap::forces(&uq, k, g, sides, jac.is_some())
+            }
+            _ => {
+                let u = self.aft.to_time(&uq, None);
+                let (force, slope): (Vec<f64>, Vec<f64>) = u.iter().map(|&x| law.eval(x)).unzip();
+                let je = jac
+                    .is_some()
+                    .then(|| self.aft.jacobian(&slope, &vec![0.0; slope.len()], omega));
+                (self.aft.to_coefficients(&force), je)
+            }
+        };
+        let mut jac = jac;
+        for (dof, sign) in [(a, 1.0), (b, -1.0)] {
+            let Some(i) = dof else { continue };
+            for (p, v) in coef.iter().enumerate() {
+                f[p * n + i] += sign * v;
+            }
+            if let (Some(jac), Some(je)) = (jac.as_deref_mut(), je.as_ref()) {
+                for (other, s2) in [(a, 1.0), (b, -1.0)] {
+                    let Some(j) = other else { continue };
+                    for p in 0..je.nrows() {
+                        for r in 0..je.ncols() {
+                            jac[(p * n + i, r * n + j)] += sign * s2 * je[(p, r)];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A friction contact's harmonic forces (and stiffness) added to `f` (and `jac`): its
+    /// displacement harmonics are `X = Σ w_t q`, `Y = Σ w_n q` (harmonics 1…H, coefficient
+    /// `p ≥ 1`), its forces act back as `w_t F_x + w_n F_y`.
+    fn add_friction(
+        &self,
+        q: &DVector<f64>,
+        tangent: &[(usize, f64)],
+        normal: &[(usize, f64)],
+        contact: &FrictionContact,
+        f: &mut DVector<f64>,
+        jac: Option<&mut DMatrix<f64>>,
+    ) {
+        let (n, h2) = (self.n, 2 * self.aft.harmonics);
+        let project = |w: &[(usize, f64)]| -> Vec<f64> {
+            (1..=h2)
+                .map(|p| w.iter().map(|&(i, wi)| wi * q[p * n + i]).sum())
+                .collect()
+        };
+        let out = contact.forces(&project(tangent), &project(normal));
+        for p in 0..h2 {
+            for &(i, wi) in tangent {
+                f[(p + 1) * n + i] += wi * out.fx[p];
+            }
+            for &(i, wi) in normal {
+                f[(p + 1) * n + i] += wi * out.fy[p];
+            }
+        }
+        let Some(jac) = jac else { return };
+        let blocks = [
+            (tangent, tangent, &out.dfx_dx),
+            (tangent, normal, &out.dfx_dy),
+            (normal, normal, &out.dfy_dy),
+        ];
+        for (rows, cols, block) in blocks {
+            for &(i, wi) in rows {
+                for &(j, wj) in cols {
+                    for p in 0..h2 {
+                        for r in 0..h2 {
+                            jac[((p + 1) * n + i, (r + 1) * n + j)] += wi * wj * block[(p, r)];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

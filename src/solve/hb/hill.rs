@@ -1,0 +1,176 @@
+//! Stability of a harmonic-balance solution by Hill's method: the Floquet exponents from the
+//! quadratic eigenproblem of a perturbation, solved through its balanced companion matrix,
+//! with the edge copies of negative multipliers removed; `Unstable` counts the unstable
+//! exponents by kind and names the bifurcation between two neighbouring points.
+
+use super::tolerances::{
+    BALANCING_MAX_SWEEPS, BALANCING_RATIO, FLIP_TOL, MULTIPLIER_COPY_TOL, REAL_EXPONENT_TOL,
+};
+use super::Balance;
+use nalgebra::{Complex, DMatrix, DVector};
+
+impl Balance {
+    /// Floquet exponents by Hill's method: a perturbation `e^{st} Σ φ_p(θ) δ_p` of the
+    /// periodic solution gives the quadratic eigenproblem
+    /// `(s² M̄ + s (C̄ + 2ω M̄∇) + J(Q)) δ = 0` with `M̄ = I ⊗ M`, `C̄ = I ⊗ C`, `∇` the θ
+    /// derivative on the coefficients (`(c_k, s_k) → (k s_k, −k c_k)`) and `J` the balance
+    /// Jacobian; it is solved through its companion form. Of its `2n(2H + 1)` roots the `2n`
+    /// with the smallest `|Im s|` are the physically meaningful exponents (the others repeat
+    /// them shifted by multiples of iω and are spoiled by the truncation).
+    pub fn floquet(&self, q: &DVector<f64>, omega: f64) -> Vec<Complex<f64>> {
+        let (n, dim) = (self.n, self.dim());
+        let mut mbar = DMatrix::zeros(dim, dim);
+        let mut a1 = DMatrix::zeros(dim, dim);
+        for p in 0..self.aft.width() {
+            mbar.view_mut((p * n, p * n), (n, n)).copy_from(&self.m);
+            a1.view_mut((p * n, p * n), (n, n)).copy_from(&self.c);
+        }
+        for k in 1..=self.aft.harmonics {
+            let (c, s) = ((2 * k - 1) * n, 2 * k * n);
+            let km = 2.0 * omega * k as f64 * &self.m;
+            // Row c of M̄∇δ is M (k δ_s); row s is M (−k δ_c).
+            a1.view_mut((c, s), (n, n)).copy_from(&km);
+            a1.view_mut((s, c), (n, n)).copy_from(&(-km));
+        }
+        let Some(minv) = mbar.try_inverse() else {
+            return vec![];
+        };
+        let mut companion = DMatrix::zeros(2 * dim, 2 * dim);
+        companion
+            .view_mut((0, dim), (dim, dim))
+            .copy_from(&DMatrix::identity(dim, dim));
+        companion
+            .view_mut((dim, 0), (dim, dim))
+            .copy_from(&(-&minv * self.jacobian(q, omega)));
+        companion
+            .view_mut((dim, dim), (dim, dim))
+            .copy_from(&(-&minv * a1));
+        let mut roots: Vec<Complex<f64>> = balanced(companion)
+            .complex_eigenvalues()
+            .iter()
+            .copied()
+            .collect();
+        roots.sort_by(|a, b| a.im.abs().total_cmp(&b.im.abs()));
+        physical(roots, 2 * n, omega)
+    }
+
+    /// Stable when every meaningful Floquet exponent has `Re s < tol · (|s| + ω)`: relative,
+    /// because the companion eigenproblem of a stiff structure (beam modes up to 1e6 rad/s
+    /// next to a first one of 1e3) carries round-off of `ε ‖A‖` in the real parts.
+    pub fn is_stable(&self, q: &DVector<f64>, omega: f64, tol: f64) -> bool {
+        !self.floquet(q, omega).iter().any(|s| grows(s, omega, tol))
+    }
+}
+
+/// Whether a Floquet exponent makes perturbations grow: `Re s ≥ tol · (|s| + ω)` (the rule
+/// of `Balance::is_stable`).
+pub fn grows(s: &Complex<f64>, omega: f64, tol: f64) -> bool {
+    s.re >= tol * (s.norm() + omega)
+}
+
+/// The `count` physically meaningful exponents among Hill's roots sorted by `|Im s|`. A
+/// multiplier on the negative real axis (`e^{sT} < 0`: `Im s = ±ω/2`) appears twice at the
+/// same `|Im s|`, as `a + iω/2` and its shifted copy `a − iω/2` (with the truncation's noise
+/// on both): a root whose multiplier an already kept root of opposite `Im` sign has, with
+/// `|Im|` summing to ω, is such a copy and skipped (`MULTIPLIER_COPY_TOL`).
+/// Otherwise a tie in `|Im s|` picks one multiplier twice and drops another, and a
+/// period-doubling branch flickers between stable and unstable.
+fn physical(sorted: Vec<Complex<f64>>, count: usize, omega: f64) -> Vec<Complex<f64>> {
+    let period = std::f64::consts::TAU / omega;
+    let mut kept: Vec<Complex<f64>> = Vec::with_capacity(count);
+    for s in sorted {
+        if kept.len() == count {
+            break;
+        }
+        let mu = (s * period).exp();
+        let copy = kept.iter().any(|k| {
+            k.im.signum() != s.im.signum()
+                && (k.im.abs() + s.im.abs() - omega).abs() <= MULTIPLIER_COPY_TOL * omega
+                && ((k * period).exp() - mu).norm() <= MULTIPLIER_COPY_TOL * mu.norm()
+        });
+        if !copy {
+            kept.push(s);
+        }
+    }
+    kept
+}
+
+/// The unstable Floquet exponents of a point by kind: real (`Im s ≈ 0`: fold or branch
+/// point), at `Im s ≈ ±ω/2` (period doubling) and complex otherwise (Neimark–Sacker), with
+/// `grows` at `tol` deciding what is unstable; and what crossed between two points.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unstable {
+    pub real: usize,
+    pub flip: usize,
+    pub complex: usize,
+}
+
+impl Unstable {
+    /// The unstable ones among a point's Floquet `exponents` at ω, by kind.
+    pub fn of(exponents: &[Complex<f64>], omega: f64, tol: f64) -> Unstable {
+        let mut u = Unstable::default();
+        for s in exponents.iter().filter(|s| grows(s, omega, tol)) {
+            let real_band = REAL_EXPONENT_TOL * (s.norm() + omega);
+            if s.im.abs() <= real_band {
+                u.real += 1;
+            } else if (s.im.abs() - 0.5 * omega).abs() <= FLIP_TOL * omega {
+                u.flip += 1;
+            } else {
+                u.complex += 1;
+            }
+        }
+        u
+    }
+
+    /// What crossed the imaginary axis between two neighbouring points. Where the branch
+    /// turned (`fold`) it is a fold whatever the exponents show (a complex pair crossing in
+    /// the same interval would otherwise hide it); a real crossing without a turn is a
+    /// branch point.
+    pub fn change_to(self, next: Unstable, fold: bool) -> Option<&'static str> {
+        if fold {
+            Some("fold")
+        } else if self.real != next.real {
+            Some("branch point")
+        } else if self.flip != next.flip {
+            Some("period doubling")
+        } else if self.complex != next.complex {
+            Some("Neimark-Sacker")
+        } else {
+            None
+        }
+    }
+}
+
+/// A diagonal similarity `D⁻¹AD` (powers of two, so exact) that equalises the norms of each
+/// row and column (Osborne's balancing, as LAPACK's `gebal`): a beam's companion matrix has
+/// entries from 1 to 1e16 (translations next to rotations with tiny inertia), and without
+/// it the eigenvalues' real parts drown in round-off of `ε ‖A‖`.
+fn balanced(mut a: DMatrix<f64>) -> DMatrix<f64> {
+    let n = a.nrows();
+    for _ in 0..BALANCING_MAX_SWEEPS {
+        let mut done = true;
+        for i in 0..n {
+            let c: f64 = (0..n).filter(|&j| j != i).map(|j| a[(j, i)].abs()).sum();
+            let r: f64 = (0..n).filter(|&j| j != i).map(|j| a[(i, j)].abs()).sum();
+            if c == 0.0 || r == 0.0 {
+                continue;
+            }
+            let (mut f, mut cf, mut rf) = (1.0, c, r);
+            while cf < rf / 2.0 {
+                (cf, rf, f) = (cf * 2.0, rf / 2.0, f * 2.0);
+            }
+            while cf > rf * 2.0 {
+                (cf, rf, f) = (cf / 2.0, rf * 2.0, f / 2.0);
+            }
+            if cf + rf < BALANCING_RATIO * (c + r) {
+                done = false;
+                a.row_mut(i).scale_mut(1.0 / f);
+                a.column_mut(i).scale_mut(f);
+            }
+        }
+        if done {
+            break;
+        }
+    }
+    a
+}

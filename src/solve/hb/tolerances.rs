@@ -1,0 +1,95 @@
+//! The tolerances, iteration caps and search densities of the harmonic-balance backend, each
+//! with what it protects and its unit. (Newton at one frequency uses `cont`'s own, through
+//! `cont::newton`.)
+
+// The balance (`balance.rs`, `start.rs`).
+
+/// Relative mismatch `|Ω − kΩ₀| / |Ω|` below which an excitation term at Ω counts as the
+/// k-th harmonic of the fundamental Ω₀ (dimensionless).
+pub(super) const HARMONIC_MULTIPLE_TOL: f64 = 1e-9;
+
+/// Residual tolerance of each stage of the harmonic ramp, relative to `max(|F_ex|, 1)`
+/// (dimensionless; the residual itself is in N).
+pub(super) const RAMP_RESIDUAL_TOL: f64 = 1e-12;
+
+// Hill stability (`hill.rs`).
+
+/// Relative distance (of `|Im s|` sums to ω and of multipliers to each other) within which
+/// a Hill root is the shifted copy of a kept negative multiplier; the truncation leaves
+/// ~1e-5 between true copies (dimensionless).
+pub(super) const MULTIPLIER_COPY_TOL: f64 = 1e-3;
+
+/// `|Im s|` below this fraction of `|s| + ω` makes an unstable exponent real (fold or
+/// branch point) (dimensionless).
+pub(super) const REAL_EXPONENT_TOL: f64 = 1e-6;
+
+/// `| |Im s| − ω/2 |` below this fraction of ω makes an unstable exponent a period doubling
+/// (dimensionless).
+pub(super) const FLIP_TOL: f64 = 1e-4;
+
+/// Sweeps of Osborne's balancing of the companion matrix at most (count).
+pub(super) const BALANCING_MAX_SWEEPS: usize = 100;
+
+/// A row and column are rescaled only when that brings the sum of their norms below this
+/// fraction of its value, LAPACK `gebal`'s factor (dimensionless).
+pub(super) const BALANCING_RATIO: f64 = 0.95;
+
+// Modal condensation (`condense.rs`).
+
+/// `ω_r²` below this fraction of the largest counts as a rigid-body mode, which rules the
+/// modal sums out (dimensionless).
+pub(super) const RIGID_MODE_TOL: f64 = 1e-12;
+
+/// Off-diagonal modal damping below this fraction of the largest diagonal term counts as
+/// zero: the modes diagonalise C and the modal sums apply (dimensionless).
+pub(super) const MODAL_COUPLING_TOL: f64 = 1e-10;
+
+// The refined peak of a signal (`aft.rs`).
+
+/// Newton iterations on `x'(θ) = 0` at most when refining the largest sample (count).
+pub(super) const PEAK_MAX_ITERATIONS: usize = 20;
+
+/// A Newton step on `x'(θ) = 0` below this ends the refinement of the peak (rad).
+pub(super) const PEAK_STEP_TOL: f64 = 1e-15;
+
+// Exact free-play contact intervals (`gap.rs`).
+
+/// Initial cells per harmonic (plus one) of the root isolation on `[0, 2π]`, later halved
+/// where the curvature bound cannot exclude a root (count).
+pub(super) const GAP_CELLS_PER_HARMONIC: usize = 8;
+
+/// Roots of `u(θ) = ±g` closer than this are one root, found from both neighbouring cells
+/// (rad).
+pub(super) const GAP_ROOT_MERGE: f64 = 1e-14;
+
+/// Cells narrower than this are not halved further: a tangency there is a contact of zero
+/// length and no force (rad).
+pub(super) const GAP_TANGENCY_WIDTH: f64 = 1e-12;
+
+/// Safeguarded Newton iterations at most when refining a bracketed root (count).
+pub(super) const GAP_REFINE_MAX_ITERATIONS: usize = 100;
+
+/// A Newton step on a root below this fraction of `max(|θ|, 1)` ends its refinement: the
+/// root is at round-off (dimensionless).
+pub(super) const GAP_REFINE_STEP_TOL: f64 = 2.0 * f64::EPSILON;
+
+// The exact friction contact (`friction.rs`).
+
+/// Search points per harmonic and period for the transition functions; two roots closer
+/// than one cell can be missed (count).
+pub(super) const FRICTION_CELLS_PER_HARMONIC: usize = 32;
+
+/// Iterations at most of the Illinois regula falsi that refines a transition time (count).
+pub(super) const TRANSITION_REFINE_MAX_ITERATIONS: usize = 200;
+
+/// A transition's bracket narrower than this fraction of `max(|τ|, 1)` is at round-off and
+/// ends its refinement (dimensionless).
+pub(super) const TRANSITION_BRACKET_TOL: f64 = 4.0 * f64::EPSILON;
+
+/// Transitions per harmonic (plus one) at most in the two periods marched, a bound on the
+/// roots of the transition functions (count).
+pub(super) const TRANSITIONS_PER_HARMONIC: usize = 64;
+
+/// The next transition is searched from this fraction of the period past the last one, to
+/// keep off the root just found (dimensionless).
+pub(super) const TRANSITION_SEARCH_OFFSET: f64 = 1e-13;
