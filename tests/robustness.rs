@@ -102,3 +102,97 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
     );
     assert_eq!(nsd::check_text(&text), 0);
 }
+
+/// One-DOF models (every wall kind of a Coulomb contact, every gap law, a Jenkins element)
+/// and models without elements or without DOFs: each is run through every analysis kind.
+const SMALL_MODELS: &[(&str, &str)] = &[
+    (
+        "coulomb_ground",
+        "mass m1 = 1\n spring ground -- m1 { k = 1 }\n friction f: m1 -- ground { force = beta }\n force m1 = cos(Omega * t)",
+    ),
+    (
+        "coulomb_ground_base_motion",
+        "mass m1 = 1\n spring base -- m1 { k = 1 }\n friction f: m1 -- ground { force = beta }\n base = cos(r1 * t)",
+    ),
+    (
+        "coulomb_base_wall",
+        "mass m1 = 1\n spring ground -- m1 { k = 1 }\n friction f: m1 -- base { force = beta }\n base = cos(r1 * t)",
+    ),
+    (
+        "jenkins",
+        "mass m1 = 1\n spring ground -- m1 { k = 1 }\n friction f: m1 -- ground { law = jenkins, kt = 2, force = beta }\n force m1 = cos(Omega * t)",
+    ),
+    (
+        "gap_linear",
+        "mass m1 = 1\n spring ground -- m1 { k = 1 }\n gap g: m1 -- ground { clearance = 0.1, sides = both, law = linear(10) }\n force m1 = 0.3 * cos(Omega * t)",
+    ),
+    (
+        "gap_smoothed",
+        "mass m1 = 1\n spring ground -- m1 { k = 1 }\n gap g: m1 -- ground { clearance = 0.1, law = linear(10), smooth = sigmoid(100) }\n force m1 = 0.3 * cos(Omega * t)",
+    ),
+    (
+        "gap_hertz",
+        "mass m1 = 1\n spring ground -- m1 { k = 1 }\n gap g: m1 -- ground { clearance = 0.1, law = hertz(10) }\n force m1 = 0.3 * cos(Omega * t)",
+    ),
+    (
+        "gap_kelvin_voigt",
+        "mass m1 = 1\n spring ground -- m1 { k = 1 }\n gap g: m1 -- ground { clearance = 0.1, law = kelvin_voigt(10, 0.1) }\n force m1 = 0.3 * cos(Omega * t)",
+    ),
+    (
+        "gap_hunt_crossley",
+        "mass m1 = 1\n spring ground -- m1 { k = 1 }\n gap g: m1 -- ground { clearance = 0.1, law = hunt_crossley(10, 0.8) }\n force m1 = 0.3 * cos(Omega * t)",
+    ),
+    (
+        "gap_lankarani_nikravesh",
+        "mass m1 = 1\n spring ground -- m1 { k = 1 }\n gap g: m1 -- ground { clearance = 0.1, law = lankarani_nikravesh(10, 0.8) }\n force m1 = 0.3 * cos(Omega * t)",
+    ),
+    (
+        "gap_impact",
+        "mass m1 = 1\n spring ground -- m1 { k = 1 }\n gap g: m1 -- ground { clearance = 0.1, law = impact(e = 0.8) }\n force m1 = 0.3 * cos(Omega * t)",
+    ),
+    ("mass_only", "mass m1 = 1"),
+    ("free_mass_forced", "mass m1 = 1\n force m1 = cos(Omega * t)"),
+    ("nothing", ""),
+];
+
+/// Every analysis kind with small options (`M` is the model's name).
+const ANALYSES: &[&str] = &[
+    "modes M",
+    "modes M { contacts = stuck }",
+    "simulate M { t = 0..2 }",
+    "sweep regimes M { x = r1 in 0.5..1.5 by 0.5, y = beta in 0.2..0.6 by 0.2, cycles = 4 }",
+    "continue frf M { param = Omega in 0.5..1.5, harmonics = 3, max_points = 200 }",
+    "sweep bifurcation M { param = Omega in 1..2 }",
+    "basins M { }",
+    "continue periodic M { }",
+    "continue backbone M { }",
+    "nsmodes M { }",
+];
+
+/// Every analysis kind on every small model: no panic, no abort, and every refusal or
+/// failure a coded diagnostic (issue 21, item 1: a one-DOF `sweep regimes` panicked).
+#[test]
+fn every_analysis_on_one_dof_and_empty_models_is_a_result_or_a_coded_diagnostic() {
+    for (name, body) in SMALL_MODELS {
+        for analysis in ANALYSES {
+            let text = format!(
+                "model {name}(Omega = 1.2, r1 = 1, beta = 0.3) {{\n {body}\n}}\n{}\n",
+                analysis.replace('M', name)
+            );
+            let outcome = std::panic::catch_unwind(|| {
+                let prog = nsd::lang::Program::from_source("<small>", &text, None)
+                    .expect("the small models parse");
+                let a = prog.analyses.first().expect("one analysis");
+                match nsd::analysis::run(&prog, a, &[]) {
+                    Ok(_) => Vec::new(),
+                    Err(e) => e.failure.codes(),
+                }
+            });
+            let codes = outcome.unwrap_or_else(|_| panic!("panicked on:\n{text}"));
+            assert!(
+                codes.iter().all(|c| c.starts_with("nsd::")),
+                "an uncoded refusal {codes:?} on:\n{text}"
+            );
+        }
+    }
+}

@@ -242,6 +242,14 @@ pub enum NotApplicable {
 
 /// Modes of `(TᵀKT, TᵀMT)` mapped back by `T`, with their contact reactions.
 fn modes(k: &DMatrix<f64>, m: &DMatrix<f64>, t: &DMatrix<f64>, c: &DVector<f64>) -> Option<Modes> {
+    if t.ncols() == 0 {
+        return Some(Modes {
+            freq: vec![],
+            shapes: DMatrix::zeros(t.nrows(), 0),
+            c_hat: vec![],
+            reaction: vec![],
+        });
+    }
     let (kr, mr) = (t.transpose() * k * t, t.transpose() * m * t);
     let reduced = crate::solve::modes::dense::solve(&mr, &kr).ok()?;
     let shapes = t * reduced.shapes;
@@ -306,11 +314,11 @@ impl Problem {
         let v = c.normalize();
         let svd = (DMatrix::identity(n, n) - &v * v.transpose()).svd(true, false);
         let u_basis = svd.u.ok_or(NotApplicable::Singular)?;
-        let null: Vec<_> = (0..n)
+        let kept: Vec<usize> = (0..n)
             .filter(|&j| svd.singular_values[j] > NULL_SPACE_THRESHOLD)
-            .map(|j| u_basis.column(j).into_owned())
             .collect();
-        let null = DMatrix::from_columns(&null);
+        // Empty for a single DOF: a stuck contact then holds the whole system still.
+        let null = DMatrix::from_fn(n, kept.len(), |i, j| u_basis[(i, kept[j])]);
         let stick = Regime {
             harmonic,
             harmonic_force,
