@@ -245,3 +245,83 @@ fn symmetry_breaking_branch_points_are_where_the_even_harmonic_block_is_singular
         "{branch_points} branch points, {folds} folds"
     );
 }
+
+#[test]
+fn a_real_multiplier_through_minus_one_is_a_period_doubling() {
+    // NLvib's example 03 at H = 21: past the resonance peak the branch loses stability to one
+    // real multiplier below −1 (≈ 0.739 to 0.756), which Hill's truncation splits into a
+    // conjugate pair 5e-3 rad off the negative axis — once labelled Neimark–Sacker. Near
+    // Ω = 0.6 a complex pair leaves the unit circle: a Neimark–Sacker point.
+    let kinds = marked(
+        "continue frf nlvib03 as frf { param = Omega in 0.5..0.8, harmonics = 21 }",
+        "p003_nlvib03",
+    );
+    let crossings: Vec<(&str, f64)> = kinds
+        .iter()
+        .filter(|k| k.0 != "fold")
+        .map(|k| (k.0.as_str(), k.1))
+        .collect();
+    let names: Vec<&str> = crossings.iter().map(|k| k.0).collect();
+    assert_eq!(
+        names,
+        [
+            "Neimark-Sacker",
+            "Neimark-Sacker",
+            "period doubling",
+            "period doubling"
+        ],
+        "{kinds:?}"
+    );
+    assert!((crossings[2].1 - 0.739).abs() < 2e-3, "{kinds:?}");
+    assert!((crossings[3].1 - 0.756).abs() < 2e-3, "{kinds:?}");
+    // Second route: the monodromy of `simulate` over one period from the balance's orbit.
+    // Between the period doublings (Ω = 0.75, upper branch) one real multiplier is below −1;
+    // between the Neimark–Sacker points (Ω = 0.6) a complex pair is outside the unit circle.
+    let h = 21;
+    let sys = system_at(MODELS, "nlvib03", 0.5);
+    let hb = Balance::new(&sys, h, 256).expect("balance");
+    let settings = Settings {
+        range: (0.5, 0.8),
+        step: 0.01,
+        min_step: 1e-7,
+        max_step: 0.02,
+        max_points: 2000,
+        tol: 1e-12,
+        scale: Scale::UNIT,
+    };
+    let branch = follow(&hb, hb.linear_guess(0.5), 0.5, &settings)
+        .expect("branch")
+        .points;
+    for (omega, flip) in [(0.6, false), (0.75, true)] {
+        // The first point past Ω on the way up (before the fold), corrected onto Ω.
+        let near = branch
+            .iter()
+            .find(|p| p.p >= omega)
+            .expect("the branch reaches Ω");
+        let (q, _) = hb.solve(near.x.clone(), omega, 1e-12).expect("converges");
+        let y0 = periodic_state(&q, 2, h, omega, 0.0);
+        let mono = monodromy(
+            "nlvib03",
+            &["m1", "m2"],
+            omega,
+            &y0,
+            &format!("p003_mono_nlvib03_{omega}"),
+        );
+        let outside: Vec<Complex<f64>> = mono
+            .complex_eigenvalues()
+            .iter()
+            .copied()
+            .filter(|z| z.norm() > 1.0)
+            .collect();
+        if flip {
+            assert_eq!(outside.len(), 1, "{outside:?}");
+            assert!(
+                outside[0].re < -1.0 && outside[0].im.abs() < 1e-6,
+                "{outside:?}"
+            );
+        } else {
+            assert_eq!(outside.len(), 2, "{outside:?}");
+            assert!(outside[0].im.abs() > 0.1, "a complex pair: {outside:?}");
+        }
+    }
+}

@@ -4,7 +4,7 @@
 //! exponents by kind and names the bifurcation between two neighbouring points.
 
 use super::tolerances::{
-    BALANCING_MAX_SWEEPS, BALANCING_RATIO, FLIP_TOL, MULTIPLIER_COPY_TOL, REAL_EXPONENT_TOL,
+    BALANCING_MAX_SWEEPS, BALANCING_RATIO, FLIP_ANGLE, MULTIPLIER_COPY_TOL, REAL_EXPONENT_TOL,
 };
 use super::Balance;
 use nalgebra::{Complex, DMatrix, DVector};
@@ -96,7 +96,8 @@ fn physical(sorted: Vec<Complex<f64>>, count: usize, omega: f64) -> Vec<Complex<
 }
 
 /// The unstable Floquet exponents of a point by kind: real (`Im s ≈ 0`: fold or branch
-/// point), at `Im s ≈ ±ω/2` (period doubling) and complex otherwise (Neimark–Sacker), with
+/// point), with a multiplier `e^{sT}` on the negative real axis (period doubling) and
+/// complex otherwise (Neimark–Sacker), with
 /// `grows` at `tol` deciding what is unstable; and what crossed between two points.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Unstable {
@@ -109,11 +110,15 @@ impl Unstable {
     /// The unstable ones among a point's Floquet `exponents` at ω, by kind.
     pub fn of(exponents: &[Complex<f64>], omega: f64, tol: f64) -> Unstable {
         let mut u = Unstable::default();
+        let period = std::f64::consts::TAU / omega;
         for s in exponents.iter().filter(|s| grows(s, omega, tol)) {
             let real_band = REAL_EXPONENT_TOL * (s.norm() + omega);
+            // The multiplier decides: one on the negative real axis is a period doubling.
+            let multiplier = (s * period).exp();
             if s.im.abs() <= real_band {
                 u.real += 1;
-            } else if (s.im.abs() - 0.5 * omega).abs() <= FLIP_TOL * omega {
+            } else if multiplier.im.atan2(multiplier.re).abs() >= std::f64::consts::PI - FLIP_ANGLE
+            {
                 u.flip += 1;
             } else {
                 u.complex += 1;
