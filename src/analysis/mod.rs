@@ -9,6 +9,7 @@ pub mod options;
 pub mod results;
 mod simulate;
 mod sweep_regimes;
+mod tolerances;
 
 pub use diagnostics::{AnalysisError, Partial};
 pub use results::{Cell, CellMap, Plot, Results, Series, Table};
