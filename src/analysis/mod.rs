@@ -2,6 +2,7 @@
 //! calls its backend and returns `Results`. Statements without a backend yet fail with
 //! `nsd::analysis::unavailable`.
 
+pub mod check;
 mod continue_frf;
 pub mod diagnostics;
 mod modes;
