@@ -7,6 +7,7 @@
 
 use crate::analysis::check::summarise;
 use crate::analysis::{self, check_names, RunFailure};
+use crate::io::report::Written;
 use crate::lang::{parse_override, resolve, Failure, Override, Program};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{json, Value};
@@ -205,7 +206,7 @@ fn run(args: &RunArgs) -> i32 {
     for a in selected {
         match analysis::run(&prog, a, &ov) {
             Ok(r) => match crate::io::report::write(out, &r, &hash) {
-                Ok(dir) => {
+                Ok(Written { dir, warnings }) => {
                     if as_json {
                         emit(&format!(
                             "{}",
@@ -221,7 +222,7 @@ fn run(args: &RunArgs) -> i32 {
                             r.wall_s,
                             dir.display()
                         ));
-                        for w in &r.warnings {
+                        for w in r.warnings.iter().chain(&warnings) {
                             emit(&format!("  warning: {w}"));
                         }
                     }
@@ -244,10 +245,10 @@ fn run(args: &RunArgs) -> i32 {
                 code = code.max(exit_code);
                 if let Some(r) = partial {
                     match crate::io::report::write(out, &r, &hash) {
-                        Ok(dir) => eprintln!(
+                        Ok(written) => eprintln!(
                             "partial results of `{}` written to {}",
                             r.name,
-                            dir.display()
+                            written.dir.display()
                         ),
                         Err(e) => eprintln!(
                             "error[nsd::io::write]: cannot write the partial results of `{}`: {e}",
