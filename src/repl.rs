@@ -3,10 +3,10 @@
 //! with history, multi-line blocks (braces keep the prompt open) and tab completion.
 
 use crate::analysis;
+use crate::analysis::check::summarise;
 use crate::lang::ast::Item;
 use crate::lang::{parse_override, resolve, Override, Program};
 use crate::model::assemble;
-use crate::solve::modes::{modes, Contacts};
 use rustyline::completion::Completer;
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
@@ -359,15 +359,14 @@ impl Session {
         };
         match resolve(&self.program, &model_name, &self.applicable(&model_name)) {
             Ok(m) => {
-                let sys = assemble(&m);
-                let freqs = modes(&sys, Contacts::Open, None)
-                    .map(|m| m.omega)
-                    .unwrap_or_default();
-                Reply::text(
-                    crate::cli::check_text(&m, &sys, &freqs)
-                        .trim_end()
-                        .to_string(),
-                )
+                // The same summary as `nsd check`, with its stderr line about failed
+                // frequencies appended.
+                let summary = summarise(&m);
+                let mut text = summary.text();
+                if let Some(w) = summary.frequency_warning() {
+                    text.push_str(&w);
+                }
+                Reply::text(text.trim_end())
             }
             Err(f) => Reply::text(f.render_plain()),
         }

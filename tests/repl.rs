@@ -155,3 +155,22 @@ fn the_binary_reads_piped_input() {
         "{text}"
     );
 }
+
+#[test]
+fn show_gives_the_rigid_body_warnings_of_check() {
+    // A floating subsystem: the mass `extra` has no stiffness path to a support.
+    let mut s = Session::new();
+    s.eval(":load tests/models/substructure.nsd");
+    let shown = s.eval(":show").text;
+    assert!(shown.contains("warning[nsd::model::floating]"), "{shown}");
+    // A mass on a purely cubic spring: the graph sees a stiffness path (k3 ≠ 0), so nothing
+    // floats, but K is zero and its mode at ω = 0 is rigid. `nsd check` warns of it, and so
+    // must `:show` (the same summary, `analysis::check`).
+    let mut s =
+        session_with("model cubic {\n  mass a = 1 kg\n  spring a -- ground { k = 0, k3 = 1 }\n}");
+    let shown = s.eval(":show").text;
+    assert!(
+        shown.contains("warning[nsd::model::rigid_body_modes]: 1 rigid-body mode(s) at ω = 0"),
+        "{shown}"
+    );
+}

@@ -2,6 +2,7 @@
 //! calls its backend and returns `Results`. Statements without a backend yet fail with
 //! `nsd::analysis::unavailable`.
 
+pub mod check;
 mod continue_frf;
 pub mod diagnostics;
 mod modes;
@@ -9,6 +10,7 @@ pub mod options;
 pub mod results;
 mod simulate;
 mod sweep_regimes;
+mod tolerances;
 
 pub use diagnostics::{AnalysisError, Partial};
 pub use results::{Cell, CellMap, Plot, Results, Series, Table};

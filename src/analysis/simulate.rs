@@ -10,15 +10,66 @@
 use super::diagnostics::{AnalysisError, Partial};
 use super::options::OptionReader;
 use super::results::{Cell, Plot, Results, Series, Table};
+use super::tolerances::integrator_tolerances;
 use crate::lang::ast::Analysis;
 use crate::lang::units::Dim;
 use crate::model::{Model, System};
 use crate::solve::ode::dop853::Tolerances;
-use crate::solve::ode::driver::{integrate, Config, Method, Output, Trajectory};
+use crate::solve::ode::driver::{integrate, Config, Failed, Method, Output, Trajectory};
 use crate::solve::ode::hybrid::Hybrid;
-use serde_json::{json, Map};
+use serde_json::{json, Map, Value};
+
+/// Resolution of the progress bar: the span `t0..t1` is shown in this many steps.
+const PROGRESS_STEPS: u64 = 1000;
+
+/// How many DOFs the time-history plot draws (the CSV has them all).
+const PLOTTED_DOFS: usize = 4;
 
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
+    let (cfg, smooth_only) = read_options(a, model, sys)?;
+    let mut hybrid = Hybrid::new(sys, smooth_only).map_err(|e| AnalysisError::Unsupported {
+        message: format!("simulate of `{}`: {e}", model.name),
+        at: a.span,
+        help: "this version integrates linear parts, polynomial springs, gaps (piecewise-linear exact or smoothed, Hertz, Kelvin–Voigt, Hunt–Crossley, Lankarani–Nikravesh), rigid stops between masses or to ground, rigid Coulomb contacts and Jenkins elements; 2-D friction contacts follow".into(),
+    })?;
+    let start = std::time::Instant::now();
+    let settings = settings(&cfg, smooth_only);
+    let outcome = integrate_with_progress(&mut hybrid, &cfg, &model.name);
+    match outcome {
+        Ok(traj) => Ok(report(
+            &traj,
+            &hybrid,
+            model,
+            sys,
+            settings,
+            start.elapsed().as_secs_f64(),
+        )),
+        Err(failed) => {
+            let message = format!("simulate of `{}`: {}", model.name, failed.error);
+            let mut partial = report(
+                &failed.partial,
+                &hybrid,
+                model,
+                sys,
+                settings,
+                start.elapsed().as_secs_f64(),
+            );
+            partial.summary.insert("failed".into(), json!(message));
+            partial.warnings.push(format!(
+                "{message}; the results cover the run up to the failure"
+            ));
+            let error = AnalysisError::Numerical { message, at: a.span, help: "loosen rtol/atol, lower max_step, or check the model's stiffness and masses; the partial results are written".into() };
+            Err(Partial {
+                error,
+                results: Some(Box::new(partial)),
+            })
+        }
+    }
+}
+
+/// The options as the integrator's `Config`, and whether every event is smoothed
+/// (`events = smooth`).
+fn read_options(a: &Analysis, model: &Model, sys: &System) -> Result<(Config, bool), Partial> {
     let opts = OptionReader::new(
         a,
         model,
@@ -34,9 +85,10 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             "give the time span, e.g. `t = 0..100`",
         )
     })?;
+    let (rtol, atol) = integrator_tolerances(&opts)?;
     let tol = Tolerances {
-        rtol: opts.positive("rtol", Dim::NONE, 1e-9, "1e-9")?,
-        atol: opts.positive("atol", Dim::NONE, 1e-9, "1e-9")?,
+        rtol,
+        atol,
         max_step: opts.positive("max_step", Dim::TIME, t1 - t0, "1e-9")?,
     };
     let method = match opts.choice("method", &["auto", "dop853", "rodas"])? {
@@ -79,12 +131,6 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             y0[offset + dof] = value;
         }
     }
-    let mut hybrid = Hybrid::new(sys, smooth_only).map_err(|e| AnalysisError::Unsupported {
-        message: format!("simulate of `{}`: {e}", model.name),
-        at: a.span,
-        help: "this version integrates linear parts, polynomial springs, gaps (piecewise-linear exact or smoothed, Hertz, Kelvin–Voigt, Hunt–Crossley, Lankarani–Nikravesh), rigid stops between masses or to ground, rigid Coulomb contacts and Jenkins elements; 2-D friction contacts follow".into(),
-    })?;
-    let start = std::time::Instant::now();
     let cfg = Config {
         t0,
         t1,
@@ -93,65 +139,52 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         output,
         method,
     };
+    Ok((cfg, smooth_only))
+}
+
+/// The solver settings for `meta.json`.
+fn settings(cfg: &Config, smooth_only: bool) -> Map<String, Value> {
     let mut settings = Map::new();
-    settings.insert("t".into(), json!([t0, t1]));
-    settings.insert("rtol".into(), json!(tol.rtol));
-    settings.insert("atol".into(), json!(tol.atol));
-    settings.insert("max_step".into(), json!(tol.max_step));
+    settings.insert("t".into(), json!([cfg.t0, cfg.t1]));
+    settings.insert("rtol".into(), json!(cfg.tol.rtol));
+    settings.insert("atol".into(), json!(cfg.tol.atol));
+    settings.insert("max_step".into(), json!(cfg.tol.max_step));
     settings.insert(
         "events".into(),
         json!(if smooth_only { "smooth" } else { "exact" }),
     );
     settings.insert(
         "method".into(),
-        json!(match method {
+        json!(match cfg.method {
             Method::Auto => "auto: DOP853 (7th-order dense output), RODAS on segments Hairer's stiffness test finds stiff; events by Bernstein root isolation",
             Method::Dop853 => "DOP853 with 7th-order dense output; events by Bernstein root isolation",
             Method::Rodas => "RODAS (Rosenbrock, order 4, 3rd-order dense output); events by Bernstein root isolation",
         }),
     );
-    // A progress bar on stderr; indicatif hides it when stderr is not a terminal.
-    let bar = indicatif::ProgressBar::new(1000);
+    settings
+}
+
+/// Integrates with a progress bar on stderr (indicatif hides it when stderr is not a
+/// terminal).
+fn integrate_with_progress(
+    hybrid: &mut Hybrid,
+    cfg: &Config,
+    model: &str,
+) -> Result<Trajectory, Box<Failed>> {
+    let bar = indicatif::ProgressBar::new(PROGRESS_STEPS);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
             "{spinner} simulate {msg} [{bar:30}] {percent}% ({elapsed})",
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    bar.set_message(model.name.clone());
-    let mut progress = |t: f64| bar.set_position((1000.0 * (t - t0) / (t1 - t0)) as u64);
-    let outcome = integrate(&mut hybrid, &cfg, &mut progress);
+    bar.set_message(model.to_string());
+    let (t0, t1) = (cfg.t0, cfg.t1);
+    let mut progress =
+        |t: f64| bar.set_position((PROGRESS_STEPS as f64 * (t - t0) / (t1 - t0)) as u64);
+    let outcome = integrate(hybrid, cfg, &mut progress);
     bar.finish_and_clear();
-    match outcome {
-        Ok(traj) => Ok(report(
-            &traj,
-            &hybrid,
-            model,
-            sys,
-            settings,
-            start.elapsed().as_secs_f64(),
-        )),
-        Err(failed) => {
-            let message = format!("simulate of `{}`: {}", model.name, failed.error);
-            let mut partial = report(
-                &failed.partial,
-                &hybrid,
-                model,
-                sys,
-                settings,
-                start.elapsed().as_secs_f64(),
-            );
-            partial.summary.insert("failed".into(), json!(message));
-            partial.warnings.push(format!(
-                "{message}; the results cover the run up to the failure"
-            ));
-            let error = AnalysisError::Numerical { message, at: a.span, help: "loosen rtol/atol, lower max_step, or check the model's stiffness and masses; the partial results are written".into() };
-            Err(Partial {
-                error,
-                results: Some(Box::new(partial)),
-            })
-        }
-    }
+    outcome
 }
 
 /// Tables, plots and summary of a (possibly partial) trajectory.
@@ -160,18 +193,32 @@ fn report(
     hybrid: &Hybrid,
     model: &Model,
     sys: &System,
-    settings: Map<String, serde_json::Value>,
+    settings: Map<String, Value>,
     wall_s: f64,
 ) -> Results {
-    let n = sys.n();
     let mut warnings: Vec<String> = sys.warnings.iter().map(|w| w.message.clone()).collect();
     for t_star in &traj.zeno {
         warnings.push(format!(
             "impacts accumulated (Zeno) at t* ≈ {t_star}; continued in persistent contact"
         ));
     }
-
     let names: Vec<String> = sys.dofs.iter().map(|d| d.name.clone()).collect();
+    Results {
+        name: String::new(),
+        kind: "simulate".into(),
+        model: model.name.clone(),
+        tables: vec![states_table(traj, &names), events_table(traj)],
+        plots: plots(traj, &model.name, &names),
+        summary: summary(traj, hybrid, &names),
+        settings,
+        params: model.params.clone(),
+        warnings,
+        wall_s,
+    }
+}
+
+/// `data.csv`: time, every displacement, every velocity.
+fn states_table(traj: &Trajectory, names: &[String]) -> Table {
     let mut columns = vec!["t [s]".to_string()];
     columns.extend(names.iter().cloned());
     columns.extend(names.iter().map(|d| format!("v({d})")));
@@ -185,12 +232,16 @@ fn report(
                 .collect()
         })
         .collect();
-    let data = Table {
+    Table {
         file: "data.csv".into(),
         columns,
         rows,
-    };
-    let events = Table {
+    }
+}
+
+/// `events.csv`: one row per located mode change or impact.
+fn events_table(traj: &Trajectory) -> Table {
+    Table {
         file: "events.csv".into(),
         columns: [
             "t [s]",
@@ -220,14 +271,18 @@ fn report(
                 ]
             })
             .collect(),
-    };
-    let shown = n.min(4);
+    }
+}
+
+/// The time history of the first DOFs and the phase portrait of the first.
+fn plots(traj: &Trajectory, model: &str, names: &[String]) -> Vec<Plot> {
+    let n = names.len();
     let history = Plot {
         file: "time_history.svg".into(),
-        title: format!("{}: displacements", model.name),
+        title: format!("{model}: displacements"),
         x_label: "t [s]".into(),
         y_label: "x".into(),
-        series: (0..shown)
+        series: (0..n.min(PLOTTED_DOFS))
             .map(|i| Series {
                 label: names[i].clone(),
                 x: traj.t.clone(),
@@ -242,7 +297,7 @@ fn report(
     if n > 0 {
         plots.push(Plot {
             file: "phase.svg".into(),
-            title: format!("{}: phase portrait of {}", model.name, names[0]),
+            title: format!("{model}: phase portrait of {}", names[0]),
             x_label: names[0].clone(),
             y_label: format!("v({})", names[0]),
             series: vec![Series {
@@ -255,6 +310,13 @@ fn report(
             cells: None,
         });
     }
+    plots
+}
+
+/// The run's counters, its final state and, where the model is conservative, the energy
+/// drift over the output samples.
+fn summary(traj: &Trajectory, hybrid: &Hybrid, names: &[String]) -> Map<String, Value> {
+    let n = names.len();
     let mut final_state = Map::new();
     for (i, d) in names.iter().enumerate() {
         final_state.insert(d.clone(), json!(traj.final_state[i]));
@@ -270,7 +332,6 @@ fn report(
     summary.insert("stiff_steps".into(), json!(traj.stiff_steps));
     summary.insert("stiff_switches".into(), json!(traj.stiff_switches));
     summary.insert("final".into(), json!(final_state));
-    // Energy drift over the output samples, where the model is conservative.
     if let Some(e0) = traj.y.first().and_then(|y| hybrid.energy(y)) {
         let drift = traj
             .y
@@ -281,16 +342,5 @@ fn report(
             / e0.abs().max(f64::MIN_POSITIVE);
         summary.insert("energy_drift".into(), json!(drift));
     }
-    Results {
-        name: String::new(),
-        kind: "simulate".into(),
-        model: model.name.clone(),
-        tables: vec![data, events],
-        plots,
-        summary,
-        settings,
-        params: model.params.clone(),
-        warnings,
-        wall_s,
-    }
+    summary
 }

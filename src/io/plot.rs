@@ -63,6 +63,14 @@ fn draw<DB: DrawingBackend>(
         Some(c) => (extent(&c.x), extent(&c.y)),
         None => (bounds(xs), bounds(ys)),
     };
+    // plotters asserts on a NaN axis and does not return from an infinite one (e.g. a range
+    // of ±1e308 whose width overflows): such a plot is refused, its data stay in the CSV.
+    let spans = |lo: f64, hi: f64| lo.is_finite() && hi.is_finite() && (hi - lo).is_finite();
+    if !(spans(x0, x1) && spans(y0, y1)) {
+        return Err(format!(
+            "the data span no finite axis range (x {x0}..{x1}, y {y0}..{y1})"
+        ));
+    }
     let mut chart = ChartBuilder::on(&root)
         .caption(&p.title, ("sans-serif", 20))
         .margin(15)
@@ -282,6 +290,28 @@ mod tests {
             polylines(&line(vec![0.0, 1.0, f64::NAN, 2.0, 3.0])),
             whole + 1
         );
+    }
+
+    #[test]
+    fn a_range_without_finite_width_is_refused() {
+        // ±f64::MAX: every value is finite but the axis width overflows, on which plotters
+        // would never return.
+        let plot = Plot {
+            file: "p.svg".into(),
+            title: String::new(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            series: vec![Series {
+                label: String::new(),
+                x: vec![0.0, 1.0],
+                y: vec![-f64::MAX, f64::MAX],
+                points: false,
+                dashed: false,
+            }],
+            cells: None,
+        };
+        let refused = render_svg(&plot).expect_err("no finite range");
+        assert!(refused.contains("no finite axis range"), "{refused}");
     }
 
     #[test]

@@ -1,9 +1,10 @@
-//! Writing an analysis's `Results` to `DIR/<name>/`: every table as CSV, `meta.json`, every
-//! plot as SVG. The folder is written under a temporary name and renamed into place, so a
-//! reader never sees half a result.
+//! Writing an analysis's `Results` to `DIR/<name>/`: every table as CSV, every plot as SVG
+//! and PNG, `meta.json` (with a warning for each plot that could not be drawn). The folder is
+//! written under a temporary name and renamed into place, so a reader never sees half a
+//! result.
 
 use super::{csv, plot};
-use crate::analysis::Results;
+use crate::analysis::{Plot, Results};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -19,13 +20,15 @@ pub fn source_hash<'a>(texts: impl IntoIterator<Item = &'a str>) -> String {
     format!("{h:016x}")
 }
 
-/// The content of `meta.json`.
-pub fn meta(r: &Results, source_hash: &str) -> Value {
+/// The content of `meta.json`: the analysis's own warnings, then `report_warnings` (plots
+/// that could not be drawn).
+pub fn meta(r: &Results, source_hash: &str, report_warnings: &[String]) -> Value {
     let params: Map<String, Value> = r
         .params
         .iter()
         .map(|(k, v)| (k.clone(), json!(v)))
         .collect();
+    let warnings: Vec<&String> = r.warnings.iter().chain(report_warnings).collect();
     json!({
         "analysis": r.name,
         "kind": r.kind,
@@ -34,14 +37,22 @@ pub fn meta(r: &Results, source_hash: &str) -> Value {
         "settings": r.settings,
         "summary": r.summary,
         "wall_s": r.wall_s,
-        "warnings": r.warnings,
+        "warnings": warnings,
         "nsd_version": env!("CARGO_PKG_VERSION"),
         "source_hash": source_hash,
     })
 }
 
-/// Writes the results folder atomically; returns its path.
-pub fn write(out: &Path, r: &Results, source_hash: &str) -> std::io::Result<PathBuf> {
+/// A results folder in place.
+#[derive(Debug)]
+pub struct Written {
+    pub dir: PathBuf,
+    /// What went wrong short of failing (plots that could not be drawn); also in `meta.json`.
+    pub warnings: Vec<String>,
+}
+
+/// Writes the results folder atomically.
+pub fn write(out: &Path, r: &Results, source_hash: &str) -> std::io::Result<Written> {
     std::fs::create_dir_all(out)?;
     let target = out.join(&r.name);
     let tmp = out.join(format!(".{}.tmp-{}", r.name, std::process::id()));
@@ -52,19 +63,97 @@ pub fn write(out: &Path, r: &Results, source_hash: &str) -> std::io::Result<Path
     for t in &r.tables {
         std::fs::write(tmp.join(&t.file), csv::render(t))?;
     }
-    let meta =
-        serde_json::to_string_pretty(&meta(r, source_hash)).map_err(std::io::Error::other)?;
+    let warnings = write_plots(&tmp, &r.plots)?;
+    let meta = serde_json::to_string_pretty(&meta(r, source_hash, &warnings))
+        .map_err(std::io::Error::other)?;
     std::fs::write(tmp.join("meta.json"), meta + "\n")?;
-    for p in &r.plots {
-        // A plot that cannot be drawn (e.g. no finite data) is skipped, the data are kept.
-        if let Ok(svg) = plot::render_svg(p) {
-            std::fs::write(tmp.join(&p.file), svg)?;
-            let _ = plot::render_png(p, &tmp.join(&p.file).with_extension("png"));
-        }
-    }
     if target.exists() {
         std::fs::remove_dir_all(&target)?;
     }
     std::fs::rename(&tmp, &target)?;
-    Ok(target)
+    Ok(Written {
+        dir: target,
+        warnings,
+    })
+}
+
+/// Writes every plot into `dir` as SVG and PNG. A plot that cannot be drawn (e.g. no finite
+/// axis range) is left out and named in the returned warnings: the data are in the CSV, and
+/// the reader learns why the picture is missing.
+fn write_plots(dir: &Path, plots: &[Plot]) -> std::io::Result<Vec<String>> {
+    let mut warnings = Vec::new();
+    for p in plots {
+        let svg = match plot::render_svg(p) {
+            Ok(svg) => svg,
+            Err(e) => {
+                warnings.push(format!("plot `{}` was not drawn: {e}", p.file));
+                continue;
+            }
+        };
+        std::fs::write(dir.join(&p.file), svg)?;
+        let png = dir.join(&p.file).with_extension("png");
+        if let Err(e) = plot::render_png(p, &png) {
+            let name = png
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            warnings.push(format!("plot `{name}` was not drawn: {e}"));
+        }
+    }
+    Ok(warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{CellMap, Series};
+
+    #[test]
+    fn a_plot_that_cannot_be_drawn_is_a_warning_in_meta_json() {
+        // A cell grid with a NaN coordinate has no axis range: plotters would assert on it.
+        let broken = Plot {
+            file: "map.svg".into(),
+            title: "map".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            series: vec![Series {
+                label: String::new(),
+                x: vec![0.0, 1.0],
+                y: vec![0.0, 1.0],
+                points: false,
+                dashed: false,
+            }],
+            cells: Some(CellMap {
+                x: vec![f64::NAN, 1.0],
+                y: vec![0.0, 1.0],
+                class: vec![Some(0); 4],
+                legend: vec![("a".into(), [1, 2, 3])],
+            }),
+        };
+        let results = Results {
+            name: "broken".into(),
+            kind: "test".into(),
+            model: "m".into(),
+            tables: vec![],
+            plots: vec![broken],
+            summary: Map::new(),
+            settings: Map::new(),
+            params: vec![],
+            warnings: vec!["from the analysis".into()],
+            wall_s: 0.0,
+        };
+        let out = std::env::temp_dir().join(format!("nsd-report-test-{}", std::process::id()));
+        let written = write(&out, &results, "0").expect("written");
+        let meta: Value = serde_json::from_str(
+            &std::fs::read_to_string(written.dir.join("meta.json")).expect("meta.json"),
+        )
+        .expect("JSON");
+        let warnings = meta["warnings"].as_array().expect("warnings");
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert_eq!(warnings[0], "from the analysis");
+        let said = warnings[1].as_str().expect("text");
+        assert!(said.starts_with("plot `map.svg` was not drawn"), "{said}");
+        assert_eq!(written.warnings, vec![said.to_string()]);
+        assert!(!written.dir.join("map.svg").exists());
+        std::fs::remove_dir_all(&out).expect("cleaned up");
+    }
 }

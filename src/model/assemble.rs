@@ -10,26 +10,7 @@ use sprs::{CsMat, TriMat};
 
 /// Assembles the system of a resolved model (contacts open: gaps and friction are not in K).
 pub fn assemble(model: &Model) -> System {
-    let mut dofs = Vec::new();
-    let mut index = DofIndex {
-        range: vec![(0, 0); model.nodes.len()],
-        dirs: Vec::new(),
-    };
-    for (i, node) in model.nodes.iter().enumerate() {
-        if node.is_support() || matches!(node.kind, NodeKind::Body(_)) {
-            continue;
-        }
-        for &d in &node.dirs {
-            if !node.fixed.contains(&d) {
-                index.insert(NodeId(i), d, dofs.len());
-                dofs.push(Dof {
-                    name: format!("{}.{d}", node.name),
-                    node: NodeId(i),
-                    dir: d,
-                });
-            }
-        }
-    }
+    let (dofs, index) = number_dofs(model);
     let n = dofs.len();
     let mut a = Assembler {
         n,
@@ -42,55 +23,12 @@ pub fn assemble(model: &Model) -> System {
     };
     let mut static_load = vec![0.0; n];
     let g = model.gravity.unwrap_or([0.0; 3]);
-
-    for (i, d) in dofs.iter().enumerate() {
-        let node = model.node(d.node);
-        if node.kind == NodeKind::Mass {
-            a.m.add_triplet(i, i, node.mass);
-            if let Some(ax) = d.dir.axis() {
-                static_load[i] += node.mass * g[ax];
-            }
-        }
-    }
-
-    let mut nonlinear = Vec::new();
-    for el in &model.elements {
-        match &el.kind {
-            ElementKind::Spring { k, k2, k3 } => {
-                a.two_node(model, el, *k, Matrix::K);
-                if *k2 != 0.0 || *k3 != 0.0 {
-                    nonlinear.push(a.localise(
-                        model,
-                        el,
-                        Nonlinearity::Polynomial { k2: *k2, k3: *k3 },
-                    ));
-                }
-            }
-            ElementKind::Damper { c } => a.two_node(model, el, *c, Matrix::C),
-            ElementKind::Gap(gap) => nonlinear.push(a.localise(model, el, Nonlinearity::Gap(*gap))),
-            ElementKind::Friction(f) => {
-                nonlinear.push(a.localise(model, el, Nonlinearity::Friction(*f)))
-            }
-            ElementKind::Beam(seg) => a.beam(el, seg, g, &mut static_load),
-            ElementKind::Matrices(sub) => {
-                let ids: Vec<Option<usize>> = (0..sub.size)
-                    .map(|j| a.index.get(el.a.node, Dir::Index(j as u32 + 1)))
-                    .collect();
-                for (mat, trip) in [
-                    (Matrix::M, &sub.m),
-                    (Matrix::K, &sub.k),
-                    (Matrix::C, &sub.c),
-                ] {
-                    for &(r, c, v) in trip.iter() {
-                        if let (Some(i), Some(j)) = (ids[r], ids[c]) {
-                            a.add(mat, i, j, v);
-                        }
-                    }
-                }
-            }
-            ElementKind::Joint(_) => {}
-        }
-    }
+    a.masses(model, &dofs, g, &mut static_load);
+    let nonlinear = model
+        .elements
+        .iter()
+        .filter_map(|el| a.element(model, el, g, &mut static_load))
+        .collect();
 
     let m = csr(&a.m);
     let k = csr(&a.k);
@@ -100,20 +38,7 @@ pub fn assemble(model: &Model) -> System {
         let bk = k.map(|v| r.beta * v);
         c = &(&c + &am) + &bk;
     }
-
-    let forces = model
-        .forces
-        .iter()
-        // A force that is identically zero (e.g. `Q2 = 0`) costs evaluations and adds nothing.
-        .filter(|f| f.f != crate::model::time_fn::TimeFn::Const(0.0))
-        .filter_map(|f| {
-            let dir = f.target.dir?;
-            Some(DofForce {
-                dof: a.index.get(f.target.node, dir)?,
-                f: f.f.clone(),
-            })
-        })
-        .collect();
+    let forces = dof_forces(model, &a.index);
     let base = model
         .base
         .iter()
@@ -147,6 +72,49 @@ pub fn assemble(model: &Model) -> System {
         multibody,
         warnings,
     }
+}
+
+/// The DOFs in node order, each free direction of a mass, beam node or substructure
+/// (supports and rigid bodies carry none), and their index by node and direction.
+fn number_dofs(model: &Model) -> (Vec<Dof>, DofIndex) {
+    let mut dofs = Vec::new();
+    let mut index = DofIndex {
+        range: vec![(0, 0); model.nodes.len()],
+        dirs: Vec::new(),
+    };
+    for (i, node) in model.nodes.iter().enumerate() {
+        if node.is_support() || matches!(node.kind, NodeKind::Body(_)) {
+            continue;
+        }
+        for &d in &node.dirs {
+            if !node.fixed.contains(&d) {
+                index.insert(NodeId(i), d, dofs.len());
+                dofs.push(Dof {
+                    name: format!("{}.{d}", node.name),
+                    node: NodeId(i),
+                    dir: d,
+                });
+            }
+        }
+    }
+    (dofs, index)
+}
+
+/// The external forces on DOFs; identically zero ones are left out.
+fn dof_forces(model: &Model, index: &DofIndex) -> Vec<DofForce> {
+    model
+        .forces
+        .iter()
+        // A force that is identically zero (e.g. `Q2 = 0`) costs evaluations and adds nothing.
+        .filter(|f| f.f != crate::model::time_fn::TimeFn::Const(0.0))
+        .filter_map(|f| {
+            let dir = f.target.dir?;
+            Some(DofForce {
+                dof: index.get(f.target.node, dir)?,
+                f: f.f.clone(),
+            })
+        })
+        .collect()
 }
 
 /// Triplets → CSR with duplicates summed: a counting sort by row, then a sort of each
@@ -269,6 +237,71 @@ struct Assembler {
 }
 
 impl Assembler {
+    /// The point masses on the diagonal of M, and their weight in the static load.
+    fn masses(&mut self, model: &Model, dofs: &[Dof], g: [f64; 3], load: &mut [f64]) {
+        for (i, d) in dofs.iter().enumerate() {
+            let node = model.node(d.node);
+            if node.kind == NodeKind::Mass {
+                self.m.add_triplet(i, i, node.mass);
+                if let Some(ax) = d.dir.axis() {
+                    load[i] += node.mass * g[ax];
+                }
+            }
+        }
+    }
+
+    /// Adds one element's linear part to M, C, K (and a beam's weight to the static load);
+    /// returns its nonlinear part, localised on the DOFs, if it has one.
+    fn element(
+        &mut self,
+        model: &Model,
+        el: &Element,
+        g: [f64; 3],
+        load: &mut [f64],
+    ) -> Option<NonlinearElement> {
+        match &el.kind {
+            ElementKind::Spring { k, k2, k3 } => {
+                self.two_node(model, el, *k, Matrix::K);
+                (*k2 != 0.0 || *k3 != 0.0).then(|| {
+                    self.localise(model, el, Nonlinearity::Polynomial { k2: *k2, k3: *k3 })
+                })
+            }
+            ElementKind::Damper { c } => {
+                self.two_node(model, el, *c, Matrix::C);
+                None
+            }
+            ElementKind::Gap(gap) => Some(self.localise(model, el, Nonlinearity::Gap(*gap))),
+            ElementKind::Friction(f) => Some(self.localise(model, el, Nonlinearity::Friction(*f))),
+            ElementKind::Beam(seg) => {
+                self.beam(el, seg, g, load);
+                None
+            }
+            ElementKind::Matrices(sub) => {
+                self.substructure(el, sub);
+                None
+            }
+            ElementKind::Joint(_) => None,
+        }
+    }
+
+    /// An imported substructure's M, K, C triplets on the DOFs of its node.
+    fn substructure(&mut self, el: &Element, sub: &Substructure) {
+        let ids: Vec<Option<usize>> = (0..sub.size)
+            .map(|j| self.index.get(el.a.node, Dir::Index(j as u32 + 1)))
+            .collect();
+        for (mat, trip) in [
+            (Matrix::M, &sub.m),
+            (Matrix::K, &sub.k),
+            (Matrix::C, &sub.c),
+        ] {
+            for &(r, c, v) in trip.iter() {
+                if let (Some(i), Some(j)) = (ids[r], ids[c]) {
+                    self.add(mat, i, j, v);
+                }
+            }
+        }
+    }
+
     fn add(&mut self, mat: Matrix, i: usize, j: usize, v: f64) {
         debug_assert!(i < self.n && j < self.n);
         match mat {

@@ -1,0 +1,311 @@
+//! The `continue frf` analysis: the frequency response by harmonic balance and
+//! pseudo-arclength continuation over the excitation frequency, with Hill stability.
+//!
+//! Options: `param = Omega in a..b` (the model parameter that is the excitation frequency),
+//! `harmonics` (5), `samples` (time samples per period, default the smallest power of two
+//! ≥ 8H + 8), `excitation` (a factor on the harmonic loads, 1), `step`, `min_step`,
+//! `max_step`, `max_points`, `dof` (the monitored DOF, `"name"`), `condense` (onto the
+//! nonlinear elements' DOFs, `true`), `stability` (Hill's method per point, `true`), `gaps`
+//! (`exact` contact intervals or `aft`, for piecewise-linear gaps). Writes `data.csv` and
+//! `frf.svg`.
+//!
+//! `run` reads the options and sets up the balance; `branch` continues it, `points` reads
+//! the branch point by point (table, stability, bifurcations), `curve` draws the watched
+//! DOF's amplitude and refines its peak.
+
+mod branch;
+mod curve;
+mod points;
+
+use crate::analysis::diagnostics::{AnalysisError, Partial};
+use crate::analysis::options::OptionReader;
+use crate::analysis::results::{Results, Table};
+use crate::lang::ast::Analysis;
+use crate::lang::Span;
+use crate::model::{Model, System};
+use crate::solve::cont::{Scale, Settings};
+use crate::solve::hb::{Balance, GapMethod};
+use points::Reading;
+use serde_json::{json, Map, Value};
+
+/// Default number of harmonics H (`harmonics`).
+const DEFAULT_HARMONICS: usize = 5;
+
+/// Default first step, as a fraction of the frequency range (`step = width / 100`).
+const STEP_DIVISOR: f64 = 100.0;
+
+/// Default smallest step, relative to the frequency range (`min_step`): below it the branch
+/// is given up as stuck (dimensionless).
+const MIN_STEP_FRACTION: f64 = 1e-8;
+
+/// Default largest step, as a fraction of the frequency range (`max_step = width / 20`).
+const MAX_STEP_DIVISOR: f64 = 20.0;
+
+/// Default cap on the points of the branch (`max_points`).
+const DEFAULT_MAX_POINTS: usize = 5000;
+
+/// Newton tolerance of the continuation's corrector on the scaled residual `|R| / r_s`
+/// (dimensionless).
+const CORRECTOR_TOL: f64 = 1e-10;
+
+/// Relative mismatch between the continued parameter's value and the excitation frequency
+/// above which the parameter is not the excitation frequency (dimensionless, relative to
+/// max(|Ω|, 1 rad/s)).
+const FREQUENCY_MATCH_TOL: f64 = 1e-9;
+
+/// Hill's method is reported as slow when it takes longer than this (s) …
+const SLOW_STABILITY_S: f64 = 1.0;
+
+/// … and this many times longer than the branch itself.
+const SLOW_STABILITY_RATIO: f64 = 10.0;
+
+/// The options read before the balance exists.
+struct Frf {
+    /// The model parameter that is the excitation frequency, and its span in the source.
+    param: String,
+    param_span: Span,
+    harmonics: usize,
+    samples: usize,
+    settings: Settings,
+    /// The factor on the harmonic loads (`excitation`).
+    level: f64,
+    stability: bool,
+    monitored: Option<usize>,
+}
+
+pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
+    let opts = OptionReader::new(
+        a,
+        model,
+        &[
+            "param",
+            "harmonics",
+            "samples",
+            "excitation",
+            "step",
+            "min_step",
+            "max_step",
+            "max_points",
+            "dof",
+            "condense",
+            "stability",
+            "gaps",
+        ],
+    )?;
+    let frf = read_options(&opts, a, model, sys)?;
+    let hb = balance(&opts, &frf, a, model, sys)?;
+    let start = std::time::Instant::now();
+    let failure = |e: &dyn std::fmt::Display| {
+        AnalysisError::Numerical {
+        message: format!("continue frf of `{}`: {e}", model.name),
+        at: a.span,
+        help: "lower `step` or `min_step`, or add harmonics/samples where the response is strongly nonlinear; the points before are written".into(),
+    }
+    };
+    // Condensed onto the contact DOFs unless asked otherwise (or nothing to gain).
+    let condense = opts.choice("condense", &["true", "false"])? != Some("false");
+    let continued = branch::continued(&hb, condense, &frf.settings);
+    let curve = continued.curve.map_err(|e| failure(&e))?;
+    let branch = curve.points;
+    let wall_s = start.elapsed().as_secs_f64();
+
+    // Per point: the reported DOFs' harmonic amplitudes (the requested one, else all), their
+    // peak over the reconstructed period and the phase of the first harmonic; stability by
+    // Hill's method. Peak, folds and plot follow the requested DOF (else the first).
+    let names: Vec<String> = sys.dofs.iter().map(|d| d.name.clone()).collect();
+    let reported: Vec<usize> = frf
+        .monitored
+        .map_or_else(|| (0..sys.n()).collect(), |i| vec![i]);
+    let watched = frf.monitored.unwrap_or(0);
+    let post = std::time::Instant::now();
+    let read = Reading {
+        hb: &hb,
+        reported: &reported,
+        watched,
+        harmonics: frf.harmonics,
+        stability: frf.stability,
+        range: frf.settings.range,
+        tol: frf.settings.tol,
+    }
+    .tabulate(&branch);
+    // Stability (Hill's method per point, bifurcations located) and the columns.
+    let stability_s = post.elapsed().as_secs_f64();
+    let plot = curve::plot(
+        format!("{}: max|{}| over the period", model.name, names[watched]),
+        format!("{} [rad/s]", frf.param),
+        &read.watched_curve,
+        &read.stable,
+    );
+    let mut summary = Map::new();
+    summary.insert("points".into(), json!(branch.len()));
+    summary.insert("folds".into(), json!(read.folds));
+    summary.insert("bifurcations".into(), json!(read.bifurcations));
+    let peak = curve::refined_peak(&read.watched_curve);
+    summary.insert("peak".into(), json!({"Omega": peak.0, "amplitude": peak.1}));
+    summary.insert(
+        "newton_iterations".into(),
+        json!(branch.iter().map(|p| p.iterations).sum::<usize>()),
+    );
+    summary.insert("wall_s".into(), json!(wall_s));
+    summary.insert("stability_s".into(), json!(stability_s));
+    summary.insert("unknowns".into(), json!(continued.unknowns));
+    let mut warnings: Vec<String> = sys.warnings.iter().map(|w| w.message.clone()).collect();
+    if frf.stability
+        && stability_s > SLOW_STABILITY_S
+        && stability_s > SLOW_STABILITY_RATIO * wall_s
+    {
+        warnings.push(format!(
+            "Hill's method on the full balance ({} unknowns) took {stability_s:.1} s, {:.0}× the branch ({wall_s:.2} s); `stability = false` skips it",
+            hb.dim(),
+            stability_s / wall_s.max(f64::MIN_POSITIVE)
+        ));
+    }
+    if let Some(e) = &curve.stopped {
+        summary.insert("failed".into(), json!(failure(e).to_string()));
+        warnings.push(format!(
+            "{}; the results cover the branch up to there",
+            failure(e)
+        ));
+    }
+    let results = Results {
+        name: String::new(),
+        kind: "continue frf".into(),
+        model: model.name.clone(),
+        tables: vec![Table {
+            file: "data.csv".into(),
+            columns: points::columns(&frf.param, &names, &reported, frf.harmonics),
+            rows: read.rows,
+        }],
+        plots: vec![plot],
+        summary,
+        settings: settings(&frf, &names[watched], continued.condensed),
+        params: model.params.clone(),
+        warnings,
+        wall_s,
+    };
+    match curve.stopped {
+        None => Ok(results),
+        Some(e) => Err(Partial {
+            error: failure(&e),
+            results: Some(Box::new(results)),
+        }),
+    }
+}
+
+/// The options up to `excitation`, in the order their errors are reported.
+fn read_options(
+    opts: &OptionReader,
+    a: &Analysis,
+    model: &Model,
+    sys: &System,
+) -> Result<Frf, AnalysisError> {
+    let stability = opts.choice("stability", &["true", "false"])? != Some("false");
+    let monitored = opts.dof("dof", sys)?;
+    let (param, lo, hi, param_span) = opts
+        .parameter_interval("param", &model.params)?
+        .ok_or_else(|| {
+            opts.bad_value(
+                "param",
+                a.span,
+                "missing",
+                "give the frequency range, e.g. `param = Omega in 0.5..2`",
+            )
+        })?;
+    let harmonics = opts.count("harmonics", 1)?.unwrap_or(DEFAULT_HARMONICS);
+    // Enough samples per period for the products of the harmonics: the smallest power of
+    // two ≥ 8H + 8.
+    let samples = opts
+        .count("samples", 4)?
+        .unwrap_or((8 * harmonics + 8).next_power_of_two());
+    let number = |key: &str, default: f64| {
+        opts.positive(key, crate::lang::units::Dim::NONE, default, "0.01")
+    };
+    let width = hi - lo;
+    let settings = Settings {
+        range: (lo, hi),
+        step: number("step", width / STEP_DIVISOR)?,
+        min_step: number("min_step", width * MIN_STEP_FRACTION)?,
+        max_step: number("max_step", width / MAX_STEP_DIVISOR)?,
+        max_points: opts.count("max_points", 2)?.unwrap_or(DEFAULT_MAX_POINTS),
+        tol: CORRECTOR_TOL,
+        scale: Scale::UNIT,
+    };
+    let level = number("excitation", 1.0)?;
+    Ok(Frf {
+        param,
+        param_span,
+        harmonics,
+        samples,
+        settings,
+        level,
+        stability,
+        monitored,
+    })
+}
+
+/// The harmonic balance of the system at the excitation level, with the gap method asked
+/// for; the continued parameter must be the excitation frequency.
+fn balance(
+    opts: &OptionReader,
+    frf: &Frf,
+    a: &Analysis,
+    model: &Model,
+    sys: &System,
+) -> Result<Balance, AnalysisError> {
+    let mut hb = Balance::new(sys, frf.harmonics, frf.samples).map_err(|e| AnalysisError::Unsupported {
+        message: format!("continue frf of `{}`: {e}", model.name),
+        at: a.span,
+        help: "the harmonic balance handles linear parts, polynomial springs, piecewise-linear gaps (`law = linear(k)`, exact or smoothed), Jenkins elements and 2-D friction contacts; other laws follow".into(),
+    })?;
+    hb.level = frf.level;
+    if opts.choice("gaps", &["exact", "aft"])? == Some("aft") {
+        hb.gaps = GapMethod::Aft;
+    }
+    let param = &frf.param;
+    let at_model = model
+        .params
+        .iter()
+        .find(|(n, _)| n == param)
+        .map_or(f64::NAN, |p| p.1);
+    if (hb.fundamental - at_model).abs() > FREQUENCY_MATCH_TOL * at_model.abs().max(1.0) {
+        return Err(opts.bad_value(
+            "param",
+            frf.param_span,
+            &format!(
+                "`{param}` = {at_model} is not the excitation frequency ({} rad/s)",
+                hb.fundamental
+            ),
+            "continue the parameter that the excitation is written with, e.g. `F * cos(Omega * t)`",
+        ));
+    }
+    Ok(hb)
+}
+
+/// The continuation's settings for `meta.json`.
+fn settings(frf: &Frf, watched: &str, condensed: bool) -> Map<String, Value> {
+    let (lo, hi) = frf.settings.range;
+    let mut s = Map::new();
+    s.insert(
+        "param".into(),
+        json!({"name": frf.param, "from": lo, "to": hi}),
+    );
+    s.insert("harmonics".into(), json!(frf.harmonics));
+    s.insert("samples".into(), json!(frf.samples));
+    s.insert("excitation".into(), json!(frf.level));
+    s.insert("dof".into(), json!(watched));
+    s.insert("condensed".into(), json!(condensed));
+    s.insert("stability".into(), json!(frf.stability));
+    s.insert(
+        "step".into(),
+        json!([
+            frf.settings.step,
+            frf.settings.min_step,
+            frf.settings.max_step
+        ]),
+    );
+    s.insert(
+        "method".into(),
+        json!("harmonic balance (AFT), pseudo-arclength continuation, Hill stability"),
+    );
+    s
+}
