@@ -67,6 +67,17 @@ pub fn summarise(model: &Model) -> CheckSummary {
                     message: format!("{rigid} rigid-body mode(s) at ω = 0 with contacts open: some DOF has no stiffness to a support"),
                 });
             }
+            // The sparse solver's budget ran out before these converged: shown, with a warning.
+            let unconverged = m.unconverged();
+            if !unconverged.is_empty() {
+                let worst = m.residual.iter().copied().fold(0.0, f64::max);
+                warnings.push(Warning {
+                    code: "nsd::model::modes_unconverged",
+                    message: format!(
+                        "mode(s) {unconverged:?} did not converge within the eigensolver's budget (largest relative residual {worst:.1e}); their frequencies are estimates"
+                    ),
+                });
+            }
             (m.omega, None)
         }
         Err(e) => (vec![], Some(e.to_string())),
