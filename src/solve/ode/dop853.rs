@@ -1,5 +1,6 @@
 //! One step of DOP853 (Dormand–Prince 8(5,3)) with its error norm and its 7th-order dense
-//! output, plus the adaptive step-size controller and Hairer's initial-step heuristic.
+//! output (the `OneStep` interface), its step-size controller and Hairer's initial-step
+//! heuristic.
 //!
 //! The error norm combines the 5th- and 3rd-order estimators as Hairer's code does:
 //! `err = |h| ‖e5‖² / √(‖e5‖² + 0.01 ‖e3‖²)` with each component scaled by
@@ -9,133 +10,38 @@
 //! Hairer, Nørsett and Wanner, *Solving Ordinary Differential Equations I*, 2nd ed., Springer
 //! 1993, Sect. II.4 (step-size control, eq. 4.12–4.13) and II.10 (DOP853).
 
+use super::dense::DenseStep;
+use super::step::{Attempt, Controller, OneStep, Rhs, StepResult, Trial};
 use super::tableau::{A, B, C, D, E3, E5, STAGES, STAGES_EXTENDED};
 
-/// A right-hand side `y' = f(t, y)`.
-pub trait Rhs {
-    fn eval(&mut self, t: f64, y: &[f64], dy: &mut [f64]);
-}
+/// Kept at its old path: callers configure the integration with `dop853::Tolerances`.
+pub use super::step::Tolerances;
 
-impl<F: FnMut(f64, &[f64], &mut [f64])> Rhs for F {
-    fn eval(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
-        self(t, y, dy)
-    }
-}
+/// Hairer's controller for DOP853: exponent 1/8 (error estimate of order 7), the step
+/// shrinks at most to 0.333 and grows at most sixfold from one step to the next.
+const CONTROLLER: Controller = Controller {
+    exponent: 1.0 / 8.0,
+    shrink: 0.333,
+    grow: 6.0,
+};
 
-/// The continuous extension over one accepted step `[t0, t0 + h]`:
-/// `y(t0 + θh) = y0 + θ(F0 + (1−θ)(F1 + θ(F2 + (1−θ)(F3 + θ(F4 + (1−θ)(F5 + θ F6))))))`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DenseStep {
-    pub t0: f64,
-    pub h: f64,
-    pub y0: Vec<f64>,
-    /// The seven coefficient vectors F0 … F6.
-    pub f: [Vec<f64>; 7],
-}
-
-impl DenseStep {
-    /// Storage for the steps of an `n`-state system, filled by the methods' `dense`.
-    pub fn new(n: usize) -> DenseStep {
-        DenseStep {
-            t0: 0.0,
-            h: 0.0,
-            y0: vec![0.0; n],
-            f: std::array::from_fn(|_| vec![0.0; n]),
-        }
-    }
-
-    /// Starts refilling for the step from `(t0, y0)` over `h`, all coefficients zero (one
-    /// buffer serves every step of an integration: no allocation per step).
-    pub(super) fn reset(&mut self, t0: f64, h: f64, y0: &[f64]) {
-        self.t0 = t0;
-        self.h = h;
-        self.y0.copy_from_slice(y0);
-        for f in &mut self.f {
-            f.fill(0.0);
-        }
-    }
-
-    pub fn t1(&self) -> f64 {
-        self.t0 + self.h
-    }
-
-    /// The state at time `t` (inside the step) into `out`.
-    pub fn eval_into(&self, t: f64, out: &mut [f64]) {
-        let x = (t - self.t0) / self.h;
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = self.component_at(i, x);
-        }
-    }
-
-    pub fn eval(&self, t: f64) -> Vec<f64> {
-        let mut out = vec![0.0; self.y0.len()];
-        self.eval_into(t, &mut out);
-        out
-    }
-
-    /// Component `i` at the normalised time `x = (t − t0)/h`.
-    pub fn component_at(&self, i: usize, x: f64) -> f64 {
-        let mut y = 0.0;
-        for (k, f) in self.f.iter().enumerate().rev() {
-            y += f[i];
-            // Coefficients alternate between the factors x and 1 − x, F6 first.
-            y *= if (6 - k) % 2 == 0 { x } else { 1.0 - x };
-        }
-        self.y0[i] + y
-    }
-
-    /// Monomial coefficients `p[0] + p[1] x + … + p[7] x⁷` in `x = (t − t0)/h` of the linear
-    /// combination `Σ w_i y_i(x) + c` (for event functions that are linear in the state).
-    pub fn linear_poly(&self, w: &[(usize, f64)], c: f64) -> [f64; 8] {
-        let coef = |k: usize| -> f64 { w.iter().map(|&(i, wi)| wi * self.f[k][i]).sum() };
-        // Horner in polynomial arithmetic, innermost (F6) first, as in `component_at`.
-        let mut p = [0.0; 8];
-        for k in (0..7).rev() {
-            p[0] += coef(k);
-            let by_x = (6 - k) % 2 == 0;
-            let mut q = [0.0; 8];
-            for d in 0..7 {
-                if by_x {
-                    q[d + 1] += p[d];
-                } else {
-                    q[d] += p[d];
-                    q[d + 1] -= p[d];
-                }
-            }
-            p = q;
-        }
-        p[0] += c + w.iter().map(|&(i, wi)| wi * self.y0[i]).sum::<f64>();
-        p
-    }
-}
-
-/// Tolerances and limits of the adaptive integration.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Tolerances {
-    pub rtol: f64,
-    pub atol: f64,
-    /// Largest step allowed (also the cap on the first step).
-    pub max_step: f64,
-}
-
-/// The result of one attempted step (one buffer reused for every attempt).
-pub struct Attempt {
-    pub y1: Vec<f64>,
-    /// f(t + h, y1), reused as the next step's first stage when the step is accepted.
-    pub f1: Vec<f64>,
-    /// Scaled error norm; the step is acceptable when ≤ 1.
-    pub err: f64,
-}
-
-impl Attempt {
-    pub fn new(n: usize) -> Attempt {
-        Attempt {
-            y1: vec![0.0; n],
-            f1: vec![0.0; n],
-            err: f64::INFINITY,
-        }
-    }
-}
+/// Scaled RMS norm of `y₀` or `f₀` below which the starting-step heuristic has no scale to
+/// work from and probes with `FALLBACK_START_STEP` (dimensionless).
+const NEGLIGIBLE_START_NORM: f64 = 1e-5;
+/// The probe step when `y₀` or `f₀` is negligible, and the floor of the starting step when
+/// the derivatives are (s).
+const FALLBACK_START_STEP: f64 = 1e-6;
+/// Fraction of the tolerance the starting step aims at: the probe moves `y` by 1 % of its
+/// scale, and the start keeps the estimated local error near 1 % of the tolerance
+/// (dimensionless).
+const START_FRACTION: f64 = 0.01;
+/// Scaled norm of `f₀` (1/s) and of the probe's second-derivative estimate (1/s²) below
+/// which both count as zero: Hairer's test compares their maximum with it.
+const NEGLIGIBLE_START_DERIVATIVES: f64 = 1e-15;
+/// Factor on the probe step when the derivatives are negligible (dimensionless).
+const FALLBACK_PROBE_SHRINK: f64 = 1e-3;
+/// Largest ratio of the starting step to the probe step (dimensionless).
+const MAX_START_GROWTH: f64 = 100.0;
 
 /// Reusable stage storage for one system size (no allocation per stage).
 pub struct Dop853 {
@@ -168,21 +74,32 @@ impl Dop853 {
         }
     }
 
-    /// One trial step of size `h` from `(t, y)` with `f0 = f(t, y)` (12 evaluations), into
-    /// `out`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn attempt(
-        &mut self,
-        rhs: &mut impl Rhs,
-        t: f64,
-        y: &[f64],
-        f0: &[f64],
-        h: f64,
-        tol: &Tolerances,
-        out: &mut Attempt,
-    ) {
-        let n = self.n;
-        self.k[0].copy_from_slice(f0);
+    /// Hairer's stiffness indicator of the attempt just made: `h·ρ` with `ρ` the Lipschitz
+    /// estimate `‖f(t+h, y₁) − f(t+h, Y₁₂)‖ / ‖y₁ − Y₁₂‖` between the solution and the last
+    /// stage (both at `t + h`). Steps limited by stability rather than accuracy have `h·ρ`
+    /// near the edge of DOP853's stability region (≈ 6.1 on the real axis); call it before
+    /// `dense`, which overwrites the stage state.
+    pub fn stiffness(&self, h: f64, y1: &[f64]) -> f64 {
+        let (last, f1) = (&self.k[STAGES - 1], &self.k[STAGES]);
+        let num: f64 = f1.iter().zip(last).map(|(a, b)| (a - b).powi(2)).sum();
+        let den: f64 = y1
+            .iter()
+            .zip(&self.work)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum();
+        if den > 0.0 {
+            h.abs() * (num / den).sqrt()
+        } else {
+            0.0
+        }
+    }
+}
+
+impl OneStep for Dop853 {
+    /// One trial step (12 evaluations); never singular.
+    fn attempt(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, out: &mut Attempt) -> StepResult {
+        let (n, t, y, h, tol) = (self.n, trial.t, trial.y, trial.h, trial.tol);
+        self.k[0].copy_from_slice(trial.f0);
         for (s, c) in C.iter().enumerate().take(STAGES).skip(1) {
             stage_state(&self.k, &mut self.work, s, y, h);
             rhs.eval(t + c * h, &self.work, &mut self.k[s]);
@@ -204,45 +121,17 @@ impl Dop853 {
             e5 += a * a;
             e3 += b * b;
         }
-        out.err = if e5 == 0.0 && e3 == 0.0 {
+        let err = if e5 == 0.0 && e3 == 0.0 {
             0.0
         } else {
             h.abs() * e5 / ((e5 + 0.01 * e3) * n as f64).sqrt()
         };
+        StepResult::Computed { err }
     }
 
-    /// Hairer's stiffness indicator of the attempt just made: `h·ρ` with `ρ` the Lipschitz
-    /// estimate `‖f(t+h, y₁) − f(t+h, Y₁₂)‖ / ‖y₁ − Y₁₂‖` between the solution and the last
-    /// stage (both at `t + h`). Steps limited by stability rather than accuracy have `h·ρ`
-    /// near the edge of DOP853's stability region (≈ 6.1 on the real axis); call it before
-    /// `dense`, which overwrites the stage state.
-    pub fn stiffness(&self, h: f64, y1: &[f64]) -> f64 {
-        let (last, f1) = (&self.k[STAGES - 1], &self.k[STAGES]);
-        let num: f64 = f1.iter().zip(last).map(|(a, b)| (a - b).powi(2)).sum();
-        let den: f64 = y1
-            .iter()
-            .zip(&self.work)
-            .map(|(a, b)| (a - b).powi(2))
-            .sum();
-        if den > 0.0 {
-            h.abs() * (num / den).sqrt()
-        } else {
-            0.0
-        }
-    }
-
-    /// The dense output of the attempt just made into `out` (three more evaluations); call
-    /// it before the next `attempt`, which overwrites the stages.
-    pub fn dense(
-        &mut self,
-        rhs: &mut impl Rhs,
-        t: f64,
-        y: &[f64],
-        h: f64,
-        a: &Attempt,
-        out: &mut DenseStep,
-    ) {
-        let n = self.n;
+    /// The 7th-order dense output (three more evaluations).
+    fn dense(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, a: &Attempt, out: &mut DenseStep) {
+        let (n, t, y, h) = (self.n, trial.t, trial.y, trial.h);
         for (s, c) in C.iter().enumerate().skip(STAGES + 1) {
             stage_state(&self.k, &mut self.work, s, y, h);
             rhs.eval(t + c * h, &self.work, &mut self.k[s]);
@@ -261,32 +150,9 @@ impl Dop853 {
             }
         }
     }
-}
 
-/// The next step size after an attempt with error norm `err` (Hairer's controller with
-/// exponent 1/8, safety 0.9, growth in [0.333, 6]; no growth right after a rejection).
-pub fn next_step(h: f64, err: f64, rejected_before: bool) -> f64 {
-    controlled(h, err, rejected_before, 1.0 / 8.0, (0.333, 6.0))
-}
-
-/// Hairer's step-size controller shared by the methods: `h · 0.9 err^(−exponent)` within
-/// `limits`, the largest factor for a zero error, no growth right after a rejection.
-pub(super) fn controlled(
-    h: f64,
-    err: f64,
-    rejected_before: bool,
-    exponent: f64,
-    (shrink, grow): (f64, f64),
-) -> f64 {
-    let factor = if err == 0.0 {
-        grow
-    } else {
-        (0.9 * err.powf(-exponent)).clamp(shrink, grow)
-    };
-    h * if rejected_before {
-        factor.min(1.0)
-    } else {
-        factor
+    fn next_step(&self, h: f64, err: f64, rejected_before: bool) -> f64 {
+        CONTROLLER.next_step(h, err, rejected_before)
     }
 }
 
@@ -308,10 +174,10 @@ pub fn initial_step(rhs: &mut impl Rhs, t: f64, y: &[f64], f0: &[f64], tol: &Tol
         .sum::<f64>()
         / n)
         .sqrt();
-    let h0 = if d0 < 1e-5 || d1 < 1e-5 {
-        1e-6
+    let h0 = if d0 < NEGLIGIBLE_START_NORM || d1 < NEGLIGIBLE_START_NORM {
+        FALLBACK_START_STEP
     } else {
-        0.01 * d0 / d1
+        START_FRACTION * d0 / d1
     };
     let h0 = h0.min(tol.max_step);
     let y1: Vec<f64> = y.iter().zip(f0).map(|(a, b)| a + h0 * b).collect();
@@ -326,12 +192,12 @@ pub fn initial_step(rhs: &mut impl Rhs, t: f64, y: &[f64], f0: &[f64], tol: &Tol
         / n)
         .sqrt()
         / h0;
-    let h1 = if d1.max(d2) <= 1e-15 {
-        (h0 * 1e-3).max(1e-6)
+    let h1 = if d1.max(d2) <= NEGLIGIBLE_START_DERIVATIVES {
+        (h0 * FALLBACK_PROBE_SHRINK).max(FALLBACK_START_STEP)
     } else {
-        (0.01 / d1.max(d2)).powf(1.0 / 8.0)
+        (START_FRACTION / d1.max(d2)).powf(CONTROLLER.exponent)
     };
-    (100.0 * h0).min(h1).min(tol.max_step)
+    (MAX_START_GROWTH * h0).min(h1).min(tol.max_step)
 }
 
 #[cfg(test)]
@@ -359,8 +225,15 @@ mod tests {
         for _ in 0..steps {
             let mut f0 = vec![0.0; 2];
             rhs(t, &y, &mut f0);
-            rk.attempt(&mut rhs, t, &y, &f0, h, &tol, &mut a);
-            rk.dense(&mut rhs, t, &y, h, &a, &mut d);
+            let trial = Trial {
+                t,
+                y: &y,
+                f0: &f0,
+                h,
+                tol: &tol,
+            };
+            rk.attempt(&mut rhs, &trial, &mut a);
+            rk.dense(&mut rhs, &trial, &a, &mut d);
             // Dense output at a mid-step point against the exact solution.
             let tm = t + 0.37 * h;
             dense_err = dense_err.max((d.eval(tm)[0] - tm.cos()).abs());

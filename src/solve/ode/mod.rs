@@ -1,11 +1,16 @@
-//! Event-driven time integration: the DOP853 Runge–Kutta pair with dense output
-//! (`dop853.rs`, coefficients in `tableau.rs`), guaranteed root isolation of event functions
-//! on the dense polynomial (`roots.rs`), the mode-switching form of a system (`hybrid.rs`) and
-//! the integration loop (`driver.rs`).
+//! Event-driven time integration: the one-step interface (`step.rs`) of the DOP853
+//! Runge–Kutta pair (`dop853.rs`, coefficients in `tableau.rs`) and of the RODAS Rosenbrock
+//! method for stiff segments (`rodas.rs`), their dense output (`dense.rs`), guaranteed root
+//! isolation of event functions on the dense polynomial (`roots.rs`), the mode-switching form
+//! of a system (`hybrid/`), the event-driven loop (`driver/`) and the named tolerances
+//! (`tolerances.rs`).
 
+pub mod dense;
 pub mod dop853;
 pub mod driver;
 pub mod hybrid;
 pub mod rodas;
 pub mod roots;
+pub mod step;
 mod tableau;
+mod tolerances;

@@ -16,9 +16,23 @@
 //! Hairer and Wanner, *Solving Ordinary Differential Equations II*, 2nd ed., Springer 1996,
 //! Sect. IV.7 (Rosenbrock methods, eq. 7.4; the RODAS coefficients and dense output).
 
-use super::dop853::{Attempt, DenseStep, Rhs, Tolerances};
+use super::dense::DenseStep;
+use super::step::{Attempt, Controller, OneStep, Rhs, StepResult, Trial};
 use nalgebra::{DMatrix, DVector};
 
+/// The order-4 controller: exponent 1/4 (error estimate of order 3), the step shrinks at most
+/// to 1/6 and grows at most fivefold from one step to the next.
+const CONTROLLER: Controller = Controller {
+    exponent: 0.25,
+    shrink: 1.0 / 6.0,
+    grow: 5.0,
+};
+
+/// Floor of `|yᵢ|` and `|t|` in the forward-difference increments `√(ε max(1e-5, |yᵢ|))`, so
+/// that a zero component still gets a usable increment (the component's unit).
+const INCREMENT_FLOOR: f64 = 1e-5;
+
+/// The diagonal `γ` of the method.
 const GAMMA: f64 = 0.25;
 /// Stage times `cᵢ` (stages 5 and 6 at `t + h`).
 const C: [f64; 6] = [0.0, 0.386, 0.21, 0.63, 1.0, 1.0];
@@ -124,7 +138,7 @@ impl Rodas {
         let mut j = DMatrix::zeros(n, n);
         let mut yp = y.to_vec();
         for c in 0..n {
-            let delta = (f64::EPSILON * y[c].abs().max(1e-5)).sqrt();
+            let delta = (f64::EPSILON * y[c].abs().max(INCREMENT_FLOOR)).sqrt();
             yp[c] = y[c] + delta;
             rhs.eval(t, &yp, &mut self.fwork);
             for r in 0..n {
@@ -132,7 +146,7 @@ impl Rodas {
             }
             yp[c] = y[c];
         }
-        let dt = (f64::EPSILON * t.abs().max(1e-5)).sqrt();
+        let dt = (f64::EPSILON * t.abs().max(INCREMENT_FLOOR)).sqrt();
         rhs.eval(t + dt, y, &mut self.fwork);
         let dfdt = self
             .fwork
@@ -147,23 +161,16 @@ impl Rodas {
             dfdt,
         });
     }
+}
 
-    /// One trial step of size `h` from `(t, y)` with `f0 = f(t, y)` into `out`; `None`
-    /// when the stage matrix is singular (the caller shortens the step).
-    #[allow(clippy::too_many_arguments)]
-    pub fn attempt(
-        &mut self,
-        rhs: &mut impl Rhs,
-        t: f64,
-        y: &[f64],
-        f0: &[f64],
-        h: f64,
-        tol: &Tolerances,
-        out: &mut Attempt,
-    ) -> Option<()> {
-        let n = self.n;
+impl OneStep for Rodas {
+    /// One trial step; `Singular` when the stage matrix is (the caller shortens the step).
+    fn attempt(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, out: &mut Attempt) -> StepResult {
+        let (n, t, y, f0, h, tol) = (self.n, trial.t, trial.y, trial.f0, trial.h, trial.tol);
         self.jacobian(rhs, t, y, f0);
-        let lin = self.jac.as_ref()?;
+        let Some(lin) = self.jac.as_ref() else {
+            return StepResult::Singular;
+        };
         let (j, ft) = (&lin.dfdy, &lin.dfdt);
         let mut e = -j.clone();
         for i in 0..n {
@@ -195,9 +202,11 @@ impl Rodas {
                 let time = if s < 4 { D[s] * h * ft[i] } else { 0.0 };
                 b[i] = self.fwork[i] + coupling + time;
             }
-            let k = lu.solve(&b)?;
+            let Some(k) = lu.solve(&b) else {
+                return StepResult::Singular;
+            };
             if k.iter().any(|v| !v.is_finite()) {
-                return None;
+                return StepResult::Singular;
             }
             self.k[s].copy_from_slice(k.as_slice());
         }
@@ -207,7 +216,7 @@ impl Rodas {
             *y1i = self.work[i] + self.k[5][i];
         }
         rhs.eval(t + h, y1, f1);
-        out.err = ((0..n)
+        let err = ((0..n)
             .map(|i| {
                 let scale = tol.atol + tol.rtol * y[i].abs().max(y1[i].abs());
                 (self.k[5][i] / scale).powi(2)
@@ -215,13 +224,13 @@ impl Rodas {
             .sum::<f64>()
             / n.max(1) as f64)
             .sqrt();
-        Some(())
+        StepResult::Computed { err }
     }
 
-    /// The dense output of the attempt just made into `out` (no further evaluations).
-    pub fn dense(&self, t: f64, y: &[f64], h: f64, a: &Attempt, out: &mut DenseStep) {
-        out.reset(t, h, y);
-        for (f0, (y1, y0)) in out.f[0].iter_mut().zip(a.y1.iter().zip(y)) {
+    /// The 3rd-order dense output (no further evaluations).
+    fn dense(&mut self, _rhs: &mut impl Rhs, trial: &Trial<'_>, a: &Attempt, out: &mut DenseStep) {
+        out.reset(trial.t, trial.h, trial.y);
+        for (f0, (y1, y0)) in out.f[0].iter_mut().zip(a.y1.iter().zip(trial.y)) {
             *f0 = y1 - y0;
         }
         for (r, w) in DENSE.iter().enumerate() {
@@ -230,16 +239,15 @@ impl Rodas {
             }
         }
     }
-}
 
-/// The next step size after an attempt with error norm `err` (order-4 controller:
-/// exponent 1/4, safety 0.9, growth in [1/6, 5]; no growth right after a rejection).
-pub fn next_step(h: f64, err: f64, rejected_before: bool) -> f64 {
-    super::dop853::controlled(h, err, rejected_before, 0.25, (1.0 / 6.0, 5.0))
+    fn next_step(&self, h: f64, err: f64, rejected_before: bool) -> f64 {
+        CONTROLLER.next_step(h, err, rejected_before)
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::step::Tolerances;
     use super::*;
 
     /// y'' = −y − 0.1 y' + sin(2t) as a first-order system (non-autonomous, so the ∂f/∂t
@@ -269,9 +277,15 @@ mod tests {
         for _ in 0..steps {
             let mut f0 = vec![0.0; 2];
             f.eval(t, &y, &mut f0);
-            ros.attempt(f, t, &y, &f0, h, &tol, &mut a)
-                .expect("regular");
-            ros.dense(t, &y, h, &a, &mut d);
+            let trial = Trial {
+                t,
+                y: &y,
+                f0: &f0,
+                h,
+                tol: &tol,
+            };
+            assert_ne!(ros.attempt(f, &trial, &mut a), StepResult::Singular);
+            ros.dense(f, &trial, &a, &mut d);
             assert!(
                 (d.eval(t + h)[0] - a.y1[0]).abs() < 1e-15,
                 "dense output ends at y1"
@@ -313,7 +327,14 @@ mod tests {
             for _ in 0..400 {
                 let mut f0 = vec![0.0; 2];
                 forced(t, &y, &mut f0);
-                rk.attempt(&mut forced, t, &y, &f0, h, &tol, &mut a);
+                let trial = Trial {
+                    t,
+                    y: &y,
+                    f0: &f0,
+                    h,
+                    tol: &tol,
+                };
+                rk.attempt(&mut forced, &trial, &mut a);
                 y.copy_from_slice(&a.y1);
                 t += h;
             }
@@ -347,8 +368,14 @@ mod tests {
         for _ in 0..10 {
             let mut f0 = vec![0.0];
             f(t, &y, &mut f0);
-            ros.attempt(&mut f, t, &y, &f0, 0.1, &tol, &mut a)
-                .expect("regular");
+            let trial = Trial {
+                t,
+                y: &y,
+                f0: &f0,
+                h: 0.1,
+                tol: &tol,
+            };
+            assert_ne!(ros.attempt(&mut f, &trial, &mut a), StepResult::Singular);
             y.copy_from_slice(&a.y1);
             t += 0.1;
         }

@@ -6,8 +6,13 @@
 //! root; the others are halved (de Casteljau) until one sign change is isolated, then the
 //! root is bisected to machine precision. So an incursion that enters and leaves inside one
 //! step — two roots close together — is found whenever its depth exceeds the rounding error
-//! of evaluating the polynomial (~1e-15 of its coefficients' size). A touch without a sign change (grazing) is not an event. If the subdivision budget
-//! is exhausted (a polynomial hugging zero), the caller is told to shrink the step.
+//! of evaluating the polynomial (~1e-15 of its coefficients' size). A touch without a sign
+//! change (grazing) is not an event. If the subdivision budget is exhausted (a polynomial
+//! hugging zero), the caller is told to shrink the step.
+//!
+//! `bisect`, the bracket halving that ends the isolation, also serves the driver's searches
+//! on functions that are not polynomials (a held stop's contact force, a stuck contact's
+//! force).
 
 /// Which sign change counts as the event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +34,19 @@ pub enum Search {
 }
 
 const DEGREE: usize = 7;
+
+/// Most Bernstein subintervals one search may examine before it reports `Undecided` (a
+/// polynomial hugging zero); the caller then shortens the step.
+const SUBDIVISION_BUDGET: usize = 4000;
+/// Fraction of the coefficients' total size within which the value at the start of the
+/// search counts as on the switching surface (dimensionless, a few rounding errors).
+const ON_BOUNDARY: f64 = 1e-14;
+/// Width in normalised step time below which a subinterval is not split further: its sign
+/// change is bisected as it is.
+const NARROWEST_SUBINTERVAL: f64 = 1e-13;
+/// Most halvings of a root's bracket; bisection stops earlier, at the last representable
+/// split.
+const ROOT_HALVINGS: usize = 200;
 
 /// Evaluates `p[0] + p[1] x + … + p[7] x⁷`.
 pub fn eval(p: &[f64; 8], x: f64) -> f64 {
@@ -68,7 +86,7 @@ pub fn first_crossing(p: &[f64; 8], dir: Direction, x0: f64) -> Search {
     if p[0].abs() > p[1..].iter().map(|c| c.abs()).sum::<f64>() {
         return Search::None;
     }
-    let mut budget = 4000;
+    let mut budget = SUBDIVISION_BUDGET;
     search(p, dir, x0, x0, 1.0, &mut budget)
 }
 
@@ -94,15 +112,18 @@ fn search(p: &[f64; 8], dir: Direction, start: f64, a: f64, b: f64, budget: &mut
     // At the start of the search, a value on the boundary (within round-off) counts as the
     // side the crossing leaves, so a motion that begins on the switching surface and goes
     // through it is still an event.
-    let on_boundary = a == start && fa.abs() <= 1e-14 * p.iter().map(|c| c.abs()).sum::<f64>();
+    let on_boundary =
+        a == start && fa.abs() <= ON_BOUNDARY * p.iter().map(|c| c.abs()).sum::<f64>();
     let crossing = match dir {
         Direction::Rising => (fa < 0.0 || on_boundary) && fb > 0.0 || fa < 0.0 && fb == 0.0,
         Direction::Falling => (fa > 0.0 || on_boundary) && fb < 0.0 || fa > 0.0 && fb == 0.0,
     };
     // One Bernstein sign change means exactly one root (Descartes' rule for Bernstein form).
-    if sign_changes == 1 || b - a < 1e-13 {
+    if sign_changes == 1 || b - a < NARROWEST_SUBINTERVAL {
         return if crossing {
-            Search::At(bisect(p, a, b, fa))
+            let neg_at_a = fa < 0.0;
+            let (_, root) = bisect(a, b, ROOT_HALVINGS, |m| (eval(p, m) < 0.0) == neg_at_a);
+            Search::At(root)
         } else {
             Search::None
         };
@@ -114,21 +135,26 @@ fn search(p: &[f64; 8], dir: Direction, start: f64, a: f64, b: f64, budget: &mut
     }
 }
 
-/// Bisection to the last representable split, keeping the sign bracket.
-fn bisect(p: &[f64; 8], mut a: f64, mut b: f64, fa: f64) -> f64 {
-    let neg_at_a = fa < 0.0;
-    for _ in 0..200 {
+/// Bisection of the bracket `[a, b]` to the last representable split or `halvings` halvings:
+/// the midpoint replaces `a` where `on_a_side` holds, else `b`. Returns the final bracket.
+pub fn bisect(
+    mut a: f64,
+    mut b: f64,
+    halvings: usize,
+    mut on_a_side: impl FnMut(f64) -> bool,
+) -> (f64, f64) {
+    for _ in 0..halvings {
         let m = 0.5 * (a + b);
         if m <= a || m >= b {
             break;
         }
-        if (eval(p, m) < 0.0) == neg_at_a {
+        if on_a_side(m) {
             a = m;
         } else {
             b = m;
         }
     }
-    b
+    (a, b)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 
 use super::{FrictionMode, Hybrid};
 use crate::model::system::Attach;
+use crate::solve::ode::tolerances::REDUNDANT_CONSTRAINT;
 use nalgebra::{DMatrix, DVector};
 
 /// An active bilateral constraint.
@@ -73,7 +74,7 @@ impl Hybrid<'_> {
         g.clone()
             .lu()
             .solve(&rhs)
-            .or_else(|| g.svd(true, true).solve(&rhs, 1e-12).ok())
+            .or_else(|| g.svd(true, true).solve(&rhs, REDUNDANT_CONSTRAINT).ok())
             .unwrap_or_else(|| DVector::zeros(rows.len()))
     }
 

@@ -13,9 +13,11 @@
 //! kinetic energy is kept (`ΔT = Λᵀγ⁻ + ½ΛᵀGΛ = 0`).
 
 use super::constraints::Bilateral;
-use super::{Action, EventFn, Held, Hybrid};
+use super::laws::Held;
+use super::{Action, EventFn, Hybrid};
 use crate::model::flat::Sides;
 use crate::solve::ode::roots::Direction;
+use crate::solve::ode::tolerances::ON_STOP;
 use nalgebra::{DMatrix, DVector};
 
 /// One stop's velocity jump at an impact: `(stop, u̇⁻, u̇⁺)` with `u̇` the element's relative
@@ -25,27 +27,16 @@ pub type Jump = (usize, f64, f64);
 /// Largest number of simultaneous stops whose complementarity problem is solved by
 /// enumerating the active sets (2ᵐ small solves); beyond it, projected Gauss–Seidel.
 const ENUMERATE_UP_TO: usize = 10;
+/// Violation of complementarity (`Λ ≥ 0`, `z ≥ 0`, and projected Gauss–Seidel's last change)
+/// accepted as round-off, relative to the largest `|(1 + e)γ|` (dimensionless).
+const COMPLEMENTARITY: f64 = 1e-12;
+/// Most projected Gauss–Seidel sweeps over the contacts.
+const GAUSS_SEIDEL_SWEEPS: usize = 10_000;
 
 impl Hybrid<'_> {
-    /// The event function's value `Σ w y + c` (+ the wall term) at `(t, y)`.
-    fn event_value(&self, ev: &EventFn, t: f64, y: &[f64]) -> f64 {
-        let wall = ev
-            .wall
-            .map_or(0.0, |(d, coef, order)| coef * self.wall_motion(d, t, order));
-        ev.w.iter().map(|&(i, wi)| wi * y[i]).sum::<f64>() + ev.c + wall
-    }
-
-    /// The relative velocity `u̇` of a stop's event function (walls included).
-    fn stop_rate(&self, ev: &EventFn, t: f64, y: &[f64]) -> f64 {
-        let wall = ev
-            .wall
-            .map_or(0.0, |(d, coef, _)| coef * self.wall_motion(d, t, 1));
-        ev.w.iter().map(|&(i, wi)| wi * y[self.n + i]).sum::<f64>() + wall
-    }
-
     /// The stops (indices into `events`) that take part in the impact located for
     /// `events[first]` at `(t, y)`: that one and every other stop closed at `t` (within the
-    /// rounding of a located event, 1e-9 of the clearance scale) and closing.
+    /// rounding of a located event, `ON_STOP` of the clearance scale) and closing.
     pub fn simultaneous(&self, events: &[EventFn], first: usize, t: f64, y: &[f64]) -> Vec<usize> {
         let mut set = vec![first];
         for (k, ev) in events.iter().enumerate() {
@@ -55,8 +46,8 @@ impl Hybrid<'_> {
             if k == first {
                 continue;
             }
-            let closed = self.event_value(ev, t, y).abs() <= 1e-9 * ev.c.abs().max(1.0);
-            let rate = self.stop_rate(ev, t, y);
+            let closed = self.event_value(ev, t, y).abs() <= ON_STOP * ev.c.abs().max(1.0);
+            let rate = self.event_rate(ev, t, y);
             let closing = match ev.dir {
                 Direction::Rising => rate > 0.0,
                 Direction::Falling => rate < 0.0,
@@ -91,13 +82,13 @@ impl Hybrid<'_> {
                 nv
             })
             .collect();
-        let minv_n: Vec<Vec<f64>> = normals.iter().map(|nv| self.solve_mass(nv)).collect();
+        let minv_n: Vec<Vec<f64>> = normals.iter().map(|nv| self.mass.solve(nv)).collect();
         let g = DMatrix::from_fn(set.len(), set.len(), |i, j| {
             normals[i].iter().zip(&minv_n[j]).map(|(a, b)| a * b).sum()
         });
         let before: Vec<f64> = set
             .iter()
-            .map(|&k| self.stop_rate(&events[k], t, y))
+            .map(|&k| self.event_rate(&events[k], t, y))
             .collect();
         let gamma: Vec<f64> = set
             .iter()
@@ -116,7 +107,7 @@ impl Hybrid<'_> {
         }
         set.iter()
             .zip(before)
-            .map(|(&k, u)| (stop_of(&events[k]), u, self.stop_rate(&events[k], t, y)))
+            .map(|(&k, u)| (stop_of(&events[k]), u, self.event_rate(&events[k], t, y)))
             .collect()
     }
 
@@ -133,13 +124,9 @@ impl Hybrid<'_> {
     /// removed (a plastic impact) and the constraint holds from now on.
     pub fn hold(&mut self, ev: &EventFn, stop: usize, t: f64, y: &mut [f64]) {
         let n = self.n;
-        let mut w_full = vec![0.0; n];
-        for &(i, wi) in &ev.w {
-            w_full[i] += wi;
-        }
-        let minv_w = self.solve_mass(&w_full);
+        let minv_w = self.mass.solve_sparse(n, &ev.w);
         let wmw: f64 = ev.w.iter().map(|&(i, wi)| wi * minv_w[i]).sum();
-        let un = self.stop_rate(ev, t, y);
+        let un = self.event_rate(ev, t, y);
         for i in 0..n {
             y[n + i] -= un / wmw * minv_w[i];
         }
@@ -161,8 +148,8 @@ impl Hybrid<'_> {
             if st.held.is_some() {
                 return false;
             }
-            let u = self.pos(st.a, t, y) - self.pos(st.b, t, y);
-            let tol = 1e-9 * st.g.abs().max(1.0);
+            let u = self.relative(st.a, st.b, t, y);
+            let tol = ON_STOP * st.g.abs().max(1.0);
             (st.sides != Sides::Negative && u - st.g > tol)
                 || (st.sides != Sides::Positive && u + st.g < -tol)
         })
@@ -200,7 +187,7 @@ pub fn newton_impulses(g: &DMatrix<f64>, gamma: &[f64], e: &[f64]) -> Vec<f64> {
         .iter()
         .fold(0.0_f64, |a, v| a.max(v.abs()))
         .max(f64::MIN_POSITIVE);
-    let tol = 1e-12 * scale;
+    let tol = COMPLEMENTARITY * scale;
     if m <= ENUMERATE_UP_TO {
         let mut masks: Vec<u32> = (1..1u32 << m).collect();
         masks.sort_by_key(|mask| std::cmp::Reverse(mask.count_ones()));
@@ -229,7 +216,7 @@ pub fn newton_impulses(g: &DMatrix<f64>, gamma: &[f64], e: &[f64]) -> Vec<f64> {
     }
     // Projected Gauss–Seidel: Λ_i ← max(0, Λ_i − z_i / G_ii).
     let mut lambda = vec![0.0; m];
-    for _ in 0..10_000 {
+    for _ in 0..GAUSS_SEIDEL_SWEEPS {
         let mut change = 0.0_f64;
         for i in 0..m {
             if g[(i, i)] <= 0.0 {

@@ -1,0 +1,270 @@
+//! What a located crossing does, and the `Event` it logs: a gap's contact entry or exit, a
+//! Jenkins slider's stick or slip, a sliding Coulomb contact coming to rest (every contact at
+//! rest at that instant settling together), an impact on one or several rigid stops (with the
+//! Zeno watch and persistent contact), a stuck contact starting to slip, a held stop's
+//! lift-off. Each ends with the restart of the integration at the located state.
+
+use super::super::hybrid::{Action, FrictionMode, GapMode};
+use super::super::tolerances::{NO_REBOUND, TINY, ZENO_INTERVAL};
+use super::crossings::Crossing;
+use super::stepper::Accepted;
+use super::{Pass, Run};
+
+/// One located mode change or impact.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub t: f64,
+    pub element: String,
+    /// `contact` (a gap changes mode) or `impact` (a rigid stop is hit).
+    pub kind: &'static str,
+    pub from: &'static str,
+    pub to: &'static str,
+    /// Relative velocity of the element at the event (before the impact for impacts).
+    pub velocity: f64,
+    /// Relative velocity after an impact.
+    pub velocity_after: Option<f64>,
+}
+
+impl Event {
+    fn new(
+        t: f64,
+        element: &str,
+        kind: &'static str,
+        (from, to): (&'static str, &'static str),
+        velocity: f64,
+        velocity_after: Option<f64>,
+    ) -> Event {
+        Event {
+            t,
+            element: element.to_string(),
+            kind,
+            from,
+            to,
+            velocity,
+            velocity_after,
+        }
+    }
+
+    /// A friction element's (Coulomb contact or Jenkins slider) change of mode: `stick`
+    /// when it comes to stick, else `slip`.
+    fn friction(
+        t: f64,
+        element: &str,
+        from: FrictionMode,
+        to: FrictionMode,
+        velocity: f64,
+    ) -> Event {
+        let kind = if to == FrictionMode::Stick {
+            "stick"
+        } else {
+            "slip"
+        };
+        Event::new(t, element, kind, (from.name(), to.name()), velocity, None)
+    }
+
+    /// A gap's contact entry or exit at the relative velocity `velocity`.
+    fn contact(t: f64, element: &str, from: GapMode, to: GapMode, velocity: f64) -> Event {
+        let modes = (from.name(), to.name());
+        Event::new(t, element, "contact", modes, velocity, None)
+    }
+
+    /// An impact on a rigid stop: the relative velocity jumps from `before` to `after`.
+    fn impact(t: f64, element: &str, before: f64, after: f64) -> Event {
+        let modes = ("open", "open");
+        Event::new(t, element, "impact", modes, before, Some(after))
+    }
+
+    /// A stop held in persistent contact after an impact without rebound (`velocity` the
+    /// rebound velocity, within round-off of zero).
+    fn hold(t: f64, element: &str, velocity: f64) -> Event {
+        Event::new(t, element, "hold", ("open", "held"), velocity, Some(0.0))
+    }
+
+    /// A stop held in persistent contact after a Zeno accumulation of impacts (`velocity` the
+    /// approach velocity of the last one).
+    fn zeno(t: f64, element: &str, velocity: f64) -> Event {
+        Event::new(t, element, "zeno", ("open", "held"), velocity, Some(0.0))
+    }
+
+    /// A held stop lets go.
+    fn lift_off(t: f64, element: &str) -> Event {
+        Event::new(t, element, "lift-off", ("held", "open"), 0.0, None)
+    }
+}
+
+/// Watches the impact times of each stop for a geometric accumulation (Zeno): when an
+/// interval falls below `ZENO_INTERVAL` of the time scale, returns the estimated accumulation
+/// time `t* = t₃ + (t₃ − t₂) r / (1 − r)` with `r = (t₃ − t₂)/(t₂ − t₁)`.
+#[derive(Default)]
+pub(super) struct ZenoWatch {
+    last: Vec<Vec<f64>>,
+}
+
+impl ZenoWatch {
+    fn check(&mut self, stop: usize, t: f64) -> Result<(), f64> {
+        if self.last.len() <= stop {
+            self.last.resize(stop + 1, Vec::new());
+        }
+        let times = &mut self.last[stop];
+        times.push(t);
+        if times.len() > 3 {
+            times.remove(0);
+        }
+        if let [t1, t2, t3] = times[..] {
+            if t3 - t2 < ZENO_INTERVAL * t3.abs().max(1.0) {
+                let r = (t3 - t2) / (t2 - t1);
+                let t_star = if r < 1.0 {
+                    t3 + (t3 - t2) * r / (1.0 - r)
+                } else {
+                    t3
+                };
+                return Err(t_star);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Run<'_, '_> {
+    /// Adds `event` to the trajectory's log.
+    fn log(&mut self, event: Event) {
+        self.traj.events.push(event);
+    }
+
+    /// The located crossing `at` of an event function ends `step`: the output is sampled up
+    /// to it, the event's action switches the modes and the integration restarts there.
+    pub(super) fn on_event(&mut self, at: Crossing, step: &Accepted) -> Pass {
+        let te = self.t + at.x * step.h;
+        let mut ye = self.stepper.dense.eval(te);
+        self.sample_until(te);
+        match self.events[at.which].action {
+            Action::Jenkins { element, to } => self.switch_jenkins(at.which, element, to, te, &ye),
+            Action::Switch { gap, to } => self.switch_gap(at.which, gap, to, te, &ye),
+            Action::SlipEnds { contact } => {
+                if !self.end_slip(contact, te, &mut ye) {
+                    self.restart(te, ye);
+                    return Pass::Restarted;
+                }
+            }
+            Action::Impact { .. } => self.impact(at.which, te, &mut ye),
+        }
+        let remembered = self.restart(te, ye);
+        self.stepper.after_event(remembered, step, te);
+        Pass::Advanced
+    }
+
+    /// A Jenkins element sticks or starts to slip (event function `k`).
+    fn switch_jenkins(&mut self, k: usize, element: usize, to: FrictionMode, te: f64, ye: &[f64]) {
+        // Its event functions watch the spring (positions) or the sliding (velocities); the
+        // logged velocity is the DOFs' relative velocity either way.
+        let n = self.h.dim() / 2;
+        let velocity: f64 = self.events[k]
+            .w
+            .iter()
+            .map(|&(i, wi)| wi * ye[if i < n { n + i } else { i }])
+            .sum();
+        let from = self.h.jenkins[element].mode;
+        self.h.switch_jenkins(element, to, te, ye);
+        let event = Event::friction(te, &self.h.jenkins[element].name, from, to, velocity);
+        self.log(event);
+    }
+
+    /// A gap enters or leaves contact (event function `k`); the entry speed is kept for the
+    /// laws that scale their damping by it.
+    fn switch_gap(&mut self, k: usize, gap: usize, to: GapMode, te: f64, ye: &[f64]) {
+        let velocity = self.h.event_rate(&self.events[k], te, ye);
+        let from = self.h.modes[gap];
+        self.h.modes[gap] = to;
+        self.h.enter(gap, velocity);
+        let event = Event::contact(te, &self.h.gaps[gap].name, from, to, velocity);
+        self.log(event);
+    }
+
+    /// A sliding contact comes to rest: it settles together with every contact at rest at
+    /// this instant. Returns whether any of them changed mode (a contact starting from rest
+    /// may slide on the same way).
+    fn end_slip(&mut self, contact: usize, te: f64, ye: &mut [f64]) -> bool {
+        let mut set = vec![contact];
+        set.extend(self.h.also_at_rest(contact, te, ye));
+        let before: Vec<(FrictionMode, f64)> = set
+            .iter()
+            .map(|&c| (self.h.friction[c].mode, self.h.slip_velocity(c, te, ye)))
+            .collect();
+        let modes = self.h.settle(&set, te, ye);
+        let mut changed = false;
+        for ((&c, (from, velocity)), to) in set.iter().zip(before).zip(modes) {
+            if to == from {
+                continue;
+            }
+            changed = true;
+            let event = Event::friction(te, &self.h.friction[c].name, from, to, velocity);
+            self.log(event);
+        }
+        changed
+    }
+
+    /// A rigid stop is hit (event function `k`): every stop closing at this instant takes its
+    /// impulse together; a stop without rebound, or whose impacts accumulate (Zeno), is held
+    /// in persistent contact while the loads push into it.
+    fn impact(&mut self, k: usize, te: f64, ye: &mut [f64]) {
+        let set = self.h.simultaneous(&self.events, k, te, ye);
+        let jumps = self.h.impacts(&self.events, &set, te, ye);
+        self.traj.impacts += jumps.len();
+        for (&idx, (stop, before, after)) in set.iter().zip(jumps) {
+            let element = self.h.stops[stop].name.clone();
+            match self.zeno.check(stop, te) {
+                Ok(()) => {
+                    self.log(Event::impact(te, &element, before, after));
+                    // No rebound (e = 0, or a vanishing approach speed) while the loads push
+                    // into the stop: it stays in contact.
+                    if after.abs() <= NO_REBOUND * before.abs().max(TINY) {
+                        self.h.hold(&self.events[idx], stop, te, ye);
+                        if self.h.holding_force(stop, te, ye) < 0.0 {
+                            self.h.release(stop);
+                        } else {
+                            self.log(Event::hold(te, &element, after));
+                        }
+                    }
+                }
+                Err(t_star) => {
+                    // Zeno: the remaining bounces last ~(t* − t); continue in persistent
+                    // contact, the constraint monitored for lift-off.
+                    self.h.hold(&self.events[idx], stop, te, ye);
+                    self.traj.zeno.push(t_star);
+                    self.log(Event::zeno(te, &element, before));
+                }
+            }
+        }
+        // The post-impact state is a new initial point of the output.
+        self.out.record_point(&mut self.traj, te, ye);
+    }
+
+    /// The stuck contact `at.which` starts to slip at the located crossing `at` of `step`,
+    /// against the friction force that sticking would need there.
+    pub(super) fn break_stick(&mut self, at: Crossing, step: &Accepted) {
+        let c = at.which;
+        let tb = self.t + at.x * step.h;
+        let yb = self.stepper.dense.eval(tb);
+        let need = self.h.stick_force(c, tb, &yb);
+        self.sample_until(tb);
+        let to = if need > 0.0 {
+            FrictionMode::SlipNeg
+        } else {
+            FrictionMode::SlipPos
+        };
+        self.h.friction[c].mode = to;
+        let event = Event::friction(tb, &self.h.friction[c].name, FrictionMode::Stick, to, 0.0);
+        self.log(event);
+        self.restart(tb, yb);
+    }
+
+    /// The held stop `stop` lets go at `tl` (located inside the current step).
+    pub(super) fn lift_off(&mut self, stop: usize, tl: f64) {
+        let yl = self.stepper.dense.eval(tl);
+        self.sample_until(tl);
+        self.h.release(stop);
+        let event = Event::lift_off(tl, &self.h.stops[stop].name);
+        self.log(event);
+        self.restart(tl, yl);
+    }
+}

@@ -1,0 +1,394 @@
+//! The event-driven integration loop. Each pass makes one adaptive step (`stepper.rs`) with
+//! DOP853, or with RODAS on the segments Hairer's stiffness test finds stiff (`MethodChoice`,
+//! here); the accepted step's dense output is searched for the earliest crossing of the
+//! current modes' event functions and for a stuck contact starting to slip
+//! (`crossings.rs`). The earliest crossing ends the step there, its action switches the modes
+//! (`actions.rs`) and the integration restarts from the located state; where a crossing
+//! cannot be decided, the step is shortened and retried. Output samples are taken from the
+//! dense output (`sampler.rs`).
+//!
+//! # References
+//! Hairer and Wanner, *Solving Ordinary Differential Equations II*, 2nd ed., Springer 1996,
+//! Sect. IV.2 (the stiffness test of DOP853, after eq. 2.9).
+
+mod actions;
+mod crossings;
+mod sampler;
+mod stepper;
+
+pub use actions::Event;
+
+use super::dense::DenseStep;
+use super::dop853::{initial_step, Dop853, Tolerances};
+use super::hybrid::{EventFn, Hybrid};
+use super::rodas::Rodas;
+use super::step::{Attempt, OneStep, Rhs, StepResult, Trial};
+use super::tolerances::{MIN_SHORTENED_STEP, POOR_FIT_STEP_CUT, RESTART_SKIP, UNDECIDED_STEP_CUT};
+use actions::ZenoWatch;
+use crossings::StickBreaks;
+use sampler::Sampler;
+use stepper::{Accepted, Stepper};
+
+/// `h·ρ` above which an accepted DOP853 step counts as limited by stability: the edge of its
+/// stability region on the negative real axis (dimensionless).
+const STIFFNESS_EDGE: f64 = 6.1;
+/// Stability-limited steps (without `CALM_STEPS_TO_FORGET` others in between) after which
+/// `Method::Auto` switches to RODAS.
+const STIFF_STEPS_TO_SWITCH: usize = 15;
+/// Consecutive steps below the stability edge after which the stability-limited ones seen
+/// before are forgotten.
+const CALM_STEPS_TO_FORGET: usize = 6;
+
+/// Where output samples are taken.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// Every accepted step and every event.
+    Steps,
+    /// A uniform grid `t0, t0 + dt, …` (plus the events).
+    Every(f64),
+    /// Exactly these times.
+    At(Vec<f64>),
+}
+
+/// The one-step method of the smooth segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// DOP853 until Hairer's stiffness test fires (h·ρ > 6.1 on 15 accepted steps out of
+    /// any run without 6 non-stiff ones), then RODAS until the next mode change.
+    Auto,
+    /// DOP853 throughout.
+    Dop853,
+    /// RODAS throughout.
+    Rodas,
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub t0: f64,
+    pub t1: f64,
+    pub y0: Vec<f64>,
+    pub tol: Tolerances,
+    pub output: Output,
+    pub method: Method,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Trajectory {
+    pub t: Vec<f64>,
+    pub y: Vec<Vec<f64>>,
+    pub events: Vec<Event>,
+    pub steps: usize,
+    pub rejected: usize,
+    pub impacts: usize,
+    /// Estimated accumulation times of Zeno sequences, passed in persistent contact.
+    pub zeno: Vec<f64>,
+    pub rhs_evals: usize,
+    /// Accepted steps taken by the stiff method (RODAS).
+    pub stiff_steps: usize,
+    /// Times where `Method::Auto` found the segment stiff and switched to RODAS.
+    pub stiff_switches: Vec<f64>,
+    /// The state at `t1`.
+    pub final_state: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    #[error("step size underflow at t = {t} (h = {h:e}): the solution is not smooth enough here for the tolerances")]
+    StepSizeUnderflow { t: f64, h: f64 },
+    #[error("non-finite state at t = {t}")]
+    NonFinite { t: f64 },
+    #[error("`{element}` is penetrated at t = {t} without a located contact (the motion started on the stop's boundary)")]
+    MissedContact { t: f64, element: String },
+}
+
+/// A failed integration and what was computed up to the failure.
+#[derive(Debug, Clone)]
+pub struct Failed {
+    pub error: SimError,
+    pub partial: Trajectory,
+}
+
+/// Integrates `sys` from `cfg.t0` to `cfg.t1`; on failure, the trajectory so far comes back
+/// with the error (exit code 2 keeps partial results).
+pub fn integrate(
+    h: &mut Hybrid,
+    cfg: &Config,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Trajectory, Box<Failed>> {
+    let mut run = Run::start(h, cfg);
+    while run.t < cfg.t1 {
+        match run.pass() {
+            Err(error) => return Err(run.fail(error)),
+            Ok(Pass::Advanced) => {
+                progress(run.t);
+                if run.y.iter().any(|v| !v.is_finite()) {
+                    let t = run.t;
+                    return Err(run.fail(SimError::NonFinite { t }));
+                }
+            }
+            Ok(Pass::Retried | Pass::Restarted) => {}
+        }
+    }
+    Ok(run.finish())
+}
+
+/// The explicit and the stiff method with the switching policy of `Method`.
+struct MethodChoice {
+    method: Method,
+    explicit: Dop853,
+    stiff: Rodas,
+    /// RODAS is integrating the current segment.
+    stiff_now: bool,
+    /// Hairer's counters: stiff-looking accepted steps, and non-stiff ones since the last.
+    stiff_seen: usize,
+    calm_seen: usize,
+}
+
+impl MethodChoice {
+    fn new(method: Method, n: usize) -> MethodChoice {
+        MethodChoice {
+            method,
+            explicit: Dop853::new(n),
+            stiff: Rodas::new(n),
+            stiff_now: method == Method::Rodas,
+            stiff_seen: 0,
+            calm_seen: 0,
+        }
+    }
+
+    /// RODAS makes the next attempt.
+    fn is_stiff(&self) -> bool {
+        self.stiff_now
+    }
+
+    /// Hairer's stiffness test on the explicit attempt just accepted (step `h`, end state
+    /// `y1`): after enough stability-limited steps the next ones go to RODAS.
+    fn watch_stiffness(&mut self, h: f64, y1: &[f64]) {
+        if self.explicit.stiffness(h, y1) > STIFFNESS_EDGE {
+            self.stiff_seen += 1;
+            self.calm_seen = 0;
+            if self.stiff_seen >= STIFF_STEPS_TO_SWITCH {
+                self.stiff_now = true;
+            }
+        } else {
+            self.calm_seen += 1;
+            if self.calm_seen >= CALM_STEPS_TO_FORGET {
+                self.stiff_seen = 0;
+            }
+        }
+    }
+
+    /// A mode change: `Method::Auto` tries the explicit method again.
+    fn restart(&mut self) {
+        if self.method == Method::Auto {
+            self.stiff_now = false;
+            self.stiff_seen = 0;
+            self.calm_seen = 0;
+        }
+    }
+}
+
+impl OneStep for MethodChoice {
+    fn attempt(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, out: &mut Attempt) -> StepResult {
+        if self.stiff_now {
+            self.stiff.attempt(rhs, trial, out)
+        } else {
+            self.explicit.attempt(rhs, trial, out)
+        }
+    }
+
+    /// The dense output of an accepted attempt; under `Method::Auto` the stiffness test runs
+    /// first (it reads the stage state that DOP853's dense output overwrites).
+    fn dense(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, a: &Attempt, out: &mut DenseStep) {
+        if self.stiff_now {
+            self.stiff.dense(rhs, trial, a, out);
+            return;
+        }
+        if self.method == Method::Auto {
+            self.watch_stiffness(trial.h, &a.y1);
+        }
+        self.explicit.dense(rhs, trial, a, out);
+    }
+
+    /// The controller of the method that makes the next attempt.
+    fn next_step(&self, h: f64, err: f64, rejected_before: bool) -> f64 {
+        if self.stiff_now {
+            self.stiff.next_step(h, err, rejected_before)
+        } else {
+            self.explicit.next_step(h, err, rejected_before)
+        }
+    }
+}
+
+/// What one pass of the loop did.
+enum Pass {
+    /// The step was rejected or shortened; it is retried from the same state.
+    Retried,
+    /// The integration restarted at a located switch that does not count as moving on (a
+    /// stuck contact starting to slip, a contact found at rest sliding on).
+    Restarted,
+    /// The state moved on: to the end of an ordinary step, to an event or to a lift-off.
+    Advanced,
+}
+
+/// The integration in progress: the system, the stepper, the trajectory so far and the
+/// current state.
+struct Run<'r, 's> {
+    h: &'r mut Hybrid<'s>,
+    cfg: &'r Config,
+    stepper: Stepper,
+    traj: Trajectory,
+    out: Sampler,
+    zeno: ZenoWatch,
+    /// The event functions of the current modes (built once per smooth segment).
+    events: Vec<EventFn>,
+    t: f64,
+    y: Vec<f64>,
+    /// `f(t, y)`, the next attempt's first stage.
+    f0: Vec<f64>,
+    /// Normalised time from which the next event search starts (just past a restart point).
+    skip: f64,
+}
+
+impl<'r, 's> Run<'r, 's> {
+    /// The initial modes and friction states from `cfg.y0`, the first step from Hairer's
+    /// heuristic, the first output sample.
+    fn start(h: &'r mut Hybrid<'s>, cfg: &'r Config) -> Run<'r, 's> {
+        let n2 = h.dim();
+        let methods = MethodChoice::new(cfg.method, n2);
+        let mut traj = Trajectory::default();
+        let (t, mut y) = (cfg.t0, cfg.y0.clone());
+        h.set_modes_from_state(t, &y);
+        h.set_friction_from_state(t, &mut y);
+        let events = h.events();
+        let mut f0 = vec![0.0; n2];
+        h.rhs(t, &y, &mut f0);
+        let first = {
+            let mut rhs = |t: f64, y: &[f64], dy: &mut [f64]| h.rhs(t, y, dy);
+            initial_step(&mut rhs, t, &y, &f0, &cfg.tol)
+        };
+        let mut out = Sampler::new(cfg);
+        out.record_initial(&mut traj, t, &y);
+        let stepper = Stepper::new(methods, first, h);
+        Run {
+            h,
+            cfg,
+            stepper,
+            traj,
+            out,
+            zeno: ZenoWatch::default(),
+            events,
+            t,
+            y,
+            f0,
+            skip: 0.0,
+        }
+    }
+
+    /// One pass: a trial step, the crossing searches on it if accepted, then the earliest
+    /// crossing's action, a lift-off, or the move to the step's end.
+    fn pass(&mut self) -> Result<Pass, SimError> {
+        let Some(step) = self
+            .stepper
+            .try_step(self.h, self.t, &self.y, &self.f0, self.cfg)?
+        else {
+            self.traj.rejected += 1;
+            return Ok(Pass::Retried);
+        };
+        let dense = &self.stepper.dense;
+        if step.switched_to_stiff {
+            self.traj.stiff_switches.push(dense.t1());
+        }
+        let may_shorten = step.h > MIN_SHORTENED_STEP * self.t.abs().max(1.0);
+        let found = crossings::first_event(self.h, &self.events, dense, self.skip, &self.cfg.tol);
+        if found.undecided && may_shorten {
+            return Ok(self.retry(UNDECIDED_STEP_CUT * step.h));
+        }
+        let breaks = crossings::first_stick_break(self.h, dense, self.skip, may_shorten);
+        let stick_break = match breaks {
+            StickBreaks::PoorFit => return Ok(self.retry(POOR_FIT_STEP_CUT * step.h)),
+            StickBreaks::First(at) => at,
+        };
+        self.traj.steps += 1;
+        self.traj.stiff_steps += usize::from(step.stiff);
+        if let Some(at) = stick_break.filter(|b| found.first.is_none_or(|e| b.x < e.x)) {
+            self.break_stick(at, &step);
+            self.stepper.resume();
+            return Ok(Pass::Restarted);
+        }
+        if let Some(at) = found.first.filter(|e| e.x < 1.0) {
+            return Ok(self.on_event(at, &step));
+        }
+        if !self.h.held_stops().is_empty() && crossings::lift_off(self.h, dense).is_some() {
+            // A held stop lets go inside this step: located by bisection on its contact force.
+            // The search runs again to return the stop; folding the two would lower the
+            // reported `rhs_evals`.
+            let (stop, tl) = crossings::lift_off(self.h, dense).expect("found just above");
+            self.lift_off(stop, tl);
+            self.stepper.resume();
+            return Ok(Pass::Advanced);
+        }
+        if let Some(stop) = self.h.penetrated(dense.t1(), &self.stepper.attempt.y1) {
+            // A stop is on its forbidden side at the end of a step without a located
+            // crossing (the state started on its boundary): never continue silently.
+            return Err(SimError::MissedContact {
+                t: dense.t1(),
+                element: self.h.stops[stop].name.clone(),
+            });
+        }
+        self.advance(&step);
+        Ok(Pass::Advanced)
+    }
+
+    /// Retries the step from the same state with the size `size`.
+    fn retry(&mut self, size: f64) -> Pass {
+        self.traj.rejected += 1;
+        self.stepper.shorten(size);
+        Pass::Retried
+    }
+
+    /// Moves to the end of an accepted step without events.
+    fn advance(&mut self, step: &Accepted) {
+        let t1 = self.stepper.dense.t1();
+        self.sample_until(t1);
+        self.t = t1;
+        std::mem::swap(&mut self.y, &mut self.stepper.attempt.y1);
+        std::mem::swap(&mut self.f0, &mut self.stepper.attempt.f1);
+        self.skip = 0.0;
+        self.stepper.advanced(step);
+    }
+
+    /// Output samples of the accepted step up to `t` (an event or the step's end).
+    fn sample_until(&mut self, t: f64) {
+        self.out
+            .record_until(&mut self.traj, &self.stepper.dense, t);
+    }
+
+    /// Restarts the integration at a located switch `(t, y)` in the new modes: the event
+    /// functions of the new modes and the first stage are recomputed, the method choice
+    /// starts afresh and the next event search starts just past the restart point; returns
+    /// the step remembered for the new modes. (Modes change only here, so the event
+    /// functions are built once per smooth segment.)
+    fn restart(&mut self, t: f64, y: Vec<f64>) -> Option<f64> {
+        self.events = self.h.events();
+        self.h.rhs(t, &y, &mut self.f0);
+        (self.t, self.y, self.skip) = (t, y, RESTART_SKIP);
+        self.stepper.restart(self.h)
+    }
+
+    /// The failure with the trajectory up to the last good state.
+    fn fail(self, error: SimError) -> Box<Failed> {
+        Box::new(Failed {
+            error,
+            partial: self.finish(),
+        })
+    }
+
+    /// The trajectory with its final state and count of evaluations.
+    fn finish(self) -> Trajectory {
+        let mut traj = self.traj;
+        traj.rhs_evals = self.h.evals;
+        traj.final_state = self.y;
+        traj
+    }
+}

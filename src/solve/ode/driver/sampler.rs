@@ -1,0 +1,79 @@
+//! Output sampling from the dense output, per `Output`: every step and event, a uniform grid,
+//! or given times.
+
+use super::super::dense::DenseStep;
+use super::super::tolerances::GRID_END_SLACK;
+use super::{Config, Output, Trajectory};
+
+/// The output times still to be sampled.
+pub(super) struct Sampler {
+    output: Output,
+    /// The next grid index (`Every`) or time (`At`) to sample.
+    next: usize,
+    t0: f64,
+    t1: f64,
+}
+
+impl Sampler {
+    pub(super) fn new(cfg: &Config) -> Sampler {
+        Sampler {
+            output: cfg.output.clone(),
+            next: 0,
+            t0: cfg.t0,
+            t1: cfg.t1,
+        }
+    }
+
+    /// The initial state at `t` (for `At`, every asked time up to `t`).
+    pub(super) fn record_initial(&mut self, traj: &mut Trajectory, t: f64, y: &[f64]) {
+        match &self.output {
+            Output::At(ts) => {
+                while self.next < ts.len() && ts[self.next] <= t {
+                    traj.t.push(ts[self.next]);
+                    traj.y.push(y.to_vec());
+                    self.next += 1;
+                }
+            }
+            _ => {
+                traj.t.push(t);
+                traj.y.push(y.to_vec());
+                self.next = 1;
+            }
+        }
+    }
+
+    /// The post-impact state at `t` (for `Steps` output, so the velocity jump is visible).
+    pub(super) fn record_point(&mut self, traj: &mut Trajectory, t: f64, y: &[f64]) {
+        if self.output == Output::Steps {
+            traj.t.push(t);
+            traj.y.push(y.to_vec());
+        }
+    }
+
+    /// Samples in `(step start, until]` of the step `d`; for `Steps`, the point `until`
+    /// itself (a step's end or an event).
+    pub(super) fn record_until(&mut self, traj: &mut Trajectory, d: &DenseStep, until: f64) {
+        match &self.output {
+            Output::Steps => {
+                traj.t.push(until);
+                traj.y.push(d.eval(until));
+            }
+            Output::Every(dt) => loop {
+                let tk = self.t0 + self.next as f64 * dt;
+                if tk > until || tk > self.t1 + GRID_END_SLACK * dt {
+                    break;
+                }
+                traj.t.push(tk);
+                traj.y.push(d.eval(tk));
+                self.next += 1;
+            },
+            Output::At(ts) => {
+                while self.next < ts.len() && ts[self.next] <= until {
+                    traj.t.push(ts[self.next]);
+                    traj.y.push(d.eval(ts[self.next]));
+                    self.next += 1;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The event functions of the current modes: each is linear in the state, `Σ wᵢyᵢ + c`, plus
+//! a moving-wall term when a side is the base, and names the crossing direction that ends the
+//! mode and the action taken there — a gap's contact entry or exit, a rigid stop's impact, a
+//! sliding Coulomb contact coming to rest, a Jenkins slider's stick or slip.
+
+use super::laws::{ContactGap, FrictionMode, GapMode, Jenkins};
+use super::{weights, Hybrid};
+use crate::model::flat::{Dir, Sides};
+use crate::model::system::Attach;
+use crate::solve::ode::roots::Direction;
+
+/// What the crossing of an event function does.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Action {
+    /// A piecewise-linear gap changes mode.
+    Switch { gap: usize, to: GapMode },
+    /// A rigid stop is hit: the velocities jump by the impact law.
+    Impact { stop: usize },
+    /// A sliding Coulomb contact's relative velocity reaches zero.
+    SlipEnds { contact: usize },
+    /// A Jenkins element's spring force reaches `±F` (slip starts) or its sliding stops.
+    Jenkins { element: usize, to: FrictionMode },
+}
+
+/// An event function `Σ w_i y_i + c`, the crossing direction that triggers it, and its action.
+#[derive(Debug, Clone)]
+pub struct EventFn {
+    pub w: Vec<(usize, f64)>,
+    pub c: f64,
+    /// A moving-wall term `coef · y_dir(t)` (`order` 0) or `coef · ẏ_dir(t)` (`order` 1)
+    /// added to the function (fitted by a polynomial over each step), for elements against
+    /// the base: `(dir, coef, order)`.
+    pub wall: Option<(Dir, f64, usize)>,
+    pub dir: Direction,
+    pub action: Action,
+}
+
+impl Hybrid<'_> {
+    /// The event functions that can end the current modes, and the rigid stops' contacts:
+    /// the gaps', the sliding contacts', the Jenkins sliders' and the open stops', in this
+    /// order (which breaks ties between simultaneous crossings).
+    pub fn events(&self) -> Vec<EventFn> {
+        let mut out = Vec::new();
+        for (gi, gap) in self.gaps.iter().enumerate() {
+            self.gap_events(gi, gap, &mut out);
+        }
+        for (ci, fc) in self.friction.iter().enumerate() {
+            let dir = match fc.mode {
+                FrictionMode::SlipPos => Direction::Falling,
+                FrictionMode::SlipNeg => Direction::Rising,
+                _ => continue,
+            };
+            // s = Σ w v − (wall velocity of b) + (wall velocity of a).
+            out.push(EventFn {
+                w: self.on_velocities(&fc.w),
+                c: 0.0,
+                wall: wall_term(fc.a, fc.b, 1),
+                dir,
+                action: Action::SlipEnds { contact: ci },
+            });
+        }
+        for (ji, jk) in self.jenkins.iter().enumerate() {
+            self.jenkins_events(ji, jk, &mut out);
+        }
+        for (si, stop) in self.stops.iter().enumerate() {
+            if stop.held.is_some() {
+                continue;
+            }
+            let w = weights(stop.a, stop.b);
+            if stop.sides != Sides::Negative {
+                out.push(EventFn {
+                    wall: wall_term(stop.a, stop.b, 0),
+                    w: w.clone(),
+                    c: -stop.g,
+                    dir: Direction::Rising,
+                    action: Action::Impact { stop: si },
+                });
+            }
+            if stop.sides != Sides::Positive {
+                out.push(EventFn {
+                    wall: wall_term(stop.a, stop.b, 0),
+                    w,
+                    c: stop.g,
+                    dir: Direction::Falling,
+                    action: Action::Impact { stop: si },
+                });
+            }
+        }
+        out
+    }
+
+    /// An exact gap's contact entries (open) or exit (in contact); smoothed gaps have none.
+    fn gap_events(&self, gi: usize, gap: &ContactGap, out: &mut Vec<EventFn>) {
+        if gap.smooth.is_some() {
+            return;
+        }
+        let w = weights(gap.a, gap.b);
+        let mut push = |c: f64, dir, to| {
+            out.push(EventFn {
+                wall: wall_term(gap.a, gap.b, 0),
+                w: w.clone(),
+                c,
+                dir,
+                action: Action::Switch { gap: gi, to },
+            })
+        };
+        match self.modes[gi] {
+            GapMode::Open => {
+                if gap.sides != Sides::Negative {
+                    push(-gap.g, Direction::Rising, GapMode::Plus);
+                }
+                if gap.sides != Sides::Positive {
+                    push(gap.g, Direction::Falling, GapMode::Minus);
+                }
+            }
+            GapMode::Plus => push(-gap.g, Direction::Falling, GapMode::Open),
+            GapMode::Minus => push(gap.g, Direction::Rising, GapMode::Open),
+        }
+    }
+
+    /// A Jenkins slider's slip starts (stuck) or its sliding stop (sliding).
+    fn jenkins_events(&self, ji: usize, jk: &Jenkins, out: &mut Vec<EventFn>) {
+        let w = weights(jk.a, jk.b);
+        let action = |to| Action::Jenkins { element: ji, to };
+        match jk.mode {
+            // Stuck: kt (u − z) reaches ±F.
+            FrictionMode::Stick | FrictionMode::Free => {
+                let reach = jk.slip / jk.kt;
+                out.push(EventFn {
+                    wall: wall_term(jk.a, jk.b, 0),
+                    w: w.clone(),
+                    c: -jk.z - reach,
+                    dir: Direction::Rising,
+                    action: action(FrictionMode::SlipPos),
+                });
+                out.push(EventFn {
+                    wall: wall_term(jk.a, jk.b, 0),
+                    w,
+                    c: -jk.z + reach,
+                    dir: Direction::Falling,
+                    action: action(FrictionMode::SlipNeg),
+                });
+            }
+            // Sliding: u̇ comes back through zero.
+            slip => out.push(EventFn {
+                wall: wall_term(jk.a, jk.b, 1),
+                w: self.on_velocities(&w),
+                c: 0.0,
+                dir: if slip == FrictionMode::SlipPos {
+                    Direction::Falling
+                } else {
+                    Direction::Rising
+                },
+                action: action(FrictionMode::Stick),
+            }),
+        }
+    }
+
+    /// DOF weights moved onto the velocity part of the state `y = [x, ẋ]`.
+    fn on_velocities(&self, w: &[(usize, f64)]) -> Vec<(usize, f64)> {
+        w.iter().map(|&(i, wi)| (self.n + i, wi)).collect()
+    }
+
+    /// The event function's value `Σ w y + c` (+ the wall term) at `(t, y)`.
+    pub(super) fn event_value(&self, ev: &EventFn, t: f64, y: &[f64]) -> f64 {
+        let wall = ev
+            .wall
+            .map_or(0.0, |(d, coef, order)| coef * self.wall_motion(d, t, order));
+        ev.w.iter().map(|&(i, wi)| wi * y[i]).sum::<f64>() + ev.c + wall
+    }
+
+    /// The relative velocity `u̇` of a gap's or a stop's event function `u` (walls
+    /// included).
+    pub fn event_rate(&self, ev: &EventFn, t: f64, y: &[f64]) -> f64 {
+        let wall = ev
+            .wall
+            .map_or(0.0, |(d, coef, _)| coef * self.wall_motion(d, t, 1));
+        ev.w.iter().map(|&(i, wi)| wi * y[self.n + i]).sum::<f64>() + wall
+    }
+}
+
+/// The moving-wall term of an element's event function `u = x_a − x_b` (or its rate) when a
+/// side is the base: `+y` for side a, `−y` for side b.
+fn wall_term(a: Attach, b: Attach, order: usize) -> Option<(Dir, f64, usize)> {
+    match (a, b) {
+        (_, Attach::Base(d)) => Some((d, -1.0, order)),
+        (Attach::Base(d), _) => Some((d, 1.0, order)),
+        _ => None,
+    }
+}

@@ -1,0 +1,186 @@
+//! The right-hand side of the hybrid form in the current modes,
+//! `ẏ = [ẋ, M⁻¹ (f(t) − C ẋ − K x − f_nl(x, ẋ, t; modes) + Σ λ w)]`, and the total mechanical
+//! energy of a conservative system (the check of the integration's accuracy).
+
+use super::laws::{FrictionMode, GapMode};
+use super::Hybrid;
+use crate::model::flat::{ContactLaw, Sides};
+use crate::model::system::{Attach, Nonlinearity, System};
+
+/// Largest DOF count whose `[K | C]` rows are kept dense: up to it a dense product beats the
+/// sparse one (most models here are small), beyond it the dense rows' `2n²` storage and
+/// work grow faster than the sparse product.
+const DENSE_KC_ROWS_MAX_DOFS: usize = 32;
+
+/// The rows `[K | C]` of `sys` dense (row-major, `2n` per row) for small systems, else `None`.
+pub(super) fn dense_kc_rows(sys: &System) -> Option<Vec<f64>> {
+    let n = sys.n();
+    (n <= DENSE_KC_ROWS_MAX_DOFS).then(|| {
+        let mut kc = vec![0.0; 2 * n * n];
+        for (v, (i, j)) in sys.k.iter() {
+            kc[i * 2 * n + j] += *v;
+        }
+        for (v, (i, j)) in sys.c.iter() {
+            kc[i * 2 * n + n + j] += *v;
+        }
+        kc
+    })
+}
+
+/// Subtracts an element's force `force` along its weights (`weights`: +1 on side a's DOF,
+/// −1 on side b's) from the DOF forces. Written out for the two sides rather than through
+/// `weights`, which allocates: this runs for every element on every evaluation.
+#[inline]
+fn apply(a: Attach, b: Attach, force: f64, f: &mut [f64]) {
+    if let Attach::Dof(i) = a {
+        f[i] -= force;
+    }
+    if let Attach::Dof(j) = b {
+        f[j] += force;
+    }
+}
+
+impl Hybrid<'_> {
+    /// `ẏ = [ẋ, M⁻¹ (f(t) − C ẋ − K x − f_nl + Σ λ w)]` in the current modes, the `λ` of the
+    /// bilateral constraints (stuck contacts, held stops) solved together.
+    pub fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
+        self.free_rhs(t, y, dy);
+        self.constrain(t, &mut dy[self.n..]);
+    }
+
+    /// The right-hand side without the bilateral constraints' forces.
+    pub(super) fn free_rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
+        self.evals += 1;
+        let n = self.n;
+        let (x, v) = y.split_at(n);
+        let mut force = std::mem::take(&mut self.force);
+        let f = force.as_mut_slice();
+        self.external_forces(t, f);
+        self.linear_forces(x, v, f);
+        self.nonlinear_forces(t, x, v, f);
+        dy[..n].copy_from_slice(v);
+        self.mass.solve_into(f, &mut dy[n..]);
+        self.force = force;
+    }
+
+    /// `f = f_static + f(t)` + the base's coupling through stiffness and damping.
+    fn external_forces(&self, t: f64, f: &mut [f64]) {
+        f.copy_from_slice(&self.sys.static_load);
+        for (dof, load) in &self.loads {
+            f[*dof] += load.eval(t);
+        }
+        for (b, (_, yb, dyb, _)) in self.sys.base.iter().zip(&self.base) {
+            let (yv, dv) = (yb.eval(t), dyb.eval(t));
+            for &(i, k) in &b.stiffness {
+                f[i] += k * yv;
+            }
+            for &(i, c) in &b.damping {
+                f[i] += c * dv;
+            }
+        }
+    }
+
+    /// `f −= K x + C ẋ`.
+    fn linear_forces(&self, x: &[f64], v: &[f64], f: &mut [f64]) {
+        let n = self.n;
+        match &self.dense_kc {
+            // Small systems: dense rows [K | C] against [x; v] (no sparse indexing).
+            Some(kc) => {
+                for (row, fr) in kc.chunks_exact(2 * n).zip(f.iter_mut()) {
+                    let (kr, cr) = row.split_at(n);
+                    let kx: f64 = kr.iter().zip(x).map(|(a, b)| a * b).sum();
+                    let cv: f64 = cr.iter().zip(v).map(|(a, b)| a * b).sum();
+                    *fr -= kx + cv;
+                }
+            }
+            None => {
+                for (row, (kr, cr)) in self
+                    .sys
+                    .k
+                    .outer_iterator()
+                    .zip(self.sys.c.outer_iterator())
+                    .enumerate()
+                {
+                    let kx: f64 = kr.iter().map(|(j, k)| k * x[j]).sum();
+                    let cv: f64 = cr.iter().map(|(j, c)| c * v[j]).sum();
+                    f[row] -= kx + cv;
+                }
+            }
+        }
+    }
+
+    /// `f −= f_nl`: polynomial springs, gaps in their modes (smoothed ones by their sigmoid
+    /// force, paper 000 eq. 8), sliding Coulomb contacts, Jenkins sliders.
+    fn nonlinear_forces(&self, t: f64, x: &[f64], v: &[f64], f: &mut [f64]) {
+        for &(a, b, k2, k3) in &self.poly {
+            let u = self.relative(a, b, t, x);
+            apply(a, b, k2 * u * u + k3 * u * u * u, f);
+        }
+        for (gap, mode) in self.gaps.iter().zip(&self.modes) {
+            let u = self.relative(gap.a, gap.b, t, x);
+            let rate = self.rate(gap.a, t, v) - self.rate(gap.b, t, v);
+            let force = match (gap.smooth, gap.law, mode) {
+                (Some(s), ContactLaw::Linear { k }, _) => {
+                    crate::model::smoothing::gap_force(k, gap.g, gap.sides, s, u).0
+                }
+                (_, _, GapMode::Open) => 0.0,
+                (_, _, GapMode::Plus) => gap.normal_force(u - gap.g, rate),
+                (_, _, GapMode::Minus) => -gap.normal_force(-(u + gap.g), -rate),
+            };
+            apply(gap.a, gap.b, force, f);
+        }
+        for fc in &self.friction {
+            let force = match fc.mode {
+                FrictionMode::SlipPos => fc.slip,
+                FrictionMode::SlipNeg => -fc.slip,
+                FrictionMode::Stick | FrictionMode::Free => 0.0,
+            };
+            apply(fc.a, fc.b, force, f);
+        }
+        for jk in &self.jenkins {
+            let u = self.relative(jk.a, jk.b, t, x);
+            apply(jk.a, jk.b, jk.force(u), f);
+        }
+    }
+
+    /// Total mechanical energy when the system is conservative (no damping, no time-dependent
+    /// loads, only elastic nonlinearities and rigid stops with e = 1), else `None`.
+    pub fn energy(&self, y: &[f64]) -> Option<f64> {
+        let s = self.sys;
+        let conservative = s.c.nnz() == 0
+            && s.forces.is_empty()
+            && s.base.is_empty()
+            && self.gaps.iter().all(|g| g.smooth.is_none())
+            && self.stops.iter().all(|st| st.e == 1.0 && st.held.is_none())
+            && s.nonlinear
+                .iter()
+                .all(|e| !matches!(e.law, Nonlinearity::Friction(_)));
+        if !conservative {
+            return None;
+        }
+        let n = self.n;
+        let (x, v) = y.split_at(n);
+        let quad = |a: &sprs::CsMat<f64>, z: &[f64]| -> f64 {
+            a.iter().map(|(val, (i, j))| z[i] * val * z[j]).sum::<f64>()
+        };
+        let mut e = 0.5 * quad(&s.m, v) + 0.5 * quad(&s.k, x)
+            - s.static_load
+                .iter()
+                .zip(x)
+                .map(|(f, xi)| f * xi)
+                .sum::<f64>();
+        for &(a, b, k2, k3) in &self.poly {
+            let u = self.relative(a, b, 0.0, x);
+            e += k2 * u.powi(3) / 3.0 + k3 * u.powi(4) / 4.0;
+        }
+        for gap in &self.gaps {
+            let u = self.relative(gap.a, gap.b, 0.0, x);
+            if u > gap.g && gap.sides != Sides::Negative {
+                e += gap.potential(u - gap.g)?;
+            } else if u < -gap.g && gap.sides != Sides::Positive {
+                e += gap.potential(-(u + gap.g))?;
+            }
+        }
+        Some(e)
+    }
+}

@@ -1,0 +1,72 @@
+//! The named tolerances of the event-driven integration: how small a step may get, how far
+//! past a switch the next search starts, when impacts accumulate, when a contact counts as
+//! closed, at rest or stuck. Each says what it protects and in which unit.
+//!
+//! Constants that belong to one published algorithm (Hairer's starting step and controllers
+//! in `dop853.rs` and `rodas.rs`, the root isolation budget in `roots.rs`, the polishing and
+//! bracketing of the crossing searches in `driver/crossings.rs`, Hairer's stiffness test in
+//! `driver/mod.rs`, the impulse solver in `hybrid/stops.rs`) sit at the top of that file.
+
+// Step control (driver).
+
+/// Smallest step, relative to the time scale `max(|t|, 1 s)`, below which the integration
+/// stops with a step-size underflow (dimensionless).
+pub const MIN_STEP: f64 = 1e-14;
+/// Smallest step, relative to the time scale `max(|t|, 1 s)`, that is still shortened when an
+/// event search cannot decide or a stuck contact's force fit is poor; a shorter step is taken
+/// as it is (dimensionless).
+pub const MIN_SHORTENED_STEP: f64 = 1e-10;
+/// Factor on a step whose trial gave no usable error norm (a singular stage matrix, a
+/// non-finite norm) (dimensionless).
+pub const UNUSABLE_STEP_CUT: f64 = 0.5;
+/// Factor on a step on which an event crossing could not be decided, or against a moving
+/// wall whose fit misses the wall by more than the tolerances (dimensionless).
+pub const UNDECIDED_STEP_CUT: f64 = 0.5;
+/// Factor on a step over which a stuck contact's needed force is fitted poorly
+/// (dimensionless).
+pub const POOR_FIT_STEP_CUT: f64 = 0.25;
+/// Smallest first step after an event, relative to the time scale `max(|t|, 1 s)`, however
+/// small the step remembered for the new modes (dimensionless).
+pub const MIN_STEP_AFTER_EVENT: f64 = 1e-8;
+/// Normalised step time past a restart point where the next event search starts, so that the
+/// switch just made is not found again (fraction of the step).
+pub const RESTART_SKIP: f64 = 1e-12;
+
+// Event location and actions (driver).
+
+/// Largest deviation of the polynomial fit of a stuck contact's needed force from the true
+/// force, relative to its slip force, for the stick-break search to trust it
+/// (dimensionless).
+pub const FORCE_FIT_MISFIT: f64 = 1e-6;
+/// Floor of a scale that may be zero (a slip force, an approach velocity), so that a test
+/// relative to it stays meaningful (the scale's unit).
+pub const TINY: f64 = 1e-300;
+/// Largest rebound velocity, relative to the approach velocity, that counts as no rebound:
+/// the stop is then held in persistent contact if the loads push into it (dimensionless).
+pub const NO_REBOUND: f64 = 1e-12;
+/// Interval between two impacts on one stop, relative to the time scale `max(|t|, 1 s)`,
+/// below which the impacts count as a Zeno accumulation (dimensionless).
+pub const ZENO_INTERVAL: f64 = 1e-9;
+/// How far past the end time, as a fraction of the sampling interval, a grid time of
+/// `Output::Every` is still sampled (round-off in `t0 + k dt`) (dimensionless).
+pub const GRID_END_SLACK: f64 = 1e-12;
+
+// Contacts and friction (hybrid).
+
+/// Entry speed below which a contact law does not scale its damping by it: the contact was
+/// entered at rest (m/s).
+pub const ENTRY_SPEED_FLOOR: f64 = 1e-12;
+/// Distance from a rigid stop's surface, relative to the clearance scale `max(|g|, 1 m)`,
+/// within which a stop counts as closed at a located impact and beyond which an open stop
+/// counts as penetrated (dimensionless, the rounding of a located event).
+pub const ON_STOP: f64 = 1e-9;
+/// Relative velocity, as a fraction of the largest velocity of the state (at least 1 m/s),
+/// below which another sliding contact counts as at rest at a located event and settles
+/// with it (dimensionless).
+pub const AT_REST: f64 = 1e-9;
+/// Relative excess of a stuck contact's force over its slip force still accepted as sticking
+/// (the round-off of the coupled constraint solve) (dimensionless).
+pub const STICK_FORCE_SLACK: f64 = 1e-12;
+/// Singular values of the constraints' coupling matrix `[w_iᵀM⁻¹w_j]` at or below which a
+/// direction counts as redundant and takes the least-squares force (1/kg).
+pub const REDUNDANT_CONSTRAINT: f64 = 1e-12;
