@@ -101,3 +101,136 @@ fn the_language_layer_knows_no_linear_algebra() {
         }
     }
 }
+
+/// Longest source file, in lines: past this a file holds more than one concept.
+const MAX_FILE_LINES: usize = 600;
+
+/// Longest function, in lines from `fn` to its closing brace (rustfmt layout).
+const MAX_FN_LINES: usize = 120;
+
+/// Files allowed past `MAX_FILE_LINES`, each with its reason (none today).
+const LONG_FILES: &[(&str, &str)] = &[];
+
+/// Functions (`path::name`) allowed past `MAX_FN_LINES`, each with its reason (none today).
+const LONG_FUNCTIONS: &[(&str, &str)] = &[];
+
+#[test]
+fn no_file_is_over_the_size_limit() {
+    let long: Vec<String> = sources()
+        .into_iter()
+        .filter(|(path, text)| {
+            text.lines().count() > MAX_FILE_LINES && !LONG_FILES.iter().any(|(p, _)| p == path)
+        })
+        .map(|(path, text)| format!("{path}: {} lines", text.lines().count()))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "split these files (> {MAX_FILE_LINES} lines) by concept, or list them with a reason \
+         in LONG_FILES:\n{}",
+        long.join("\n")
+    );
+}
+
+/// Every function as (name, first line, length in lines): from a line whose code starts with
+/// `fn` (after visibility and qualifiers) to the first line that is the same indentation
+/// followed by `}`.
+fn functions(text: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let mut rest = code;
+        for prefix in [
+            "pub(crate) ",
+            "pub(super) ",
+            "pub ",
+            "const ",
+            "async ",
+            "unsafe ",
+        ] {
+            rest = rest.strip_prefix(prefix).unwrap_or(rest);
+        }
+        let Some(sig) = rest.strip_prefix("fn ") else {
+            continue;
+        };
+        let name: String = sig
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let close = format!("{indent}}}");
+        if let Some(end) = (i..lines.len()).find(|&j| lines[j] == close) {
+            out.push((name, i + 1, end - i + 1));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_function_is_over_the_size_limit() {
+    let mut long = Vec::new();
+    for (path, text) in sources() {
+        for (name, line, len) in functions(&text) {
+            let id = format!("{path}::{name}");
+            if len > MAX_FN_LINES && !LONG_FUNCTIONS.iter().any(|(f, _)| *f == id) {
+                long.push(format!("{path}:{line} `{name}`: {len} lines"));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "split these functions (> {MAX_FN_LINES} lines) along their steps, or list them with \
+         a reason in LONG_FUNCTIONS:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn function_lengths_are_measured() {
+    let text = "fn a() {\n    x();\n}\n\nimpl B {\n    pub(crate) fn c(&self) {\n        y();\n        z();\n    }\n}\n";
+    assert_eq!(
+        functions(text),
+        vec![("a".to_string(), 1, 3), ("c".to_string(), 6, 4)]
+    );
+}
+
+/// The three back-edges the layout once had, each asserted absent: the model layer borrowing
+/// the language's spans, the REPL borrowing the CLI's rendering, and the language's error
+/// types depending on the parser.
+#[test]
+fn the_removed_back_edges_stay_removed() {
+    for (path, text) in sources() {
+        let code: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect();
+        let uses = |needle: &str| code.iter().any(|l| l.contains(needle));
+        if path.starts_with("src/model/") {
+            assert!(
+                !uses("crate::lang"),
+                "{path}: the model layer must not use `lang` (spans live in `crate::span`)"
+            );
+        }
+        if path == "src/repl.rs" {
+            assert!(
+                !uses("crate::cli") && !uses("cli::"),
+                "{path}: the REPL must not reach into the CLI (share `analysis::check`)"
+            );
+        }
+        if path == "src/cli.rs" {
+            assert!(
+                code.iter()
+                    .filter(|l| l.contains("repl::"))
+                    .all(|l| l.contains("repl::main")),
+                "{path}: the CLI may only start the REPL, not borrow from it"
+            );
+        }
+        if path == "src/lang/diagnostics.rs" {
+            assert!(
+                !uses("parse::") && !uses("pest"),
+                "{path}: the error types must not depend on the parser (pest errors are \
+                 converted in `parse`)"
+            );
+        }
+    }
+}
