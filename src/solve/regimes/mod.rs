@@ -8,5 +8,6 @@ pub mod classify;
 pub mod contact;
 pub mod exact;
 pub mod no_motion;
+mod sinusoids;
 pub mod stick_slip;
 mod tolerances;
