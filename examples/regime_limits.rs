@@ -1,7 +1,7 @@
 //! Prints the analytic regime boundaries of a model with one rigid Coulomb contact:
 //! `cargo run --release --example regime_limits -- FILE MODEL [NAME=VALUE ...]`.
 
-use nsd::solve::regimes::{contact, no_motion, stick_slip};
+use nsd::solve::regimes::{continuous_limit, holding_force, setup, StopFactor};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,20 +22,17 @@ fn main() {
         std::process::exit(1)
     });
     let sys = nsd::model::assemble(&m);
-    let s = contact::setup(&sys).unwrap_or_else(|e| {
+    let s = setup(&sys).unwrap_or_else(|e| {
         eprintln!("{e}");
         std::process::exit(1)
     });
-    for (name, factor) in [
-        ("S = 1", stick_slip::StopFactor::Unit),
-        ("exact S", stick_slip::StopFactor::Exact),
-    ] {
-        let f = stick_slip::continuous_limit(&sys, &s, factor);
+    for (name, factor) in [("S = 1", StopFactor::Unit), ("exact S", StopFactor::Exact)] {
+        let f = continuous_limit(&sys, &s, factor);
         println!(
             "{} wall, continuous/stick-slip slip force ({name}) = {f}",
             s.wall.name()
         );
     }
-    let nm = no_motion::holding_force(&sys, &s).abs();
+    let nm = holding_force(&sys, &s).abs();
     println!("motion/no-motion slip force = {nm}");
 }

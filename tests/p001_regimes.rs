@@ -6,9 +6,9 @@ mod common;
 use common::*;
 use nsd::lang::{parse_override, resolve, Program};
 use nsd::model::{assemble, System};
-use nsd::solve::regimes::contact::{setup, Wall};
-use nsd::solve::regimes::no_motion::{holding_force, peaks_and_antiresonances};
-use nsd::solve::regimes::stick_slip::{continuous_limit, StopFactor};
+use nsd::solve::regimes::{continuous_limit, StopFactor};
+use nsd::solve::regimes::{holding_force, peaks_and_antiresonances};
+use nsd::solve::regimes::{setup, Wall};
 use std::path::Path;
 
 fn system(file: &str, model: &str, sets: &[&str]) -> System {
@@ -438,10 +438,10 @@ fn closed_form_stick_slip_matches_the_event_driven_integrator() {
     // Second route for the closed-form segments: the same switches (time, from, to) as the
     // DOP853 hybrid integrator at rtol = atol = 1e-12 over 20 cycles, to 1e-7 in time
     // (the integrator's event times carry its global error, ~1e-9 here).
-    use nsd::solve::ode::dop853::Tolerances;
-    use nsd::solve::ode::driver::{integrate, Config, Method, Output};
-    use nsd::solve::ode::hybrid::Hybrid;
-    use nsd::solve::regimes::exact::Problem;
+    use nsd::solve::ode::Hybrid;
+    use nsd::solve::ode::Tolerances;
+    use nsd::solve::ode::{integrate, Config, Method, Output};
+    use nsd::solve::regimes::ClosedForm as Problem;
     let cases = [
         ("ground_lower", "r1=1.3", "beta=0.4"),
         ("ground_lower", "r1=0.5", "beta=0.05"),

@@ -158,8 +158,8 @@ fn cantilever() -> nsd::model::System {
 #[test]
 fn condensation_onto_the_contact_is_exact() {
     use nsd::solve::cont::Problem;
-    use nsd::solve::hb::condense::Condensed;
     use nsd::solve::hb::Balance;
+    use nsd::solve::hb::Condensed;
     for (harmonics, level, omega) in [(1, 30.0, 1300.0), (3, 30.0, 1290.0)] {
         let (sys, h) = (cantilever(), harmonics);
         let mut hb = Balance::new(&sys, h, 64).expect("balance");

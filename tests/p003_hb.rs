@@ -6,7 +6,7 @@ use common::*;
 use nalgebra::DVector;
 use nsd::lang::{parse_override, resolve, Program};
 use nsd::model::{assemble, System};
-use nsd::solve::hb::aft::Aft;
+use nsd::solve::hb::Aft;
 use nsd::solve::hb::Balance;
 
 fn system(model: &str, sets: &[&str]) -> System {

@@ -2,12 +2,12 @@
 //! calls its backend and returns `Results`. Statements without a backend yet fail with
 //! `nsd::analysis::unavailable`.
 
-pub mod check;
+pub(crate) mod check;
 mod continue_frf;
-pub mod diagnostics;
+pub(crate) mod diagnostics;
 mod modes;
-pub mod options;
-pub mod results;
+pub(crate) mod options;
+pub(crate) mod results;
 mod simulate;
 mod sweep_regimes;
 mod tolerances;

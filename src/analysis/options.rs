@@ -400,10 +400,6 @@ impl<'a> OptionReader<'a> {
     pub fn kind(&self) -> &'static str {
         self.kind
     }
-
-    pub fn span(&self) -> Span {
-        self.span
-    }
 }
 
 /// The DOF a path names: exactly (`m1.x`) or, for a node with one DOF, by the node (`m1`).

@@ -3,6 +3,6 @@
 //! **Invariant:** besides `lang::load` (sources and imported matrices) and the shells, this
 //! is the only module that touches the file system.
 
-pub mod csv;
-pub mod plot;
-pub mod report;
+pub(crate) mod csv;
+pub(crate) mod plot;
+pub(crate) mod report;

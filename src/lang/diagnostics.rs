@@ -32,14 +32,6 @@ pub enum ParseError {
     },
 }
 
-impl ParseError {
-    pub fn span(&self) -> Span {
-        match self {
-            ParseError::Syntax { at, .. } | ParseError::Trailing { at } => *at,
-        }
-    }
-}
-
 /// One or more errors (and the source they point into), ready to render.
 #[derive(Debug)]
 pub struct Failure {

@@ -2,17 +2,17 @@
 //!
 //! **Invariant:** nothing here knows about solvers, nalgebra or sprs.
 
-pub mod ast;
-pub mod diagnostics;
-pub mod eval;
-pub mod load;
+pub(crate) mod ast;
+pub(crate) mod diagnostics;
+pub(crate) mod eval;
+pub(crate) mod load;
 mod mtx;
 pub(crate) mod options;
-pub mod parse;
-pub mod resolve;
-pub mod source;
+pub(crate) mod parse;
+pub(crate) mod resolve;
+pub(crate) mod source;
 mod stdlib;
-pub mod units;
+pub(crate) mod units;
 
 pub use crate::span::Span;
 pub use diagnostics::Failure;

@@ -3,11 +3,11 @@
 
 mod assemble;
 mod beam;
-pub mod flat;
-pub mod graph;
-pub mod smoothing;
-pub mod system;
-pub mod time_fn;
+pub(crate) mod flat;
+pub(crate) mod graph;
+pub(crate) mod smoothing;
+pub(crate) mod system;
+pub(crate) mod time_fn;
 
 pub use assemble::assemble;
 pub use flat::Model;

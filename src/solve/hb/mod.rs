@@ -15,15 +15,17 @@
 //! acts on the harmonics only (no static component, as in the paper). `condense.rs` reduces
 //! the balance onto the nonlinear DOFs; `tolerances.rs` names every tolerance of the backend.
 
-pub mod aft;
+pub(crate) mod aft;
 mod balance;
-pub mod condense;
+pub(crate) mod condense;
 mod elements;
-pub mod friction;
-pub mod gap;
+pub(crate) mod friction;
+pub(crate) mod gap;
 mod hill;
 mod start;
 mod tolerances;
 
+pub use aft::Aft;
 pub use balance::{Balance, GapMethod, HbError};
+pub use condense::Condensed;
 pub use hill::{grows, Unstable};

@@ -5,12 +5,16 @@
 //! of a system (`hybrid/`), the event-driven loop (`driver/`) and the named tolerances
 //! (`tolerances.rs`).
 
-pub mod dense;
-pub mod dop853;
-pub mod driver;
-pub mod hybrid;
-pub mod rodas;
-pub mod roots;
-pub mod step;
+pub(crate) mod dense;
+pub(crate) mod dop853;
+pub(crate) mod driver;
+pub(crate) mod hybrid;
+pub(crate) mod rodas;
+pub(crate) mod roots;
+pub(crate) mod step;
 mod tableau;
 mod tolerances;
+
+pub use driver::{integrate, Config, Method, Output};
+pub use hybrid::Hybrid;
+pub use step::Tolerances;

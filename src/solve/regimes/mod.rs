@@ -4,10 +4,15 @@
 //! numerical classification of a simulated steady state (`classify.rs`). The `sweep regimes`
 //! analysis maps them over two parameters.
 
-pub mod classify;
-pub mod contact;
-pub mod exact;
-pub mod no_motion;
+pub(crate) mod classify;
+pub(crate) mod contact;
+pub(crate) mod exact;
+pub(crate) mod no_motion;
 mod sinusoids;
-pub mod stick_slip;
+pub(crate) mod stick_slip;
 mod tolerances;
+
+pub use contact::{setup, Wall};
+pub use exact::Problem as ClosedForm;
+pub use no_motion::{holding_force, peaks_and_antiresonances};
+pub use stick_slip::{continuous_limit, StopFactor};
