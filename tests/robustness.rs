@@ -196,3 +196,77 @@ fn every_analysis_on_one_dof_and_empty_models_is_a_result_or_a_coded_diagnostic(
         }
     }
 }
+
+/// Elements a drawn model may hold, between node `A` and node `B` (a mass or a support).
+const DRAWN_ELEMENTS: &[&str] = &[
+    "spring A -- B { k = 1 }",
+    "spring A -- B { k = 0.5, k3 = 0.2 }",
+    "damper A -- B { c = 0.05 }",
+    "gap LABEL: A -- B { clearance = 0.1, sides = both, law = linear(5) }",
+    "gap LABEL: A -- B { clearance = 0.05, law = impact(e = 0.7) }",
+    "gap LABEL: A -- B { clearance = 0.1, law = kelvin_voigt(20, 0.2) }",
+    "friction LABEL: A -- B { force = beta }",
+    "friction LABEL: A -- B { law = jenkins, kt = 3, force = beta }",
+];
+
+/// A drawn model: `n` masses, each element of `picks` (element, first node, second node;
+/// nodes `0..n` are masses, `n` is ground, `n + 1` the base) and one harmonic force on a drawn
+/// mass.
+fn drawn_model(n: usize, picks: &[(usize, usize, usize)], forced: usize) -> String {
+    let node = |i: usize| match i % (n + 2) {
+        i if i < n => format!("m{i}"),
+        i if i == n => "ground".to_string(),
+        _ => "base".to_string(),
+    };
+    let mut body = String::new();
+    for i in 0..n {
+        body.push_str(&format!("  mass m{i} = 1\n"));
+    }
+    for (j, &(e, a, b)) in picks.iter().enumerate() {
+        // Two different nodes, at least one of them a mass.
+        let first = a % (n + 2);
+        let mut second = (first + 1 + b % (n + 1)) % (n + 2);
+        if first >= n && second >= n {
+            second = b % n;
+        }
+        let (a, b) = (node(first), node(second));
+        let element = DRAWN_ELEMENTS[e % DRAWN_ELEMENTS.len()]
+            .replace("LABEL", &format!("e{j}"))
+            .replace('A', &a)
+            .replace('B', &b);
+        body.push_str(&format!("  {element}\n"));
+    }
+    body.push_str(&format!("  force m{} = cos(Omega * t)\n", forced % n));
+    body.push_str("  base = 0.1 * cos(r1 * t)\n");
+    format!("model drawn(Omega = 1.2, r1 = 1, beta = 0.3) {{\n{body}}}\n")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Drawn models of one to three masses with drawn elements, each run through a drawn
+    /// analysis with small options: a result or coded diagnostics, never a panic.
+    #[test]
+    fn drawn_models_give_results_or_coded_diagnostics(
+        n in 1usize..4,
+        picks in proptest::collection::vec((0usize..64, 0usize..64, 0usize..64), 0..5),
+        forced in 0usize..3,
+        analysis in 0usize..ANALYSES.len(),
+    ) {
+        let text = format!("{}{}\n", drawn_model(n, &picks, forced), ANALYSES[analysis].replace('M', "drawn"));
+        let outcome = std::panic::catch_unwind(|| {
+            let Ok(prog) = nsd::lang::Program::from_source("<drawn>", &text, None) else {
+                return vec!["nsd::parse".to_string()];
+            };
+            let Some(a) = prog.analyses.first() else {
+                return Vec::new();
+            };
+            match nsd::analysis::run(&prog, a, &[]) {
+                Ok(_) => Vec::new(),
+                Err(e) => e.failure.codes(),
+            }
+        });
+        let codes = outcome.unwrap_or_else(|_| panic!("panicked on:\n{text}"));
+        prop_assert!(codes.iter().all(|c| c.starts_with("nsd::")), "uncoded {:?} on:\n{}", codes, text);
+    }
+}
