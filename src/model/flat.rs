@@ -149,8 +149,9 @@ pub enum ContactLaw {
     Linear { k: f64 },
     /// `K δⁿ` (eq. 1).
     Hertz { k: f64, n: f64 },
-    /// `k δ + c δ̇` (eq. 2).
-    KelvinVoigt { k: f64, c: f64 },
+    /// `k δ + c δ̇` (eq. 2), held at zero where it would pull (no adhesion) unless
+    /// `tension` (the law of eq. 2 as written, pulling until the contact opens at δ = 0).
+    KelvinVoigt { k: f64, c: f64, tension: bool },
     /// `K δⁿ (1 + 3(1 − e)/2 · δ̇/δ̇⁻)` (eq. 3, Hunt–Crossley hysteresis damping).
     HuntCrossley { k: f64, n: f64, e: f64 },
     /// `K δⁿ (1 + 3(1 − e²)/4 · δ̇/δ̇⁻)` (eq. 3, Lankarani–Nikravesh).

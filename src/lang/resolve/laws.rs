@@ -8,7 +8,8 @@ use crate::lang::ast::{Expr, ExprKind, Options, Value};
 use crate::lang::diagnostics::{suggest, ResolveError};
 use crate::lang::eval::Scope;
 use crate::lang::options::{
-    self, call_args, check_keys, identifier, missing, non_physical, required, value_span, Bound,
+    self, boolean, call_args, check_keys, identifier, missing, non_physical, required, value_span,
+    Bound,
 };
 use crate::lang::units::Dim;
 use crate::model::flat::{ContactLaw, Gap, Sides, Smoothing};
@@ -66,7 +67,11 @@ pub(super) fn contact_law(v: &Value, s: &Scope) -> R<ContactLaw> {
                 &[("k", None, Dim::STIFFNESS), ("c", None, Dim::DAMPING)],
                 span,
             )?;
-            ContactLaw::KelvinVoigt { k: x[0], c: x[1] }
+            ContactLaw::KelvinVoigt {
+                k: x[0],
+                c: x[1],
+                tension: false,
+            }
         }
         "hunt_crossley" | "lankarani_nikravesh" => {
             let x = call_args(
@@ -140,9 +145,13 @@ fn check_restitution(e: f64, at: Span) -> R<()> {
     }
 }
 
-/// `gap` options: clearance, sides, law, smooth.
+/// `gap` options: clearance, sides, law, smooth, tension.
 pub(super) fn gap(opts: Option<&Options>, s: &Scope, span: Span) -> R<Gap> {
-    check_keys(opts, &["clearance", "sides", "law", "smooth"], "gap")?;
+    check_keys(
+        opts,
+        &["clearance", "sides", "law", "smooth", "tension"],
+        "gap",
+    )?;
     let clearance = required(opts, "clearance", s, "a clearance", Dim::LENGTH, || {
         missing(
             "clearance",
@@ -173,7 +182,7 @@ pub(super) fn gap(opts: Option<&Options>, s: &Scope, span: Span) -> R<Gap> {
             }
         },
     };
-    let law = contact_law(
+    let mut law = contact_law(
         options::value(opts, "law").ok_or_else(|| {
             missing(
                 "law",
@@ -184,6 +193,16 @@ pub(super) fn gap(opts: Option<&Options>, s: &Scope, span: Span) -> R<Gap> {
         })?,
         s,
     )?;
+    if let Some(v) = options::value(opts, "tension") {
+        let ContactLaw::KelvinVoigt { tension, .. } = &mut law else {
+            return Err(ResolveError::Invalid {
+                what: "`tension` applies to `kelvin_voigt` gaps only".into(),
+                at: v.span(),
+                help: "the other compliant laws never pull; drop `tension`".into(),
+            });
+        };
+        *tension = boolean(v)?;
+    }
     let smooth = match options::value(opts, "smooth") {
         None => None,
         Some(v) => Some(smoothing(v, s, &law)?),

@@ -61,7 +61,14 @@ impl ContactGap {
         match self.law {
             ContactLaw::Linear { k } => k * delta,
             ContactLaw::Hertz { k, n } => k * power(n),
-            ContactLaw::KelvinVoigt { k, c } => (k * delta + c * rate).max(0.0),
+            ContactLaw::KelvinVoigt { k, c, tension } => {
+                let force = k * delta + c * rate;
+                if tension {
+                    force
+                } else {
+                    force.max(0.0)
+                }
+            }
             ContactLaw::HuntCrossley { k, n, e } => {
                 (k * power(n) * damping(1.5 * (1.0 - e))).max(0.0)
             }
