@@ -145,10 +145,13 @@ fn check(args: &CheckArgs) -> i32 {
     };
     if names.is_empty() {
         eprintln!("warning: `{}` defines no model", file.display());
+    } else if let Err(f) = analysis::check_overrides(&prog, &names, &ov) {
+        print_failure(&f);
+        return 1;
     }
     let mut code = 0;
     for name in names {
-        let model = match resolve(&prog, &name, &ov) {
+        let model = match resolve(&prog, &name, &analysis::overrides_for(&prog, &name, &ov)) {
             Ok(m) => m,
             Err(f) => {
                 print_failure(&f);
@@ -196,6 +199,11 @@ fn run(args: &RunArgs) -> i32 {
             "error[nsd::analysis::unknown_name]: no analysis named `{name}` (the file has: {})",
             names.join(", ")
         );
+        return 1;
+    }
+    let models: Vec<String> = selected.iter().map(|a| a.model.name.clone()).collect();
+    if let Err(f) = analysis::check_overrides(&prog, &models, &ov) {
+        print_failure(&f);
         return 1;
     }
     let hash = crate::io::report::source_hash(

@@ -375,3 +375,49 @@ fn installed_binary_imports_the_stdlib_from_any_directory() {
     assert_eq!(run(Some(&stdlib)), 1, "the chain of `$NSD_STDLIB`");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 21, item 13: `--set` on a file with several models applies to the models that
+/// declare the parameter and fails only when none does, for `check` and `run`.
+#[test]
+fn set_applies_to_the_models_that_declare_it() {
+    let file = "tests/models/two_models.nsd";
+    let (code, stdout, stderr) = nsd(&["check", "--json", file, "--set", "k=4", "--set", "m=4"]);
+    assert_eq!(code, 0, "{stderr}");
+    let models: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    // stiff: √(4/1) = 2 rad/s; heavy: √(1/4) = 0.5 rad/s.
+    assert_rel(&frequencies(&models[0]), &[2.0], 1e-12, "stiff, k = 4");
+    assert_rel(&frequencies(&models[1]), &[0.5], 1e-12, "heavy, m = 4");
+    let out = root().join("target/test-out/cli-set-several");
+    let out = out.to_str().expect("utf-8");
+    let (code, stdout, stderr) = nsd(&["run", "--json", file, "--set", "k=4", "--out", out]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    // Selecting only the analysis of a model without `k`: no model run has it.
+    let (code, _, stderr) = nsd(&[
+        "run",
+        file,
+        "--set",
+        "k=4",
+        "--only",
+        "heavy_modes",
+        "--out",
+        out,
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("nsd::resolve::unknown_override"),
+        "{stderr}"
+    );
+    for cmd in ["check", "run"] {
+        let (code, _, stderr) =
+            nsd(&[cmd, file, "--set", "kk=4", "--out", out][..if cmd == "check" { 4 } else { 6 }]);
+        assert_eq!(code, 1, "{cmd}");
+        assert!(
+            stderr.contains("nsd::resolve::unknown_override") && stderr.contains("`k`"),
+            "{cmd}: {stderr}"
+        );
+    }
+}
