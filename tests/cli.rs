@@ -421,3 +421,50 @@ fn set_applies_to_the_models_that_declare_it() {
         );
     }
 }
+
+/// Issue 21, item 14: `run --json` prints an object for an analysis that fails, with the
+/// partial summary, `"failed": true` and the error; the other analyses keep theirs.
+#[test]
+fn run_json_prints_failed_analyses() {
+    let dir = root().join("target/test-out/json-failed");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("blowup.nsd");
+    // The force is singular at t = 1: the step size underflows there (exit 2).
+    std::fs::write(&file, "model m {\n  mass a = 1\n  spring a -- ground { k = 1 }\n  force a = 1 / (1 - t)\n}\nsimulate m as run { t = 0..2 }\nmodes m\n").expect("write");
+    let (code, stdout, stderr) = nsd(&[
+        "run",
+        "--json",
+        file.to_str().expect("utf-8"),
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    let run = &lines[0];
+    assert_eq!(run["name"], "run");
+    assert_eq!(run["kind"], "simulate");
+    assert_eq!(run["failed"], true);
+    assert_eq!(run["exit_code"], 2);
+    assert_eq!(run["code"], "nsd::analysis::numerical_failure");
+    assert!(
+        run["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("t = 0.99")),
+        "{run}"
+    );
+    assert!(
+        run["summary"]["steps"].as_u64().is_some_and(|n| n > 0),
+        "{run}"
+    );
+    assert!(
+        run["out"].as_str().is_some_and(|o| o.ends_with("run")),
+        "{run}"
+    );
+    assert_eq!(lines[1]["kind"], "modes");
+    assert!(lines[1].get("failed").is_none());
+}
