@@ -7,6 +7,7 @@ mod continue_frf;
 pub(crate) mod diagnostics;
 mod modes;
 pub(crate) mod options;
+mod preflight;
 pub(crate) mod results;
 mod simulate;
 mod sweep_regimes;
@@ -71,6 +72,7 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
         partial: None,
     })?;
     let sys = assemble(&model);
+    preflight::check(a, &model, &sys).map_err(located)?;
     let mut results = match a.kind {
         AnalysisKind::Modes => modes::run(a, &model, &sys).map_err(located)?,
         AnalysisKind::Simulate => simulate::run(a, &model, &sys).map_err(keep)?,
