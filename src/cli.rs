@@ -145,10 +145,13 @@ fn check(args: &CheckArgs) -> i32 {
     };
     if names.is_empty() {
         eprintln!("warning: `{}` defines no model", file.display());
+    } else if let Err(f) = analysis::check_overrides(&prog, &names, &ov) {
+        print_failure(&f);
+        return 1;
     }
     let mut code = 0;
     for name in names {
-        let model = match resolve(&prog, &name, &ov) {
+        let model = match resolve(&prog, &name, &analysis::overrides_for(&prog, &name, &ov)) {
             Ok(m) => m,
             Err(f) => {
                 print_failure(&f);
@@ -198,6 +201,11 @@ fn run(args: &RunArgs) -> i32 {
         );
         return 1;
     }
+    let models: Vec<String> = selected.iter().map(|a| a.model.name.clone()).collect();
+    if let Err(f) = analysis::check_overrides(&prog, &models, &ov) {
+        print_failure(&f);
+        return 1;
+    }
     let hash = crate::io::report::source_hash(
         (0..prog.files.len())
             .map(|i| &*prog.sources.get(crate::lang::source::FileId(i as u32)).text),
@@ -236,30 +244,59 @@ fn run(args: &RunArgs) -> i32 {
                     code = code.max(1);
                 }
             },
-            Err(RunFailure {
-                failure,
-                exit_code,
-                partial,
-            }) => {
-                print_failure(&failure);
-                code = code.max(exit_code);
-                if let Some(r) = partial {
-                    match crate::io::report::write(out, &r, &hash) {
-                        Ok(written) => eprintln!(
-                            "partial results of `{}` written to {}",
-                            r.name,
-                            written.dir.display()
-                        ),
-                        Err(e) => eprintln!(
-                            "error[nsd::io::write]: cannot write the partial results of `{}`: {e}",
-                            r.name
-                        ),
-                    }
-                }
+            Err(failure) => {
+                code = code.max(failure.exit_code);
+                failed(a, failure, out, &hash, as_json);
             }
         }
     }
     code
+}
+
+/// Reports a failed analysis: its diagnostics on stderr, its partial results (if any)
+/// written, and with `--json` its object on stdout: `{"name", "kind", "out", "summary",
+/// "failed": true, "error", "code", "exit_code"}` (`out` null and `summary` empty when nothing
+/// was written).
+fn failed(a: &crate::lang::ast::Analysis, f: RunFailure, out: &Path, hash: &str, as_json: bool) {
+    print_failure(&f.failure);
+    let mut written = None;
+    if let Some(r) = &f.partial {
+        match crate::io::report::write(out, r, hash) {
+            Ok(w) => {
+                eprintln!(
+                    "partial results of `{}` written to {}",
+                    r.name,
+                    w.dir.display()
+                );
+                written = Some(w.dir.display().to_string());
+            }
+            Err(e) => eprintln!(
+                "error[nsd::io::write]: cannot write the partial results of `{}`: {e}",
+                r.name
+            ),
+        }
+    }
+    if as_json {
+        let first = f.failure.reports.first();
+        let summary = f
+            .partial
+            .as_ref()
+            .map(|r| r.summary.clone())
+            .unwrap_or_default();
+        emit(&format!(
+            "{}",
+            json!({
+                "name": analysis::name_of(a),
+                "kind": a.kind.keyword(),
+                "out": written,
+                "summary": summary,
+                "failed": true,
+                "error": first.map(|r| r.to_string()),
+                "code": first.and_then(|r| r.code()).map(|c| c.to_string()),
+                "exit_code": f.exit_code,
+            })
+        ));
+    }
 }
 
 fn summary_line(s: &serde_json::Map<String, Value>) -> String {

@@ -375,3 +375,96 @@ fn installed_binary_imports_the_stdlib_from_any_directory() {
     assert_eq!(run(Some(&stdlib)), 1, "the chain of `$NSD_STDLIB`");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 21, item 13: `--set` on a file with several models applies to the models that
+/// declare the parameter and fails only when none does, for `check` and `run`.
+#[test]
+fn set_applies_to_the_models_that_declare_it() {
+    let file = "tests/models/two_models.nsd";
+    let (code, stdout, stderr) = nsd(&["check", "--json", file, "--set", "k=4", "--set", "m=4"]);
+    assert_eq!(code, 0, "{stderr}");
+    let models: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    // stiff: √(4/1) = 2 rad/s; heavy: √(1/4) = 0.5 rad/s.
+    assert_rel(&frequencies(&models[0]), &[2.0], 1e-12, "stiff, k = 4");
+    assert_rel(&frequencies(&models[1]), &[0.5], 1e-12, "heavy, m = 4");
+    let out = root().join("target/test-out/cli-set-several");
+    let out = out.to_str().expect("utf-8");
+    let (code, stdout, stderr) = nsd(&["run", "--json", file, "--set", "k=4", "--out", out]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    // Selecting only the analysis of a model without `k`: no model run has it.
+    let (code, _, stderr) = nsd(&[
+        "run",
+        file,
+        "--set",
+        "k=4",
+        "--only",
+        "heavy_modes",
+        "--out",
+        out,
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("nsd::resolve::unknown_override"),
+        "{stderr}"
+    );
+    for cmd in ["check", "run"] {
+        let (code, _, stderr) =
+            nsd(&[cmd, file, "--set", "kk=4", "--out", out][..if cmd == "check" { 4 } else { 6 }]);
+        assert_eq!(code, 1, "{cmd}");
+        assert!(
+            stderr.contains("nsd::resolve::unknown_override") && stderr.contains("`k`"),
+            "{cmd}: {stderr}"
+        );
+    }
+}
+
+/// Issue 21, item 14: `run --json` prints an object for an analysis that fails, with the
+/// partial summary, `"failed": true` and the error; the other analyses keep theirs.
+#[test]
+fn run_json_prints_failed_analyses() {
+    let dir = root().join("target/test-out/json-failed");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("blowup.nsd");
+    // The force is singular at t = 1: the step size underflows there (exit 2).
+    std::fs::write(&file, "model m {\n  mass a = 1\n  spring a -- ground { k = 1 }\n  force a = 1 / (1 - t)\n}\nsimulate m as run { t = 0..2 }\nmodes m\n").expect("write");
+    let (code, stdout, stderr) = nsd(&[
+        "run",
+        "--json",
+        file.to_str().expect("utf-8"),
+        "--out",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    let run = &lines[0];
+    assert_eq!(run["name"], "run");
+    assert_eq!(run["kind"], "simulate");
+    assert_eq!(run["failed"], true);
+    assert_eq!(run["exit_code"], 2);
+    assert_eq!(run["code"], "nsd::analysis::numerical_failure");
+    assert!(
+        run["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("t = 0.99")),
+        "{run}"
+    );
+    assert!(
+        run["summary"]["steps"].as_u64().is_some_and(|n| n > 0),
+        "{run}"
+    );
+    assert!(
+        run["out"].as_str().is_some_and(|o| o.ends_with("run")),
+        "{run}"
+    );
+    assert_eq!(lines[1]["kind"], "modes");
+    assert!(lines[1].get("failed").is_none());
+}

@@ -7,6 +7,7 @@ mod continue_frf;
 pub(crate) mod diagnostics;
 mod modes;
 pub(crate) mod options;
+mod preflight;
 pub(crate) mod results;
 mod simulate;
 mod sweep_regimes;
@@ -64,12 +65,14 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
             partial: None,
         });
     }
+    let overrides = &overrides_for(prog, &a.model.name, overrides);
     let model = resolve(prog, &a.model.name, overrides).map_err(|failure| RunFailure {
         failure,
         exit_code: 1,
         partial: None,
     })?;
     let sys = assemble(&model);
+    preflight::check(a, &model, &sys).map_err(located)?;
     let mut results = match a.kind {
         AnalysisKind::Modes => modes::run(a, &model, &sys).map_err(located)?,
         AnalysisKind::Simulate => simulate::run(a, &model, &sys).map_err(keep)?,
@@ -86,6 +89,68 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
     };
     results.name = name_of(a);
     Ok(results)
+}
+
+/// The overrides that `model` declares a parameter for: a `--set` on a file with several
+/// models applies to the models that have the parameter and leaves the others alone.
+pub fn overrides_for(prog: &Program, model: &str, overrides: &[Override]) -> Vec<Override> {
+    let declared = prog
+        .template(model)
+        .map_or_else(Vec::new, |(_, _, t)| declared_params(t));
+    overrides
+        .iter()
+        .filter(|o| declared.contains(&o.name.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// Checks that every override names a parameter of at least one of `models`
+/// (`nsd::resolve::unknown_override` for each that none declares).
+pub fn check_overrides(
+    prog: &Program,
+    models: &[String],
+    overrides: &[Override],
+) -> Result<(), Failure> {
+    let known: Vec<_> = models.iter().filter_map(|m| prog.template(m)).collect();
+    if known.is_empty() {
+        // The unknown model is reported where it is resolved.
+        return Ok(());
+    }
+    let declared: Vec<&str> = known
+        .into_iter()
+        .flat_map(|(_, _, t)| declared_params(t))
+        .collect();
+    let reports: Vec<miette::Report> = overrides
+        .iter()
+        .filter(|o| !declared.contains(&o.name.as_str()))
+        .map(|o| {
+            miette::Report::new(crate::lang::diagnostics::ResolveError::UnknownOverride {
+                name: o.name.clone(),
+                help: crate::lang::diagnostics::suggest(
+                    &o.name,
+                    declared.iter().copied(),
+                    "no model run here declares it; the models' parameters are listed by `nsd check`",
+                ),
+            })
+        })
+        .collect();
+    if reports.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure { reports })
+    }
+}
+
+/// Names of the parameters a model declares at its top level (header and `param` lines), the
+/// ones `--set` may override.
+fn declared_params(t: &crate::lang::ast::Template) -> Vec<&str> {
+    let mut v: Vec<&str> = t.params.iter().map(|p| p.name.name.as_str()).collect();
+    for s in &t.body {
+        if let crate::lang::ast::Stmt::Param(ds) = s {
+            v.extend(ds.iter().map(|p| p.name.name.as_str()));
+        }
+    }
+    v
 }
 
 /// The result-folder name: `as NAME`, else the statement's slug.

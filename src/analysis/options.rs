@@ -22,6 +22,29 @@ const STEP_DIVIDES_TOLERANCE: f64 = 1e-9;
 /// Most steps a swept axis may have (about a million grid points).
 const MAX_SWEEP_STEPS: f64 = 1e6;
 
+/// Largest memory a request may be estimated to need before it is refused (bytes): 4 GiB,
+/// what a laptop can give one run without swapping. Above it the run would abort in an
+/// allocation (e.g. `harmonics = 100000` asked for 1.7 TB) or thrash; the refusal names the
+/// estimate and the option to change.
+pub const MAX_REQUEST_BYTES: f64 = 4.0 * 1024.0 * 1024.0 * 1024.0;
+
+/// Most rows an analysis may be asked to write to one table (rows): 1e8 rows of a one-DOF
+/// `simulate` are already ~5 GB of CSV; above it a run would write for hours or forever
+/// (`t = 0..1e9, output = every(1e-6)` asks for 1e15).
+pub const MAX_OUTPUT_ROWS: f64 = 1e8;
+
+/// A byte count for messages: `1.5 TiB`, `4.0 GiB` (binary units).
+pub fn bytes_text(b: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = b;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    format!("{v:.1} {}", units[i])
+}
+
 /// The options of one analysis statement, with the model's parameters in scope.
 pub struct OptionReader<'a> {
     options: Option<&'a Options>,
@@ -56,6 +79,26 @@ impl<'a> OptionReader<'a> {
             span: a.span,
             scope,
         })
+    }
+
+    /// The options without the key check, for the checks made before an analysis runs
+    /// (`preflight`): the analysis itself reports unknown keys.
+    pub fn unchecked(a: &'a Analysis, model: &Model) -> Self {
+        let mut scope = Scope::default();
+        for (n, v) in &model.params {
+            scope.params.insert(n.clone(), eval::Num::free(*v));
+        }
+        OptionReader {
+            options: a.options.as_ref(),
+            kind: a.kind.keyword(),
+            span: a.span,
+            scope,
+        }
+    }
+
+    /// The span of `key`'s value, if the key is given.
+    pub fn span_of(&self, key: &str) -> Option<Span> {
+        self.get(key).map(Value::span)
     }
 
     fn get(&self, key: &str) -> Option<&'a Value> {
@@ -359,8 +402,10 @@ impl<'a> OptionReader<'a> {
         Ok(out)
     }
 
-    /// A call value `name(args…)`: its name and evaluated positional arguments.
-    pub fn call(&self, key: &str) -> R<Option<(String, Vec<f64>, Span)>> {
+    /// A call value `name(args…)`: its name, its evaluated positional arguments with their
+    /// spans, and its span.
+    #[allow(clippy::type_complexity)]
+    pub fn call(&self, key: &str) -> R<Option<(String, Vec<(f64, Span)>, Span)>> {
         let Some(v) = self.get(key) else {
             return Ok(None);
         };
@@ -369,7 +414,7 @@ impl<'a> OptionReader<'a> {
                 ExprKind::Call { name, args } => {
                     let vals = args
                         .iter()
-                        .map(|a| eval::eval(&a.value, &self.scope).map(|n| n.v))
+                        .map(|a| eval::eval(&a.value, &self.scope).map(|n| (n.v, a.value.span)))
                         .collect::<Result<Vec<_>, _>>()
                         .map_err(AnalysisError::Resolve)?;
                     Ok(Some((name.name.clone(), vals, e.span)))
@@ -395,6 +440,11 @@ impl<'a> OptionReader<'a> {
 
     pub fn bad_value(&self, key: &str, at: Span, reason: &str, help: &str) -> AnalysisError {
         self.bad(key, at, reason, help)
+    }
+
+    /// The span of the analysis statement.
+    pub fn statement_span(&self) -> Span {
+        self.span
     }
 
     pub fn kind(&self) -> &'static str {

@@ -8,7 +8,7 @@
 //! `phase.svg`.
 
 use super::diagnostics::{AnalysisError, Partial};
-use super::options::OptionReader;
+use super::options::{bytes_text, OptionReader, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
 use super::results::{Cell, Plot, Results, Series, Table};
 use super::tolerances::integrator_tolerances;
 use crate::lang::ast::Analysis;
@@ -97,24 +97,7 @@ fn read_options(a: &Analysis, model: &Model, sys: &System) -> Result<(Config, bo
         _ => Method::Auto,
     };
     let smooth_only = opts.choice("events", &["exact", "smooth"])? == Some("smooth");
-    let output = match opts.call("output")? {
-        None => Output::Steps,
-        Some((name, args, at)) => match (name.as_str(), args.as_slice()) {
-            ("steps", []) => Output::Steps,
-            ("every", [dt]) if *dt > 0.0 => Output::Every(*dt),
-            ("at", ts) if !ts.is_empty() && ts.windows(2).all(|w| w[0] < w[1]) => {
-                Output::At(ts.to_vec())
-            }
-            _ => {
-                return Err(Partial::from(opts.bad_value(
-                    "output",
-                    at,
-                    "expected `steps`, `every(dt)` with dt > 0, or `at(t1, t2, …)` ascending",
-                    "e.g. `output = every(0.1)`",
-                )))
-            }
-        },
-    };
+    let output = read_output(&opts, (t0, t1), &tol, sys.n())?;
     let n = sys.n();
     let mut y0 = vec![0.0; 2 * n];
     for (key, offset) in [("x0", 0), ("v0", n)] {
@@ -140,6 +123,92 @@ fn read_options(a: &Analysis, model: &Model, sys: &System) -> Result<(Config, bo
         method,
     };
     Ok((cfg, smooth_only))
+}
+
+/// `output = steps | every(dt) | at(t1, t2, …)`, checked against the interval `t0..t1`:
+/// sample times outside it, or a `dt` longer than it, cannot take effect and are errors; a
+/// request for more than `MAX_OUTPUT_ROWS` rows or `MAX_REQUEST_BYTES` of samples is
+/// refused with its estimate (`steps`: at least `(t1 − t0) / max_step` rows).
+fn read_output(
+    opts: &OptionReader,
+    (t0, t1): (f64, f64),
+    tol: &Tolerances,
+    n: usize,
+) -> Result<Output, AnalysisError> {
+    let refuse = |key: &str, at, rows: f64, help: &str| {
+        let bytes = rows * (2 * n + 1) as f64 * std::mem::size_of::<f64>() as f64;
+        (rows > MAX_OUTPUT_ROWS || bytes > MAX_REQUEST_BYTES).then(|| {
+            opts.bad_value(
+                key,
+                at,
+                &format!(
+                    "asks for about {rows:.1e} output rows ({} in memory; the limits are {MAX_OUTPUT_ROWS:.0e} rows and {})",
+                    bytes_text(bytes),
+                    bytes_text(MAX_REQUEST_BYTES)
+                ),
+                help,
+            )
+        })
+    };
+    let output = match opts.call("output")? {
+        None => Output::Steps,
+        Some((name, args, at)) => match (name.as_str(), args.as_slice()) {
+            ("steps", []) => Output::Steps,
+            ("every", [(dt, dt_at)]) if *dt > 0.0 => {
+                if *dt > t1 - t0 {
+                    return Err(opts.bad_value(
+                        "output",
+                        *dt_at,
+                        &format!("dt = {dt} is longer than the run `t = {t0}..{t1}`"),
+                        "only the start would be sampled; use a dt shorter than the run",
+                    ));
+                }
+                let rows = ((t1 - t0) / dt).floor() + 1.0;
+                if let Some(e) = refuse(
+                    "output",
+                    at,
+                    rows,
+                    "use a larger dt in `output = every(dt)` or a shorter `t`",
+                ) {
+                    return Err(e);
+                }
+                Output::Every(*dt)
+            }
+            ("at", ts) if !ts.is_empty() && ts.windows(2).all(|w| w[0].0 < w[1].0) => {
+                if let Some((t, t_at)) = ts.iter().find(|(t, _)| !(t0..=t1).contains(t)) {
+                    return Err(opts.bad_value(
+                        "output",
+                        *t_at,
+                        &format!("t = {t} is outside the run `t = {t0}..{t1}`"),
+                        "sample times must lie in the interval `t`; lengthen `t` or drop the time",
+                    ));
+                }
+                Output::At(ts.iter().map(|(t, _)| *t).collect())
+            }
+            _ => {
+                return Err(opts.bad_value(
+                    "output",
+                    at,
+                    "expected `steps`, `every(dt)` with dt > 0, or `at(t1, t2, …)` ascending",
+                    "e.g. `output = every(0.1)`",
+                ))
+            }
+        },
+    };
+    if output == Output::Steps {
+        if let Some(at) = opts.span_of("max_step") {
+            let rows = (t1 - t0) / tol.max_step;
+            if let Some(e) = refuse(
+                "max_step",
+                at,
+                rows,
+                "every step is an output row: use a larger `max_step`, a shorter `t`, or `output = every(dt)`",
+            ) {
+                return Err(e);
+            }
+        }
+    }
+    Ok(output)
 }
 
 /// The solver settings for `meta.json`.

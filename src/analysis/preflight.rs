@@ -1,0 +1,163 @@
+//! Checks made on an analysis's request before its backend starts: option values that cannot
+//! take effect (`nsd::analysis::bad_option`) and requests whose estimated memory or output
+//! would abort the process or never finish (refused with the estimate and the option to
+//! change; limits `MAX_REQUEST_BYTES`, `MAX_OUTPUT_ROWS`).
+//!
+//! The analyses read and report their own options; this pass reads the same options with the
+//! same reader, ignores values it cannot read (the analysis reports those, in its order) and
+//! reports only what it finds. `simulate` checks its output request in its own reader.
+
+use super::diagnostics::AnalysisError;
+use super::options::{bytes_text, OptionReader, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
+use crate::lang::ast::{Analysis, AnalysisKind};
+use crate::lang::units::Dim;
+use crate::model::{Model, System};
+
+/// Bytes of one `f64`.
+const F64: f64 = std::mem::size_of::<f64>() as f64;
+
+/// Dense `dim × dim` matrices Hill's method holds at once (the mass and damping blocks and
+/// the `2·dim × 2·dim` companion matrix: 1 + 1 + 4).
+const HILL_MATRICES: f64 = 6.0;
+
+/// Checks the request of `a` on the assembled system.
+pub fn check(a: &Analysis, model: &Model, sys: &System) -> Result<(), AnalysisError> {
+    let opts = OptionReader::unchecked(a, model);
+    match a.kind {
+        AnalysisKind::ContinueFrf => continue_frf(&opts, sys),
+        AnalysisKind::SweepRegimes => sweep_regimes(&opts, model),
+        _ => Ok(()),
+    }
+}
+
+/// `continue frf`: the sampled harmonic basis (`samples × (2H + 1)`, twice) and, with
+/// stability on, Hill's dense matrices on the `n(2H + 1)` unknowns must fit in
+/// `MAX_REQUEST_BYTES`; `samples` must resolve the harmonics (`samples ≥ 2H + 1`); the steps
+/// must be ordered (`min_step ≤ step ≤ max_step`), else one of them cannot take effect.
+fn continue_frf(opts: &OptionReader, sys: &System) -> Result<(), AnalysisError> {
+    // The defaults of `continue_frf` (H = 5, samples the power of two ≥ 8H + 8).
+    let Ok(h) = opts.count("harmonics", 1).map(|h| h.unwrap_or(5)) else {
+        return Ok(());
+    };
+    let samples_given = opts.count("samples", 4).ok().flatten();
+    let samples = samples_given.unwrap_or((8 * h + 8).next_power_of_two());
+    let width = (2 * h + 1) as f64;
+    if let (Some(s), Some(at)) = (samples_given, opts.span_of("samples")) {
+        if (s as f64) < width {
+            return Err(opts.bad_value(
+                "samples",
+                at,
+                &format!("{s} samples per period cannot resolve {h} harmonics"),
+                &format!(
+                    "use at least 2H + 1 = {width} samples (the default is {})",
+                    (8 * h + 8).next_power_of_two()
+                ),
+            ));
+        }
+    }
+    let aft = 2.0 * samples as f64 * width * F64;
+    let stability = opts.choice("stability", &["true", "false"]).ok().flatten() != Some("false");
+    let dim = sys.n() as f64 * width;
+    let hill = if stability {
+        HILL_MATRICES * dim * dim * F64
+    } else {
+        0.0
+    };
+    if aft + hill > MAX_REQUEST_BYTES {
+        let (key, help) = if aft >= hill {
+            match samples_given {
+                Some(_) => ("samples", "lower `samples` or `harmonics`"),
+                None => (
+                    "harmonics",
+                    "lower `harmonics` (the samples per period follow it)",
+                ),
+            }
+        } else {
+            (
+                "harmonics",
+                "lower `harmonics`, or skip Hill's method with `stability = false`",
+            )
+        };
+        let at = opts
+            .span_of(key)
+            .or(opts.span_of("harmonics"))
+            .unwrap_or(opts.statement_span());
+        return Err(opts.bad_value(
+            key,
+            at,
+            &format!(
+                "needs an estimated {} of memory (H = {h}, {samples} samples, {} unknowns; the limit is {})",
+                bytes_text(aft + hill),
+                dim,
+                bytes_text(MAX_REQUEST_BYTES)
+            ),
+            help,
+        ));
+    }
+    let step = |key| {
+        opts.number(key, Dim::NONE)
+            .ok()
+            .flatten()
+            .filter(|v| *v > 0.0)
+    };
+    let (min, first, max) = (step("min_step"), step("step"), step("max_step"));
+    for ((lo_key, lo), (hi_key, hi)) in [
+        (("min_step", min), ("step", first)),
+        (("step", first), ("max_step", max)),
+        (("min_step", min), ("max_step", max)),
+    ] {
+        if let (Some(lo), Some(hi), Some(at)) = (lo, hi, opts.span_of(lo_key)) {
+            if lo > hi {
+                return Err(opts.bad_value(
+                    lo_key,
+                    at,
+                    &format!("{lo_key} = {lo} is larger than {hi_key} = {hi}"),
+                    "the steps must satisfy min_step ≤ step ≤ max_step",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `sweep regimes`: the grid's `data.csv` has one row per cell, at most `MAX_OUTPUT_ROWS`;
+/// with `method = analytic` the integrator's options (`cycles`, `engine`, `rtol`, `atol`)
+/// cannot take effect, nor `S` (the analytic limit's factor) with `method = numeric`.
+fn sweep_regimes(opts: &OptionReader, model: &Model) -> Result<(), AnalysisError> {
+    let axis = |key| opts.sweep(key, &model.params).ok().flatten();
+    if let (Some((_, xs, _)), Some((_, ys, y_at))) = (axis("x"), axis("y")) {
+        let cells = xs.len() as f64 * ys.len() as f64;
+        if cells > MAX_OUTPUT_ROWS {
+            return Err(opts.bad_value(
+                "y",
+                y_at,
+                &format!(
+                    "the grid has {} × {} = {cells:.1e} cells (the limit is {MAX_OUTPUT_ROWS:.0e})",
+                    xs.len(),
+                    ys.len()
+                ),
+                "use a coarser step on `x` or `y`",
+            ));
+        }
+    }
+    let method = opts
+        .choice("method", &["both", "analytic", "numeric"])
+        .ok()
+        .flatten();
+    let inert: &[&str] = match method {
+        Some("analytic") => &["cycles", "engine", "rtol", "atol"],
+        Some("numeric") => &["S"],
+        _ => &[],
+    };
+    for key in inert {
+        if let Some(at) = opts.span_of(key) {
+            return Err(opts.bad_value(
+                key,
+                at,
+                &format!("has no effect with `method = {}`", method.unwrap_or("both")),
+                &format!("drop `{key}`, or use `method = both`"),
+            ));
+        }
+    }
+    Ok(())
+}
