@@ -159,7 +159,15 @@ fn check(args: &CheckArgs) -> i32 {
                 continue;
             }
         };
-        let summary = summarise(&model);
+        let sys = match analysis::finite::assembled(&prog, &model) {
+            Ok(sys) => sys,
+            Err(f) => {
+                print_failure(&f);
+                code = 1;
+                continue;
+            }
+        };
+        let summary = summarise(&model, &sys);
         if let Some(w) = summary.frequency_warning() {
             eprintln!("{w}");
         }

@@ -361,7 +361,11 @@ impl Session {
             Ok(m) => {
                 // The same summary as `nsd check`, with its stderr line about failed
                 // frequencies appended.
-                let summary = summarise(&m);
+                let sys = match crate::analysis::finite::assembled(&self.program, &m) {
+                    Ok(sys) => sys,
+                    Err(f) => return Reply::text(f.render_plain()),
+                };
+                let summary = summarise(&m, &sys);
                 let mut text = summary.text();
                 if let Some(w) = summary.frequency_warning() {
                     text.push_str(&w);

@@ -7,7 +7,7 @@
 
 use crate::model::flat::{ElementKind, Friction};
 use crate::model::system::Warning;
-use crate::model::{assemble, Model};
+use crate::model::{Model, System};
 use crate::solve::modes::{modes, Contacts, DENSE_LIMIT};
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
@@ -53,10 +53,9 @@ pub struct CheckSummary {
 
 /// Assembles the model, computes its natural frequencies with the contacts open and gathers
 /// its warnings.
-pub fn summarise(model: &Model) -> CheckSummary {
-    let sys = assemble(model);
+pub fn summarise(model: &Model, sys: &System) -> CheckSummary {
     let mut warnings = sys.warnings.clone();
-    let (natural_frequencies, frequency_error) = match modes(&sys, Contacts::Open, None) {
+    let (natural_frequencies, frequency_error) = match modes(sys, Contacts::Open, None) {
         Ok(m) => {
             // A floating subsystem already explains its rigid-body modes; otherwise some DOF
             // has no linear stiffness (e.g. a purely cubic spring) and deserves its own warning.

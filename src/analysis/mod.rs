@@ -5,6 +5,7 @@
 pub(crate) mod check;
 mod continue_frf;
 pub(crate) mod diagnostics;
+pub(crate) mod finite;
 mod modes;
 pub(crate) mod options;
 mod preflight;
@@ -18,7 +19,6 @@ pub use results::{Cell, CellMap, Plot, Results, Series, Table};
 
 use crate::lang::ast::{Analysis, AnalysisKind};
 use crate::lang::{resolve, Failure, Override, Program};
-use crate::model::assemble;
 
 /// A failed analysis: the rendered diagnostics and the exit code (1 user error, 2 numerical).
 #[derive(Debug)]
@@ -71,7 +71,11 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
         exit_code: 1,
         partial: None,
     })?;
-    let sys = assemble(&model);
+    let sys = finite::assembled(prog, &model).map_err(|failure| RunFailure {
+        failure,
+        exit_code: 1,
+        partial: None,
+    })?;
     preflight::check(a, &model, &sys).map_err(located)?;
     let mut results = match a.kind {
         AnalysisKind::Modes => modes::run(a, &model, &sys).map_err(located)?,
