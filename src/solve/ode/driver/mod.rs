@@ -89,6 +89,8 @@ pub struct Trajectory {
     pub stiff_steps: usize,
     /// Times where `Method::Auto` found the segment stiff and switched to RODAS.
     pub stiff_switches: Vec<f64>,
+    /// The state at `t0` (the initial friction states settled), whatever the output times.
+    pub initial_state: Vec<f64>,
     /// The state at `t1`.
     pub final_state: Vec<f64>,
 }
@@ -274,6 +276,7 @@ impl<'r, 's> Run<'r, 's> {
         };
         let mut out = Sampler::new(cfg);
         out.record_initial(&mut traj, t, &y);
+        traj.initial_state = y.clone();
         let stepper = Stepper::new(methods, first, h);
         Run {
             h,
