@@ -10,7 +10,9 @@
 // Step control (driver).
 
 /// Smallest step, relative to the time scale `max(|t|, 1 s)`, below which the integration
-/// stops with a step-size underflow (dimensionless).
+/// stops with a step-size underflow; a remaining interval to the end time this short is
+/// crossed by one Euler step instead, so a run whose last event falls within round-off of
+/// its end still ends there (dimensionless).
 pub const MIN_STEP: f64 = 1e-14;
 /// Smallest step, relative to the time scale `max(|t|, 1 s)`, that is still shortened when an
 /// event search cannot decide or a stuck contact's force fit is poor; a shorter step is taken

@@ -23,7 +23,9 @@ use super::dop853::{initial_step, Dop853, Tolerances};
 use super::hybrid::{EventFn, Hybrid};
 use super::rodas::Rodas;
 use super::step::{Attempt, OneStep, Rhs, StepResult, Trial};
-use super::tolerances::{MIN_SHORTENED_STEP, POOR_FIT_STEP_CUT, RESTART_SKIP, UNDECIDED_STEP_CUT};
+use super::tolerances::{
+    MIN_SHORTENED_STEP, MIN_STEP, POOR_FIT_STEP_CUT, RESTART_SKIP, UNDECIDED_STEP_CUT,
+};
 use actions::ZenoWatch;
 use crossings::StickBreaks;
 use sampler::Sampler;
@@ -87,6 +89,8 @@ pub struct Trajectory {
     pub stiff_steps: usize,
     /// Times where `Method::Auto` found the segment stiff and switched to RODAS.
     pub stiff_switches: Vec<f64>,
+    /// The state at `t0` (the initial friction states settled), whatever the output times.
+    pub initial_state: Vec<f64>,
     /// The state at `t1`.
     pub final_state: Vec<f64>,
 }
@@ -117,6 +121,9 @@ pub fn integrate(
 ) -> Result<Trajectory, Box<Failed>> {
     let mut run = Run::start(h, cfg);
     while run.t < cfg.t1 {
+        if run.reaches_end() {
+            break;
+        }
         match run.pass() {
             Err(error) => return Err(run.fail(error)),
             Ok(Pass::Advanced) => {
@@ -269,6 +276,7 @@ impl<'r, 's> Run<'r, 's> {
         };
         let mut out = Sampler::new(cfg);
         out.record_initial(&mut traj, t, &y);
+        traj.initial_state = y.clone();
         let stepper = Stepper::new(methods, first, h);
         Run {
             h,
@@ -338,6 +346,24 @@ impl<'r, 's> Run<'r, 's> {
         }
         self.advance(&step);
         Ok(Pass::Advanced)
+    }
+
+    /// Ends the run at `t1` when what remains of the interval is below the step floor
+    /// `MIN_STEP` (an event or a step that ended within round-off of `t1`): no step that
+    /// short can be made, so the state is carried to `t1` by one Euler step, whose error
+    /// `½ (t1 − t)² |y''|` is far below round-off of the state; the output samples still due
+    /// are taken there. Returns whether the run ended.
+    fn reaches_end(&mut self) -> bool {
+        let rest = self.cfg.t1 - self.t;
+        if rest > MIN_STEP * self.t.abs().max(1.0) {
+            return false;
+        }
+        for (y, f) in self.y.iter_mut().zip(&self.f0) {
+            *y += rest * f;
+        }
+        self.t = self.cfg.t1;
+        self.out.record_end(&mut self.traj, self.t, &self.y);
+        true
     }
 
     /// Retries the step from the same state with the size `size`.

@@ -50,6 +50,33 @@ impl Sampler {
         }
     }
 
+    /// The samples still due at the end time `t` (the run reached it without a step, the
+    /// remaining interval being below the step floor): `y` is the state there.
+    pub(super) fn record_end(&mut self, traj: &mut Trajectory, t: f64, y: &[f64]) {
+        match &self.output {
+            Output::Steps => {
+                traj.t.push(t);
+                traj.y.push(y.to_vec());
+            }
+            Output::Every(dt) => loop {
+                let tk = self.t0 + self.next as f64 * dt;
+                if tk > self.t1 + GRID_END_SLACK * dt {
+                    break;
+                }
+                traj.t.push(tk);
+                traj.y.push(y.to_vec());
+                self.next += 1;
+            },
+            Output::At(ts) => {
+                while self.next < ts.len() && ts[self.next] <= t {
+                    traj.t.push(ts[self.next]);
+                    traj.y.push(y.to_vec());
+                    self.next += 1;
+                }
+            }
+        }
+    }
+
     /// Samples in `(step start, until]` of the step `d`; for `Steps`, the point `until`
     /// itself (a step's end or an event).
     pub(super) fn record_until(&mut self, traj: &mut Trajectory, d: &DenseStep, until: f64) {

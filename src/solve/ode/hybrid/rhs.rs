@@ -143,19 +143,33 @@ impl Hybrid<'_> {
         }
     }
 
-    /// Total mechanical energy when the system is conservative (no damping, no time-dependent
-    /// loads, only elastic nonlinearities and rigid stops with e = 1), else `None`.
-    pub fn energy(&self, y: &[f64]) -> Option<f64> {
+    /// Whether the model conserves its mechanical energy, whatever its state: no damping
+    /// (viscous, Rayleigh), no time-dependent loads or base motion, no smoothing, every gap's
+    /// law elastic (`linear`, `hertz`: Kelvin–Voigt, Hunt–Crossley and Lankarani–Nikravesh
+    /// dissipate while in contact), every rigid stop with `e = 1`, no friction (Coulomb
+    /// contacts and Jenkins sliders dissipate while slipping). Decided from the model, not
+    /// from the current modes, so a dissipative contact that is open at a sample does not
+    /// make that sample count.
+    pub fn is_conservative(&self) -> bool {
         let s = self.sys;
-        let conservative = s.c.nnz() == 0
+        s.c.nnz() == 0
             && s.forces.is_empty()
             && s.base.is_empty()
-            && self.gaps.iter().all(|g| g.smooth.is_none())
-            && self.stops.iter().all(|st| st.e == 1.0 && st.held.is_none())
+            && self.gaps.iter().all(|g| {
+                g.smooth.is_none()
+                    && matches!(g.law, ContactLaw::Linear { .. } | ContactLaw::Hertz { .. })
+            })
+            && self.stops.iter().all(|st| st.e == 1.0)
             && s.nonlinear
                 .iter()
-                .all(|e| !matches!(e.law, Nonlinearity::Friction(_)));
-        if !conservative {
+                .all(|e| !matches!(e.law, Nonlinearity::Friction(_)))
+    }
+
+    /// Total mechanical energy when the system is conservative (`is_conservative`) and no
+    /// stop is held in persistent contact, else `None`.
+    pub fn energy(&self, y: &[f64]) -> Option<f64> {
+        let s = self.sys;
+        if !self.is_conservative() || self.stops.iter().any(|st| st.held.is_some()) {
             return None;
         }
         let n = self.n;
