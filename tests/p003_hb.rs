@@ -572,3 +572,22 @@ fn continue_frf_of_the_cantilever_monitors_the_tip_by_default() {
         serde_json::from_str(stdout.lines().next().expect("line")).expect("JSON");
     assert_eq!(v["summary"]["dof"], "beam.b[20].y", "{}", v["summary"]);
 }
+
+#[test]
+fn continue_frf_names_the_first_column_after_the_swept_parameter() {
+    // Issue 21, item 16: `param = W in …` gives `W [rad/s]` (docs: the parameter's name as
+    // written), never a fixed `omega`.
+    let (code, _, stderr, dir) = frf_run(
+        "tests/models/duffing.nsd",
+        "continue frf duffing_w as frf { param = W in 0.5..2, harmonics = 1, stability = false }",
+        "frf-param-w",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let data = std::fs::read_to_string(dir.join("frf/data.csv")).expect("data");
+    assert!(
+        data.starts_with("W [rad/s],converged,max|x.x|,"),
+        "{data:.80}"
+    );
+    let svg = std::fs::read_to_string(dir.join("frf/frf.svg")).expect("svg");
+    assert!(svg.contains("W [rad/s]"), "the plot's axis names it too");
+}
