@@ -512,3 +512,82 @@ fn smoothed_gap_jacobian_matches_central_differences() {
         }
     }
 }
+
+#[test]
+fn continue_frf_monitors_the_excited_dof_by_default() {
+    // Issue 21, item 11: without `dof`, the peak, the folds and the plot follow the DOF with
+    // the largest harmonic load (here `m2`, 0.1 against 0.05 on `m1`, the first DOF), and
+    // the summary names it.
+    let (code, stdout, stderr, dir) = frf_run(
+        "tests/models/duffing.nsd",
+        "continue frf loaded_second as frf { param = Omega in 0.5..2, harmonics = 3, stability = false }",
+        "frf-excited",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value =
+        serde_json::from_str(stdout.lines().next().expect("line")).expect("JSON");
+    let s = &v["summary"];
+    assert_eq!(s["dof"], "m2.x", "{s}");
+    // The summary's peak is the largest `max|m2.x|` in the table, not `m1`'s.
+    let data = std::fs::read_to_string(dir.join("frf/data.csv")).expect("data");
+    let header: Vec<&str> = data.lines().next().expect("header").split(',').collect();
+    let column = |name: &str| {
+        let j = header.iter().position(|h| *h == name).expect(name);
+        data.lines()
+            .skip(1)
+            .map(|l| {
+                l.split(',')
+                    .nth(j)
+                    .expect("cell")
+                    .parse::<f64>()
+                    .expect("number")
+            })
+            .fold(0.0, f64::max)
+    };
+    let (m1, m2) = (column("max|m1.x|"), column("max|m2.x|"));
+    let peak = s["peak"]["amplitude"].as_f64().expect("peak");
+    assert!(
+        (m1 - m2).abs() > 0.1 * m2,
+        "the two DOFs differ: {m1} vs {m2}"
+    );
+    assert!(
+        peak >= m2 && peak < m2 * 1.01,
+        "peak {peak} vs max|m2.x| {m2}"
+    );
+    let svg = std::fs::read_to_string(dir.join("frf/frf.svg")).expect("svg");
+    assert!(svg.contains("max|m2.x|"), "the plot's axis names the DOF");
+}
+
+#[test]
+fn continue_frf_of_the_cantilever_monitors_the_tip_by_default() {
+    // Issue 21, item 11: the cantilever's first DOF is the node next to the clamp; its load
+    // acts at the tip, which is what the paper watches (Fig. 4).
+    let (code, stdout, stderr, _) = frf_run(
+        "models/seed3/cantilever_pad.nsd",
+        "continue frf cantilever_pad as frf { param = Omega in 1250..1380, excitation = 1e3, max_step = 10, harmonics = 1, stability = false }",
+        "frf-cantilever-tip",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value =
+        serde_json::from_str(stdout.lines().next().expect("line")).expect("JSON");
+    assert_eq!(v["summary"]["dof"], "beam.b[20].y", "{}", v["summary"]);
+}
+
+#[test]
+fn continue_frf_names_the_first_column_after_the_swept_parameter() {
+    // Issue 21, item 16: `param = W in …` gives `W [rad/s]` (docs: the parameter's name as
+    // written), never a fixed `omega`.
+    let (code, _, stderr, dir) = frf_run(
+        "tests/models/duffing.nsd",
+        "continue frf duffing_w as frf { param = W in 0.5..2, harmonics = 1, stability = false }",
+        "frf-param-w",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let data = std::fs::read_to_string(dir.join("frf/data.csv")).expect("data");
+    assert!(
+        data.starts_with("W [rad/s],converged,max|x.x|,"),
+        "{data:.80}"
+    );
+    let svg = std::fs::read_to_string(dir.join("frf/frf.svg")).expect("svg");
+    assert!(svg.contains("W [rad/s]"), "the plot's axis names it too");
+}

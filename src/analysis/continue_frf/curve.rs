@@ -5,12 +5,18 @@ use crate::analysis::results::{Plot, Series};
 
 /// `frf.svg`: the branch as one line, solid where stable and dashed where unstable (each part
 /// NaN elsewhere; the segments across a change of stability are drawn solid).
-pub(super) fn plot(title: String, x_label: String, curve: &[(f64, f64)], stable: &[bool]) -> Plot {
+pub(super) fn plot(
+    title: String,
+    x_label: String,
+    y_label: String,
+    curve: &[(f64, f64)],
+    stable: &[bool],
+) -> Plot {
     Plot {
         file: "frf.svg".into(),
         title,
         x_label,
-        y_label: "amplitude".into(),
+        y_label,
         series: [("stable", true), ("unstable", false)]
             .into_iter()
             .map(|(label, wanted)| {

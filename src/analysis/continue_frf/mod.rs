@@ -4,8 +4,9 @@
 //! Options: `param = Omega in a..b` (the model parameter that is the excitation frequency),
 //! `harmonics` (5), `samples` (time samples per period, default the smallest power of two
 //! ≥ 8H + 8), `excitation` (a factor on the harmonic loads, 1), `step`, `min_step`,
-//! `max_step`, `max_points`, `dof` (the monitored DOF, `"name"`), `condense` (onto the
-//! nonlinear elements' DOFs, `true`), `stability` (Hill's method per point, `true`), `gaps`
+//! `max_step`, `max_points`, `dof` (the monitored DOF, `"name"`; default the excited one,
+//! with the largest harmonic load), `condense` (onto the nonlinear elements' DOFs, `true`),
+//! `stability` (Hill's method per point, `true`), `gaps`
 //! (`exact` contact intervals or `aft`, for piecewise-linear gaps). Writes `data.csv` and
 //! `frf.svg`.
 //!
@@ -111,12 +112,13 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
 
     // Per point: the reported DOFs' harmonic amplitudes (the requested one, else all), their
     // peak over the reconstructed period and the phase of the first harmonic; stability by
-    // Hill's method. Peak, folds and plot follow the requested DOF (else the first).
+    // Hill's method. Peak, folds and plot follow the requested DOF, else the excited one
+    // (the largest harmonic load; the first DOF only when no harmonic load acts).
     let names: Vec<String> = sys.dofs.iter().map(|d| d.name.clone()).collect();
     let reported: Vec<usize> = frf
         .monitored
         .map_or_else(|| (0..sys.n()).collect(), |i| vec![i]);
-    let watched = frf.monitored.unwrap_or(0);
+    let watched = frf.monitored.or_else(|| hb.excited_dof()).unwrap_or(0);
     let post = std::time::Instant::now();
     let read = Reading {
         hb: &hb,
@@ -133,19 +135,11 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let plot = curve::plot(
         format!("{}: max|{}| over the period", model.name, names[watched]),
         format!("{} [rad/s]", frf.param),
+        format!("max|{}|", names[watched]),
         &read.watched_curve,
         &read.stable,
     );
-    let mut summary = Map::new();
-    summary.insert("points".into(), json!(branch.len()));
-    summary.insert("folds".into(), json!(read.folds));
-    summary.insert("bifurcations".into(), json!(read.bifurcations));
-    let peak = curve::refined_peak(&read.watched_curve);
-    summary.insert("peak".into(), json!({"Omega": peak.0, "amplitude": peak.1}));
-    summary.insert(
-        "newton_iterations".into(),
-        json!(branch.iter().map(|p| p.iterations).sum::<usize>()),
-    );
+    let mut summary = summary(&branch, &read, &names[watched]);
     summary.insert("wall_s".into(), json!(wall_s));
     summary.insert("stability_s".into(), json!(stability_s));
     summary.insert("unknowns".into(), json!(continued.unknowns));
@@ -279,6 +273,27 @@ fn balance(
         ));
     }
     Ok(hb)
+}
+
+/// The summary's account of the branch: points, the monitored DOF, folds, bifurcations, the
+/// refined peak and the Newton iterations.
+fn summary(
+    branch: &[crate::solve::cont::Point],
+    read: &points::Tabulated,
+    watched: &str,
+) -> Map<String, Value> {
+    let mut summary = Map::new();
+    summary.insert("points".into(), json!(branch.len()));
+    summary.insert("dof".into(), json!(watched));
+    summary.insert("folds".into(), json!(read.folds));
+    summary.insert("bifurcations".into(), json!(read.bifurcations));
+    let peak = curve::refined_peak(&read.watched_curve);
+    summary.insert("peak".into(), json!({"Omega": peak.0, "amplitude": peak.1}));
+    summary.insert(
+        "newton_iterations".into(),
+        json!(branch.iter().map(|p| p.iterations).sum::<usize>()),
+    );
+    summary
 }
 
 /// The continuation's settings for `meta.json`.

@@ -16,7 +16,8 @@ pub(super) struct Reading<'a> {
     pub hb: &'a Balance,
     /// The DOFs with columns in the table (the requested one, else all).
     pub reported: &'a [usize],
-    /// The DOF whose peak, folds and plot are followed (the requested one, else the first).
+    /// The DOF whose peak, folds and plot are followed (the requested one, else the excited
+    /// one).
     pub watched: usize,
     /// Harmonics of the balance, H.
     pub harmonics: usize,

@@ -103,6 +103,26 @@ impl Balance {
         f
     }
 
+    /// The excited DOF: the one with the largest harmonic load amplitude `√(c_k² + s_k²)`
+    /// over the balanced harmonics `k = 1…H` (ties: the first of them); `None` when no
+    /// harmonic load acts. The default monitored DOF of `continue frf`.
+    pub fn excited_dof(&self) -> Option<usize> {
+        let (n, f) = (self.n, self.excitation());
+        let amplitude = |i: usize| {
+            (1..=self.aft.harmonics)
+                .map(|k| f[(2 * k - 1) * n + i].hypot(f[2 * k * n + i]))
+                .fold(0.0, f64::max)
+        };
+        let mut best: Option<(usize, f64)> = None;
+        for i in 0..n {
+            let a = amplitude(i);
+            if a > best.map_or(0.0, |b| b.1) {
+                best = Some((i, a));
+            }
+        }
+        best.map(|b| b.0)
+    }
+
     /// Harmonic `k`'s block of `D(ω)` and of `∂D/∂ω`: `K` (and 0) for the static term, else
     /// `[[K − (kω)²M, kωC], [−kωC, K − (kω)²M]]` (eq. 5) and `[[−2k²ωM, kC], [−kC, −2k²ωM]]`
     /// in `(c_k, s_k)` order.
