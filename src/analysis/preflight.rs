@@ -35,12 +35,14 @@ pub fn check(a: &Analysis, model: &Model, sys: &System) -> Result<(), AnalysisEr
 /// `MAX_REQUEST_BYTES`; `samples` must resolve the harmonics (`samples ≥ 2H + 1`); the steps
 /// must be ordered (`min_step ≤ step ≤ max_step`), else one of them cannot take effect.
 fn continue_frf(opts: &OptionReader, sys: &System) -> Result<(), AnalysisError> {
-    // The defaults of `continue_frf` (H = 5, samples the power of two ≥ 8H + 8).
-    let Ok(h) = opts.count("harmonics", 1).map(|h| h.unwrap_or(5)) else {
+    let Ok(h) = opts
+        .count("harmonics", 1)
+        .map(|h| h.unwrap_or(super::continue_frf::DEFAULT_HARMONICS))
+    else {
         return Ok(());
     };
     let samples_given = opts.count("samples", 4).ok().flatten();
-    let samples = samples_given.unwrap_or((8 * h + 8).next_power_of_two());
+    let samples = samples_given.unwrap_or(super::continue_frf::default_samples(h));
     let width = (2 * h + 1) as f64;
     if let (Some(s), Some(at)) = (samples_given, opts.span_of("samples")) {
         if (s as f64) < width {
@@ -50,7 +52,7 @@ fn continue_frf(opts: &OptionReader, sys: &System) -> Result<(), AnalysisError> 
                 &format!("{s} samples per period cannot resolve {h} harmonics"),
                 &format!(
                     "use at least 2H + 1 = {width} samples (the default is {})",
-                    (8 * h + 8).next_power_of_two()
+                    super::continue_frf::default_samples(h)
                 ),
             ));
         }

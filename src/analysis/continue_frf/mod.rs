@@ -30,7 +30,7 @@ use points::Reading;
 use serde_json::{json, Map, Value};
 
 /// Default number of harmonics H (`harmonics`).
-const DEFAULT_HARMONICS: usize = 5;
+pub(crate) const DEFAULT_HARMONICS: usize = 5;
 
 /// Default first step, as a fraction of the frequency range (`step = width / 100`).
 const STEP_DIVISOR: f64 = 100.0;
@@ -210,7 +210,7 @@ fn read_options(
     // two ≥ 8H + 8.
     let samples = opts
         .count("samples", 4)?
-        .unwrap_or((8 * harmonics + 8).next_power_of_two());
+        .unwrap_or(default_samples(harmonics));
     let number = |key: &str, default: f64| {
         opts.positive(key, crate::lang::units::Dim::NONE, default, "0.01")
     };
@@ -323,4 +323,9 @@ fn settings(frf: &Frf, watched: &str, condensed: bool) -> Map<String, Value> {
         json!("harmonic balance (AFT), pseudo-arclength continuation, Hill stability"),
     );
     s
+}
+
+/// The default samples per period for `h` harmonics: the power of two ≥ 8h + 8.
+pub(crate) fn default_samples(h: usize) -> usize {
+    (8 * h + 8).next_power_of_two()
 }
