@@ -240,10 +240,28 @@ fn bounds<'a>(v: impl Iterator<Item = &'a f64>) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
+/// A one-line plot of `y` against `x` with plain labels (the tests' fixture).
+#[cfg(test)]
+pub(crate) fn line_plot(x: Vec<f64>, y: Vec<f64>) -> Plot {
+    Plot {
+        file: "p.svg".into(),
+        title: String::new(),
+        x_label: "x".into(),
+        y_label: "y".into(),
+        series: vec![crate::analysis::Series {
+            label: String::new(),
+            x,
+            y,
+            points: false,
+            dashed: false,
+        }],
+        cells: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::Series;
 
     #[test]
     fn long_lines_are_thinned_without_losing_their_envelope() {
@@ -269,20 +287,7 @@ mod tests {
 
     #[test]
     fn a_line_breaks_at_non_finite_values() {
-        let line = |y: Vec<f64>| Plot {
-            file: "p.svg".into(),
-            title: String::new(),
-            x_label: "x".into(),
-            y_label: "y".into(),
-            series: vec![Series {
-                label: String::new(),
-                x: (0..y.len()).map(|i| i as f64).collect(),
-                y,
-                points: false,
-                dashed: false,
-            }],
-            cells: None,
-        };
+        let line = |y: Vec<f64>| line_plot((0..y.len()).map(|i| i as f64).collect(), y);
         // The mesh is drawn with polylines too: the gap adds exactly one.
         let polylines = |p: &Plot| render_svg(p).expect("svg").matches("<polyline").count();
         let whole = polylines(&line(vec![0.0, 1.0, 1.5, 2.0, 3.0]));
@@ -296,20 +301,7 @@ mod tests {
     fn a_range_without_finite_width_is_refused() {
         // ±f64::MAX: every value is finite but the axis width overflows, on which plotters
         // would never return.
-        let plot = Plot {
-            file: "p.svg".into(),
-            title: String::new(),
-            x_label: "x".into(),
-            y_label: "y".into(),
-            series: vec![Series {
-                label: String::new(),
-                x: vec![0.0, 1.0],
-                y: vec![-f64::MAX, f64::MAX],
-                points: false,
-                dashed: false,
-            }],
-            cells: None,
-        };
+        let plot = line_plot(vec![0.0, 1.0], vec![-f64::MAX, f64::MAX]);
         let refused = render_svg(&plot).expect_err("no finite range");
         assert!(refused.contains("no finite axis range"), "{refused}");
     }
@@ -319,18 +311,8 @@ mod tests {
         // The same plot with and without a title: the title band differs only if glyphs are
         // rasterised (no system font is needed).
         let plot = |title: &str| Plot {
-            file: "p.svg".into(),
             title: title.into(),
-            x_label: "t [s]".into(),
-            y_label: "x".into(),
-            series: vec![Series {
-                label: String::new(),
-                x: vec![0.0, 1.0],
-                y: vec![0.0, 1.0],
-                points: false,
-                dashed: false,
-            }],
-            cells: None,
+            ..line_plot(vec![0.0, 1.0], vec![0.0, 1.0])
         };
         let raster = |p: &Plot| {
             register_font();

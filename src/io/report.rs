@@ -105,7 +105,7 @@ fn write_plots(dir: &Path, plots: &[Plot]) -> std::io::Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::{CellMap, Series};
+    use crate::analysis::CellMap;
 
     #[test]
     fn a_plot_that_cannot_be_drawn_is_a_warning_in_meta_json() {
@@ -113,21 +113,13 @@ mod tests {
         let broken = Plot {
             file: "map.svg".into(),
             title: "map".into(),
-            x_label: "x".into(),
-            y_label: "y".into(),
-            series: vec![Series {
-                label: String::new(),
-                x: vec![0.0, 1.0],
-                y: vec![0.0, 1.0],
-                points: false,
-                dashed: false,
-            }],
             cells: Some(CellMap {
                 x: vec![f64::NAN, 1.0],
                 y: vec![0.0, 1.0],
                 class: vec![Some(0); 4],
                 legend: vec![("a".into(), [1, 2, 3])],
             }),
+            ..crate::io::plot::line_plot(vec![0.0, 1.0], vec![0.0, 1.0])
         };
         let results = Results {
             name: "broken".into(),
