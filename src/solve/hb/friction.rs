@@ -28,9 +28,9 @@
 //! `μ N₀ = F`, `Y = 0`.
 
 use super::tolerances::{
-    FRICTION_CELLS_PER_HARMONIC, TRANSITIONS_PER_HARMONIC, TRANSITION_BRACKET_TOL,
-    TRANSITION_REFINE_MAX_ITERATIONS, TRANSITION_SEARCH_OFFSET,
+    FRICTION_CELLS_PER_HARMONIC, TRANSITIONS_PER_HARMONIC, TRANSITION_SEARCH_OFFSET,
 };
+use super::transition::first_rise;
 use nalgebra::{DMatrix, DVector};
 use std::f64::consts::{PI, TAU};
 
@@ -119,7 +119,7 @@ impl<'a> Trig<'a> {
         Trig { q, step, table }
     }
 
-    /// The value (`order` 0), first or second derivative at τ (`sin kτ`, `cos kτ` by the
+    /// The value (`order` 0) or the first, second or third derivative at τ (`sin kτ`, `cos kτ` by the
     /// angle-addition recurrence from one `sin_cos`), from the table on a grid point.
     fn at(&self, tau: f64, order: usize) -> f64 {
         if order < 2 && !self.table.is_empty() {
@@ -139,7 +139,8 @@ impl<'a> Trig<'a> {
             sum += match order {
                 0 => cs[0] * c + cs[1] * s,
                 1 => k * (-cs[0] * s + cs[1] * c),
-                _ => -k * k * (cs[0] * c + cs[1] * s),
+                2 => -k * k * (cs[0] * c + cs[1] * s),
+                _ => k * k * k * (cs[0] * s - cs[1] * c),
             };
             (s, c) = (s * c1 + c * s1, c * c1 - s * s1);
         }
@@ -165,71 +166,6 @@ fn interval_weights(h: usize, a: f64, b: f64) -> (DMatrix<f64>, Vec<f64>) {
     (gram.view((1, 1), (2 * h, 2 * h)).into_owned(), w)
 }
 
-/// The first τ in `(from, to]` where `g` crosses zero upwards (from < 0 to ≥ 0), found on
-/// `from`, the grid points `j·step` inside and `to`, and refined to round-off; `None` if
-/// there is none.
-fn first_rise(g: &dyn Fn(f64) -> f64, from: f64, to: f64, step: f64) -> Option<f64> {
-    let mut a = from;
-    let mut ga = g(a);
-    let mut j = (from / step).floor() + 1.0;
-    loop {
-        let b = (j * step).min(to);
-        let gb = g(b);
-        if ga < 0.0 && gb >= 0.0 {
-            return Some(refine(g, (a, ga), (b, gb)));
-        }
-        if b >= to {
-            return None;
-        }
-        (a, ga) = (b, gb);
-        j += 1.0;
-    }
-}
-
-/// The root of `g` in the bracket `[lo, hi]` (`g(lo) < 0 ≤ g(hi)`) to round-off: the
-/// Illinois variant of regula falsi (the kept end's value halved when the same end moves
-/// twice), bisection where the secant leaves the bracket; ~10 evaluations where bisection
-/// took ~50. Returns the upper end (`g ≥ 0`).
-fn refine(
-    g: &dyn Fn(f64) -> f64,
-    (mut lo, mut glo): (f64, f64),
-    (mut hi, mut ghi): (f64, f64),
-) -> f64 {
-    let mut last = 0i8;
-    for _ in 0..TRANSITION_REFINE_MAX_ITERATIONS {
-        if hi - lo <= TRANSITION_BRACKET_TOL * hi.abs().max(1.0) {
-            break;
-        }
-        let secant = (lo * ghi - hi * glo) / (ghi - glo);
-        let mid = if secant > lo && secant < hi {
-            secant
-        } else {
-            0.5 * (lo + hi)
-        };
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        let gm = g(mid);
-        if gm < 0.0 {
-            (lo, glo) = (mid, gm);
-            if last == -1 {
-                ghi *= 0.5;
-            }
-            last = -1;
-        } else {
-            (hi, ghi) = (mid, gm);
-            if gm == 0.0 {
-                break;
-            }
-            if last == 1 {
-                glo *= 0.5;
-            }
-            last = 1;
-        }
-    }
-    hi
-}
-
 impl FrictionContact {
     /// `k_y y` (`order` 0) or its rate: nothing to evaluate for a constant load (Jenkins).
     fn load_change(&self, y: &Trig, tau: f64, order: usize) -> f64 {
@@ -237,6 +173,15 @@ impl FrictionContact {
             0.0
         } else {
             self.ky * y.at(tau, order)
+        }
+    }
+
+    /// `N₀` for the value (`order` 0), nothing for a rate.
+    fn constant(&self, order: usize) -> f64 {
+        if order == 0 {
+            self.n0
+        } else {
+            0.0
         }
     }
 
@@ -281,10 +226,10 @@ impl FrictionContact {
         step: f64,
     ) -> Option<(f64, State)> {
         let kx = self.kx;
-        let normal_falls = |t: f64| -self.normal(y, t);
-        let touches = |t: f64| self.normal(y, t);
+        let normal_falls = |t: f64, o: usize| -self.load_change(y, t, o) - self.constant(o);
+        let touches = |t: f64, o: usize| self.load_change(y, t, o) + self.constant(o);
         let mut best: Option<(f64, State)> = None;
-        let mut consider = |g: &dyn Fn(f64) -> f64, next: &dyn Fn(f64) -> State| {
+        let mut consider = |g: &dyn Fn(f64, usize) -> f64, next: &dyn Fn(f64) -> State| {
             let limit = best.map_or(to, |(t, _)| t);
             if let Some(t) = first_rise(g, from, limit, step) {
                 if best.is_none_or(|(bt, _)| t < bt) {
@@ -294,14 +239,19 @@ impl FrictionContact {
         };
         match state {
             State::Stick { c, .. } => {
-                let up = |t: f64| c + kx * x.at(t, 0) - self.mu * self.normal(y, t);
-                let down = |t: f64| -(c + kx * x.at(t, 0)) - self.mu * self.normal(y, t);
+                let c0 = |o: usize| if o == 0 { c } else { 0.0 };
+                let limit =
+                    |t: f64, o: usize| self.mu * (self.load_change(y, t, o) + self.constant(o));
+                let up = |t: f64, o: usize| c0(o) + kx * x.at(t, o) - limit(t, o);
+                let down = |t: f64, o: usize| -(c0(o) + kx * x.at(t, o)) - limit(t, o);
                 consider(&up, &|_| State::Slip { xi: 1.0 });
                 consider(&down, &|_| State::Slip { xi: -1.0 });
                 consider(&normal_falls, &|_| State::Separated);
             }
             State::Slip { xi } => {
-                let sticks = |t: f64| -(xi * kx * x.at(t, 1) - self.mu * self.load_change(y, t, 1));
+                let sticks = |t: f64, o: usize| {
+                    -(xi * kx * x.at(t, o + 1) - self.mu * self.load_change(y, t, o + 1))
+                };
                 consider(&sticks, &|t| {
                     self.stick_from(x, y, t, Onset::FromSlip { tau: t, xi })
                 });

@@ -11,7 +11,8 @@
 //! one frequency, `hill.rs` the stability by Hill's method. Polynomial springs and smoothed
 //! gaps go through the AFT; piecewise-linear free-play gaps through their exact contact
 //! intervals (`gap.rs`; by AFT on request, `GapMethod`); Jenkins elements and 2-D friction
-//! contacts through the exact friction element (`friction.rs`, paper 003 eqs. 24–43), which
+//! contacts through the exact friction element (`friction.rs`, paper 003 eqs. 24–43; its
+//! transition times by `transition.rs`), which
 //! acts on the harmonics only (no static component, as in the paper). `condense.rs` reduces
 //! the balance onto the nonlinear DOFs; `tolerances.rs` names every tolerance of the backend.
 
@@ -24,6 +25,7 @@ pub(crate) mod gap;
 mod hill;
 mod start;
 mod tolerances;
+mod transition;
 
 pub use aft::Aft;
 pub use balance::{Balance, GapMethod, HbError};

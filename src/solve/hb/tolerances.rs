@@ -97,3 +97,12 @@ pub(super) const TRANSITIONS_PER_HARMONIC: usize = 64;
 /// The next transition is searched from this fraction of the period past the last one, to
 /// keep off the root just found (dimensionless).
 pub(super) const TRANSITION_SEARCH_OFFSET: f64 = 1e-13;
+
+/// A maximum of a transition function closer than this to the start of the search is the
+/// transition just made, not a new excursion (rad of the period's angle).
+pub(super) const HUMP_START_GAP: f64 = 1e-9;
+
+/// A maximum of a transition function counts as an excursion past the friction limit only
+/// above this fraction of the function's size at the ends of its cell: below, it is the
+/// limit touched to round-off (dimensionless).
+pub(super) const HUMP_MIN_EXCESS: f64 = 1e-9;
