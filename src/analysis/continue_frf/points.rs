@@ -96,10 +96,14 @@ impl Reading<'_> {
             out.watched_curve.push((pt.p, max));
             row.push(Cell::Num(f64::from(u8::from(stable))));
             row.push(Cell::Num(f64::from(u8::from(pt.fold))));
-            let kind = last_count.and_then(|before| before.change_to(count, pt.fold));
+            let kind = if pt.corner {
+                Some("corner")
+            } else {
+                last_count.and_then(|before| before.change_to(count, pt.fold))
+            };
             if let (Some(kind), Some(before)) = (kind, index.checked_sub(1).map(|j| &branch[j])) {
                 let (omega, amplitude) = self.located(kind, before, pt, rest);
-                if kind == "fold" {
+                if kind == "fold" || pt.corner && pt.fold {
                     out.folds
                         .push(json!({"Omega": omega, "amplitude": amplitude}));
                 }
@@ -136,9 +140,13 @@ impl Reading<'_> {
 
     /// A bifurcation between two neighbouring points, located on the branch (bisection on
     /// the secant, `cont::locate`): the fold where the tangent's Ω component changes sign,
-    /// the others where the unstable exponents' counts change. Falls back on the point
-    /// after. Returns `(Ω, watched peak)`.
+    /// the others where the unstable exponents' counts change; a corner at the point before
+    /// it. Falls back on the point after. Returns `(Ω, watched peak)`.
     fn located(&self, kind: &str, a: &Point, b: &Point, rest: f64) -> (f64, f64) {
+        if kind == "corner" {
+            // `cont::cross_corner` stepped across it from `a`, within a few minimum steps.
+            return (a.p, self.peak(&a.x));
+        }
         let scale = Scale {
             x: a.x.amax().max(b.x.amax()).max(f64::MIN_POSITIVE),
             p: self.range.1 - self.range.0,

@@ -5,7 +5,9 @@
 //! correction, halved after a hard or failed one, or one that turned the tangent sharply or
 //! landed far from the predictor), so turning points are passed rather than stopped at and
 //! sharp bends (grazing) are resolved rather than jumped. A fold is where the tangent's `p`
-//! component changes sign.
+//! component changes sign. Where the step underflows at a corner of a nonsmooth branch (an
+//! element changes state, the tangent turns beyond 90°), `cross_corner` steps onto the new
+//! line explicitly and marks the point.
 //!
 //! The continuation runs on scaled variables `x/x_s`, `p/p_s` and residual `R/r_s`
 //! (`Settings::scale`): a beam with contact has displacements of 1e-8 m, frequencies of
@@ -19,9 +21,9 @@ pub use tolerances::NEWTON_MAX_ITERATIONS;
 
 use nalgebra::{DMatrix, DVector};
 use tolerances::{
-    BACKTRACK_FACTOR, BACKTRACK_MIN_FRACTION, CORRECTION_TOL, CORRECTOR_MAX_ITERATIONS,
-    EASY_ITERATIONS, HARD_ITERATIONS, LOCATE_HALVINGS, MIN_TURN_COSINE, ROUND_OFF_RESIDUAL,
-    ROUND_OFF_STEP, STEP_GROWTH, STEP_SHRINK,
+    BACKTRACK_FACTOR, BACKTRACK_MIN_FRACTION, CORNER_MIN_FRACTION, CORNER_MIN_SINE, CORNER_PROBE,
+    CORRECTION_TOL, CORRECTOR_MAX_ITERATIONS, EASY_ITERATIONS, HARD_ITERATIONS, LOCATE_HALVINGS,
+    MIN_TURN_COSINE, ROUND_OFF_RESIDUAL, ROUND_OFF_STEP, STEP_GROWTH, STEP_SHRINK,
 };
 
 /// A parametrised nonlinear system with its exact derivatives.
@@ -98,6 +100,9 @@ pub struct Point {
     pub iterations: usize,
     /// The tangent's `p` component changed sign since the previous point.
     pub fold: bool,
+    /// The branch reached this point across a corner (`cross_corner`): a kink of the
+    /// residual where an element changes state, the tangent turned there.
+    pub corner: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -309,8 +314,11 @@ pub fn follow<P: Problem>(
         tangent: t0,
         iterations: it0,
         fold: false,
+        corner: false,
     }];
     let mut h = s.step / sc.p;
+    // The last step that was accepted: the length of the step across a corner.
+    let mut accepted = h;
     while points.len() < s.max_points {
         let Some(last) = points.last() else {
             break;
@@ -345,12 +353,14 @@ pub fn follow<P: Problem>(
                     continue;
                 }
                 let fold = t.1.signum() != last_tangent.1.signum();
+                accepted = h;
                 points.push(Point {
                     x: x * sc.x,
                     p: p * sc.p,
                     tangent: t,
                     iterations: it,
                     fold,
+                    corner: false,
                 });
                 if it <= EASY_ITERATIONS {
                     h = (h * STEP_GROWTH).min(max_step);
@@ -361,6 +371,16 @@ pub fn follow<P: Problem>(
             None => h *= STEP_SHRINK,
         }
         if h < min_step {
+            if let Some(pt) = cross_corner(&problem, (&xl, pl), &last_tangent, (h, accepted), s.tol)
+            {
+                points.push(Point {
+                    x: pt.x * sc.x,
+                    p: pt.p * sc.p,
+                    ..pt
+                });
+                h = accepted;
+                continue;
+            }
             let p = points.last().map_or(p0, |q| q.p);
             let stopped = Some(ContError::StepUnderflow {
                 p,
@@ -373,4 +393,59 @@ pub fn follow<P: Problem>(
         points,
         stopped: None,
     })
+}
+
+/// Steps across a corner of the branch after `last` (scaled variables, `tangent` its unit
+/// tangent), where the predictor–corrector failed at every step length: the residual has a
+/// kink there (a friction element starts to slip, a gap closes) and the branch leaves the
+/// kink along another line, turned so far — beyond 90° in these variables — that the
+/// hyperplane normal to the old tangent does not meet it, and Newton 2-cycles across the
+/// kink. Just past the corner, the linearisation is the new piece's: its tangent `t₂`
+/// (kernel of `[J, R_p]` at `last + h_min τ`) is the new line's direction up to sign. Both
+/// senses are corrected from `last` at distance `length` (halved down to `CORNER_MIN_FRACTION`
+/// of it while they fail); the sense whose point does not lie back on the old line (its offset
+/// from `last` is not along `τ`: it leaves the old line by `CORNER_MIN_SINE`) is the branch.
+/// `None` when the tangent does not turn (no corner) or no sense converges off the old line.
+fn cross_corner<P: Problem>(
+    pr: &P,
+    last: (&DVector<f64>, f64),
+    tangent: &(DVector<f64>, f64),
+    (failed, length): (f64, f64),
+    tol: f64,
+) -> Option<Point> {
+    let (xl, pl) = last;
+    let probe = CORNER_PROBE * failed;
+    let beyond = (xl + &tangent.0 * probe, pl + tangent.1 * probe);
+    let turned = self::tangent(pr, &beyond.0, beyond.1, tangent)?;
+    if turned.0.dot(&tangent.0) + turned.1 * tangent.1 > MIN_TURN_COSINE {
+        return None;
+    }
+    let mut reach = length;
+    while reach >= CORNER_MIN_FRACTION * length {
+        for sense in [1.0, -1.0] {
+            let dir = (&turned.0 * sense, turned.1 * sense);
+            let guess = (xl + &dir.0 * reach, pl + dir.1 * reach);
+            let Some((x, p, it)) = correct(pr, guess.0, guess.1, &dir, tol) else {
+                continue;
+            };
+            let (dx, dp) = (&x - xl, p - pl);
+            let along = dx.dot(&tangent.0) + dp * tangent.1;
+            let length2 = dx.norm_squared() + dp * dp;
+            let off_old = (length2 - along * along).max(0.0).sqrt() / length2.sqrt();
+            if off_old < CORNER_MIN_SINE {
+                continue;
+            }
+            let t = self::tangent(pr, &x, p, &dir)?;
+            return Some(Point {
+                fold: t.1.signum() != tangent.1.signum(),
+                x,
+                p,
+                tangent: t,
+                iterations: it,
+                corner: true,
+            });
+        }
+        reach *= STEP_SHRINK;
+    }
+    None
 }

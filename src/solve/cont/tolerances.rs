@@ -48,3 +48,16 @@ pub(super) const EASY_ITERATIONS: usize = 3;
 
 /// Corrections in at least this many iterations are hard: the step shrinks (count).
 pub(super) const HARD_ITERATIONS: usize = 6;
+
+/// `cross_corner` probes the linearisation past the corner this multiple of the last step
+/// that failed ahead of the last point: the corner lies within that step (dimensionless).
+pub(super) const CORNER_PROBE: f64 = 4.0;
+
+/// `cross_corner` halves its step down to this fraction of the last accepted step
+/// (dimensionless).
+pub(super) const CORNER_MIN_FRACTION: f64 = 1e-3;
+
+/// A point past a corner must leave the old line by this sine of the angle between its
+/// offset and the old tangent: below it the correction fell back onto the branch already
+/// traced (dimensionless).
+pub(super) const CORNER_MIN_SINE: f64 = 0.1;
