@@ -97,3 +97,46 @@ fn freeplay_periodic_points_are_the_simulated_steady_states() {
         assert!(errors[1] < errors[0], "Ω = {omega}: {errors:?}");
     }
 }
+
+#[test]
+fn a_downward_range_continues_from_its_upper_end_and_finds_the_same_folds() {
+    // Issue 21, item 15: `param = Omega in 1.6..0.6` was rejected ("the end must come after
+    // the start"). Run downward, the Duffing branch starts at 2, ends below 0.5, and its
+    // folds are those of the upward run (each located by bisection on the branch: to the
+    // corrector's tolerance, not to the step; measured 4e-14 apart). The ends have one
+    // response each (the free-play pair has two at 1.6: downward from the linearised start
+    // it follows the one out of contact to its grazing fold at 1.4791).
+    let folds = |range: &str, tag: &str| -> (Vec<f64>, f64, f64) {
+        let analysis =
+            format!("continue frf duffing as frf {{ param = Omega in {range}, harmonics = 5 }}");
+        let (code, stdout, stderr, dir) = frf_run(MODELS, &analysis, tag);
+        assert_eq!(code, 0, "{stderr}");
+        let v: serde_json::Value =
+            serde_json::from_str(stdout.lines().last().expect("json")).expect("json");
+        let mut omegas: Vec<f64> = v["summary"]["folds"]
+            .as_array()
+            .expect("folds")
+            .iter()
+            .map(|f| f["Omega"].as_f64().expect("Omega"))
+            .collect();
+        omegas.sort_by(f64::total_cmp);
+        let csv = std::fs::read_to_string(dir.join("frf/data.csv")).expect("data");
+        let omega = |line: Option<&str>| -> f64 {
+            line.and_then(|l| l.split(',').next())
+                .and_then(|s| s.parse().ok())
+                .expect("Ω")
+        };
+        (omegas, omega(csv.lines().nth(1)), omega(csv.lines().last()))
+    };
+    let (up, up_first, up_last) = folds("0.5..2", "p000_frf_up");
+    let (down, down_first, down_last) = folds("2..0.5", "p000_frf_down");
+    assert!(up_first == 0.5 && up_last > 2.0, "{up_first}..{up_last}");
+    assert!(
+        down_first == 2.0 && down_last < 0.5,
+        "{down_first}..{down_last}"
+    );
+    assert!(up.len() == 2 && down.len() == 2, "{up:?} vs {down:?}");
+    for (a, b) in up.iter().zip(&down) {
+        assert!((a - b).abs() < 1e-8, "{up:?} vs {down:?}");
+    }
+}

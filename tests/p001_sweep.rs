@@ -167,3 +167,23 @@ fn thread_count_does_not_change_the_map() {
         "data.csv differs between 1 and 2 threads"
     );
 }
+
+#[test]
+fn a_downward_grid_gives_the_same_map() {
+    // Issue 21, item 15: `r1 in 2.5..0.05 by 0.05` was rejected. Every point of a map is
+    // computed on its own, so the map is the upward one, byte for byte.
+    let run = |grid: &str, tag: &str| {
+        let analysis = format!("sweep regimes ground_lower as map {{ {grid} }}");
+        let (_, dir) = sweep("models/seed1/ground_lower.nsd", &analysis, tag, None);
+        std::fs::read(dir.join("data.csv")).expect("data")
+    };
+    let up = run(
+        "x = r1 in 0.05..2.5 by 0.05, y = beta in 0..1 by 0.05",
+        "grid_up",
+    );
+    let down = run(
+        "x = r1 in 2.5..0.05 by 0.05, y = beta in 1..0 by 0.05",
+        "grid_down",
+    );
+    assert_eq!(up, down, "data.csv differs between the two directions");
+}

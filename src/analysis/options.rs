@@ -300,7 +300,8 @@ impl<'a> OptionReader<'a> {
         Ok(Some((param.name.clone(), a, b, h, *span, range.span)))
     }
 
-    /// `key = p in a..b` (a < b; a step, if given, is ignored): the parameter and interval.
+    /// `key = p in a..b` (a ≠ b, either way round: `b < a` runs downward; a step, if given,
+    /// is ignored): the parameter and interval as written.
     pub fn parameter_interval(
         &self,
         key: &str,
@@ -311,14 +312,19 @@ impl<'a> OptionReader<'a> {
         else {
             return Ok(None);
         };
-        if b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) {
-            return Err(self.bad(key, range, "the end must come after the start", &example));
+        if !(a.is_finite() && b.is_finite()) || a == b {
+            return Err(self.bad(
+                key,
+                range,
+                "the range needs two different finite ends",
+                &example,
+            ));
         }
         Ok(Some((name, a, b, span)))
     }
 
     /// `key = p in a..b by h`: the swept parameter (one of the model's), its grid
-    /// `a, a + h, …, b` and the value's span. The step must divide the range (up to
+    /// `min, min + h, …, max` (either way round) and the value's span. The step must divide the range (up to
     /// `STEP_DIVIDES_TOLERANCE`).
     pub fn sweep(
         &self,
@@ -334,6 +340,8 @@ impl<'a> OptionReader<'a> {
         let Some(h) = h else {
             return Err(self.bad(key, range_span, "the sweep needs a step", &example));
         };
+        // Each point of a map is computed on its own: a downward range gives the same map.
+        let (a, b) = (a.min(b), a.max(b));
         let count = (b - a) / h;
         if !(h > 0.0 && b > a && count.is_finite())
             || (count - count.round()).abs() > STEP_DIVIDES_TOLERANCE * count.max(1.0)
@@ -341,7 +349,7 @@ impl<'a> OptionReader<'a> {
             return Err(self.bad(
                 key,
                 range_span,
-                "expected a < b and a step h > 0 that divides b − a",
+                "expected two different ends and a step h > 0 that divides their distance",
                 &example,
             ));
         }

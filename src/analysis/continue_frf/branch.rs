@@ -62,7 +62,7 @@ fn branch<P: Problem>(
     starts: &[&dyn Fn(f64) -> DVector<f64>],
     settings: &Settings,
 ) -> Result<Branch, ContError> {
-    let (lo, hi) = settings.range;
+    let (lo, hi) = settings.range; // from, to: `hi < lo` runs downward
     let rest = pr.residual(&DVector::zeros(pr.dim()), lo).norm();
     let size = (0..=SCALE_SAMPLES)
         .flat_map(|k| {
@@ -74,7 +74,7 @@ fn branch<P: Problem>(
         .fold(f64::MIN_POSITIVE, f64::max);
     let scale = Scale {
         x: size,
-        p: hi - lo,
+        p: (hi - lo).abs(),
         r: rest.max(f64::MIN_POSITIVE),
     };
     let mut outcome = Err(ContError::Start(rest));

@@ -214,7 +214,7 @@ fn read_options(
     let number = |key: &str, default: f64| {
         opts.positive(key, crate::lang::units::Dim::NONE, default, "0.01")
     };
-    let width = hi - lo;
+    let width = (hi - lo).abs();
     let settings = Settings {
         range: (lo, hi),
         step: number("step", width / STEP_DIVISOR)?,

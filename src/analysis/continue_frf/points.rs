@@ -149,7 +149,7 @@ impl Reading<'_> {
         }
         let scale = Scale {
             x: a.x.amax().max(b.x.amax()).max(f64::MIN_POSITIVE),
-            p: self.range.1 - self.range.0,
+            p: (self.range.1 - self.range.0).abs(),
             r: rest.max(f64::MIN_POSITIVE),
         };
         let state = |x: &DVector<f64>, p: f64, tangent_p: f64| {

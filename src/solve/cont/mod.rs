@@ -78,7 +78,8 @@ impl<P: Problem> Problem for Scaled<'_, P> {
 
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
-    /// The parameter interval; the branch stops when it leaves it.
+    /// The parameter interval `(from, to)`, in the direction the branch starts in (`from >
+    /// to`: downward); the branch stops when it leaves it.
     pub range: (f64, f64),
     pub step: f64,
     pub min_step: f64,
@@ -287,7 +288,8 @@ pub struct Branch {
     pub stopped: Option<ContError>,
 }
 
-/// Follows the branch through `(x0, p0)` (converged first) towards increasing `p`. Fails
+/// Follows the branch through `(x0, p0)` (converged first) in the direction from
+/// `s.range.0` to `s.range.1` (increasing `p` when `range.0 < range.1`). Fails
 /// only when the start does not converge; a step underflow later ends the branch there.
 ///
 /// The unknowns' scale follows the branch: before each step it is the largest unknown of
@@ -302,7 +304,9 @@ pub fn follow<P: Problem>(
     let n = pr.dim();
     let mut sc = s.scale;
     let (min_step, max_step) = (s.min_step / sc.p, s.max_step / sc.p);
-    let start = (DVector::zeros(n), 1.0);
+    // The first tangent heads from `range.0` towards `range.1`.
+    let start = (DVector::zeros(n), (s.range.1 - s.range.0).signum());
+    let (lo, hi) = (s.range.0.min(s.range.1), s.range.0.max(s.range.1));
     let problem = Scaled { pr, s: sc };
     let p = p0 / sc.p;
     let (x, it0) = newton(&problem, x0 / sc.x, p, s.tol)
@@ -323,7 +327,7 @@ pub fn follow<P: Problem>(
         let Some(last) = points.last() else {
             break;
         };
-        if last.p < s.range.0 || last.p > s.range.1 {
+        if last.p < lo || last.p > hi {
             break;
         }
         // Rescale to the last point; the tangent keeps its direction in the new variables.
