@@ -252,3 +252,62 @@ fn no_contact_elements_no_forces_file() {
     assert!(!dir.join("forces.csv").exists());
     assert!(out["summary"].get("max_contact_force").is_none());
 }
+
+/// The bouncing ball (e = 0.9, from 0.9 m) settles by a Zeno accumulation at
+/// t* = t₁ (1 + 2e/(1 − e)) = 8.14 s (t₁ = √(2h/g)): the `zeno` row's impulse is the last
+/// impact's net of the rebound removed, m |v⁻| (the plastic impulse; 1e-9 relative), and from
+/// the next sample on the floor holds the ball's weight, N = m g to round-off (1e-12).
+#[test]
+fn settled_ball_after_zeno_is_held_by_its_weight() {
+    let out = run(
+        "simulate bouncy as zeno { t = 0..10, x0 = { b = 0.9 }, output = every(0.1) }\n",
+        "ball_zeno",
+    )
+    .remove(0);
+    let (_, events) = csv(&out, "events.csv");
+    let zeno = events.iter().find(|e| e[2] == "zeno").expect("a zeno row");
+    let (t_zeno, v, impulse): (f64, f64, f64) = (
+        zeno[0].parse().expect("t"),
+        zeno[5].parse().expect("v"),
+        zeno[7].parse().expect("impulse"),
+    );
+    assert!(
+        (impulse - M * v.abs()).abs() <= 1e-9 * M * v.abs(),
+        "{zeno:?}"
+    );
+    let t_star = (2.0 * 0.9 / G).sqrt() * (1.0 + 2.0 * 0.9 / 0.1);
+    assert!(t_zeno < t_star + 1e-3, "{t_zeno} vs t* = {t_star}");
+    let (_, forces) = numbers(&out, "forces.csv");
+    let held: Vec<&Vec<f64>> = forces.iter().filter(|r| r[0] > t_zeno).collect();
+    assert!(held.len() > 10, "{} samples held", held.len());
+    for r in held {
+        assert!((r[1] - M * G).abs() <= 1e-12 * M * G, "{r:?}");
+    }
+}
+
+/// Against the moving base: the mass on the belt sticks at π/12 s and, while it rides with
+/// the belt, the friction holds the spring, `f.T = −k x` (1e-12 absolute: one DOF, the
+/// sticking force is exact to round-off); sliding, `f.T = ±F` against the relative velocity
+/// `v − V`.
+#[test]
+fn friction_against_the_moving_base_holds_the_spring_while_stuck() {
+    let out = run(
+        "simulate belt as belt { t = 0..1.5, rtol = 1e-10, atol = 1e-10, output = every(0.01) }\n",
+        "belt",
+    )
+    .remove(0);
+    let (header, forces) = numbers(&out, "forces.csv");
+    assert_eq!(header, ["t [s]", "f.T [N]"]);
+    let (_, data) = numbers(&out, "data.csv");
+    let mut stuck = 0;
+    for (f, d) in forces.iter().zip(&data) {
+        let (x, s) = (d[1], d[2] - 0.5);
+        if s.abs() < 1e-8 && d[0] > 0.0 {
+            stuck += 1;
+            assert!((f[1] + 4.0 * x).abs() < 1e-12, "{f:?} {d:?}");
+        } else if s.abs() > 1e-6 {
+            assert_eq!(f[1], 2.0 * s.signum(), "{f:?} {d:?}");
+        }
+    }
+    assert!(stuck > 10, "{stuck} stuck samples");
+}
