@@ -401,6 +401,7 @@ impl<'r, 's> Run<'r, 's> {
     fn restart(&mut self, t: f64, y: Vec<f64>) -> Option<f64> {
         self.events = self.h.events();
         self.h.rhs(t, &y, &mut self.f0);
+        Sampler::refresh_forces(&mut self.traj, self.h, t, &y);
         (self.t, self.y, self.skip) = (t, y, RESTART_SKIP);
         self.stepper.restart(self.h)
     }

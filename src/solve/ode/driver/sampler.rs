@@ -4,7 +4,7 @@
 
 use super::super::dense::DenseStep;
 use super::super::hybrid::Hybrid;
-use super::super::tolerances::GRID_END_SLACK;
+use super::super::tolerances::{GRID_END_SLACK, MIN_STEP};
 use super::{Config, Output, Trajectory};
 
 /// Appends the sample `(t, y)` and, when asked for, the contact forces there.
@@ -53,6 +53,22 @@ impl Sampler {
             _ => {
                 push(traj, h, t, y.to_vec());
                 self.next = 1;
+            }
+        }
+    }
+
+    /// After a mode switch at `(t, y)`: a sample taken at the same instant (within the step
+    /// floor `MIN_STEP`, below which the integration resolves no time) shows the contact
+    /// forces from that instant on — the new modes, the state after the switch — so a body
+    /// placed on a stop shows its holding force from the first sample.
+    pub(super) fn refresh_forces(traj: &mut Trajectory, h: &mut Hybrid, t: f64, y: &[f64]) {
+        let same_instant = traj
+            .t
+            .last()
+            .is_some_and(|&ts| (ts - t).abs() <= MIN_STEP * t.abs().max(1.0));
+        if h.forces_at_samples && same_instant {
+            if let Some(last) = traj.forces.last_mut() {
+                *last = h.contact_forces(t, y);
             }
         }
     }
