@@ -4,8 +4,9 @@
 //!
 //! Options: `t = t0..t1`, `x0 = { dof = value }`, `v0 = { … }`, `rtol`, `atol`, `max_step`,
 //! `events = exact | smooth`, `output = steps | every(dt) | at(t1, t2, …)`.
-//! Writes `data.csv` (`t`, each DOF, each `v(dof)`), `events.csv`, `time_history.svg`,
-//! `phase.svg`.
+//! Writes `data.csv` (`t`, each DOF, each `v(dof)`), `forces.csv` (the contact forces at the
+//! same samples, when the model has contact elements), `events.csv` (with each impact's
+//! impulse), `time_history.svg`, `phase.svg`.
 
 use super::diagnostics::{AnalysisError, Partial};
 use super::options::{bytes_text, OptionReader, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
@@ -32,6 +33,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         at: a.span,
         help: "this version integrates linear parts, polynomial springs, gaps (piecewise-linear exact or smoothed, Hertz, Kelvin–Voigt, Hunt–Crossley, Lankarani–Nikravesh), rigid stops between masses or to ground, rigid Coulomb contacts and Jenkins elements; 2-D friction contacts follow".into(),
     })?;
+    hybrid.forces_at_samples = true;
     let start = std::time::Instant::now();
     let settings = settings(&cfg, smooth_only);
     let outcome = integrate_with_progress(&mut hybrid, &cfg, &model.name);
@@ -272,13 +274,21 @@ fn report(
         ));
     }
     let names: Vec<String> = sys.dofs.iter().map(|d| d.name.clone()).collect();
+    let force_names = hybrid.contact_force_names();
+    let mut tables = vec![states_table(traj, &names)];
+    if !force_names.is_empty() {
+        tables.push(forces_table(traj, &force_names));
+    }
+    tables.push(events_table(traj));
+    let mut summary = summary(traj, hybrid, &names);
+    summary.extend(largest_forces(traj, &force_names));
     Results {
         name: String::new(),
         kind: "simulate".into(),
         model: model.name.clone(),
-        tables: vec![states_table(traj, &names), events_table(traj)],
+        tables,
         plots: plots(traj, &model.name, &names),
-        summary: summary(traj, hybrid, &names),
+        summary,
         settings,
         params: model.params.clone(),
         warnings,
@@ -308,7 +318,62 @@ fn states_table(traj: &Trajectory, names: &[String]) -> Table {
     }
 }
 
-/// `events.csv`: one row per located mode change or impact.
+/// `forces.csv`: time and every contact element's force at the samples of `data.csv`
+/// (`Hybrid::contact_forces`: `NAME.F` gaps, `NAME.N` rigid stops, `NAME.T` friction).
+fn forces_table(traj: &Trajectory, force_names: &[String]) -> Table {
+    let mut columns = vec!["t [s]".to_string()];
+    columns.extend(force_names.iter().map(|c| format!("{c} [N]")));
+    let rows = traj
+        .t
+        .iter()
+        .zip(&traj.forces)
+        .map(|(t, f)| {
+            std::iter::once(Cell::Num(*t))
+                .chain(f.iter().map(|v| Cell::Num(*v)))
+                .collect()
+        })
+        .collect();
+    Table {
+        file: "forces.csv".into(),
+        columns,
+        rows,
+    }
+}
+
+/// `max_contact_force` (the largest |force| of each contact element over the samples, by
+/// column name) and, when impacts occurred, `max_impulse` (the largest impulse per rigid
+/// stop over its impacts).
+fn largest_forces(traj: &Trajectory, force_names: &[String]) -> Map<String, Value> {
+    let mut out = Map::new();
+    if !force_names.is_empty() {
+        let largest: Map<String, Value> = force_names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let max = traj.forces.iter().map(|f| f[i].abs()).fold(0.0, f64::max);
+                (name.clone(), json!(max))
+            })
+            .collect();
+        out.insert("max_contact_force".into(), json!(largest));
+    }
+    let mut impulses = Map::new();
+    for e in &traj.events {
+        if let Some(p) = e.impulse {
+            let best = impulses
+                .get(&e.element)
+                .and_then(Value::as_f64)
+                .map_or(p.abs(), |b| b.max(p.abs()));
+            impulses.insert(e.element.clone(), json!(best));
+        }
+    }
+    if !impulses.is_empty() {
+        out.insert("max_impulse".into(), json!(impulses));
+    }
+    out
+}
+
+/// `events.csv`: one row per located mode change or impact, with the impulse of impacts
+/// (empty for the other events).
 fn events_table(traj: &Trajectory) -> Table {
     Table {
         file: "events.csv".into(),
@@ -320,6 +385,7 @@ fn events_table(traj: &Trajectory) -> Table {
             "to",
             "velocity",
             "velocity_after",
+            "impulse [N s]",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -337,6 +403,7 @@ fn events_table(traj: &Trajectory) -> Table {
                     Cell::Num(e.velocity),
                     e.velocity_after
                         .map_or(Cell::Text(String::new()), Cell::Num),
+                    e.impulse.map_or(Cell::Text(String::new()), Cell::Num),
                 ]
             })
             .collect(),

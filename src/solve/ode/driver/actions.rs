@@ -23,6 +23,9 @@ pub struct Event {
     pub velocity: f64,
     /// Relative velocity after an impact.
     pub velocity_after: Option<f64>,
+    /// The impulse of an impact (`impact`, and `zeno` net of the rebound removed), in N s
+    /// for translational DOFs; `None` for events that are not impacts.
+    pub impulse: Option<f64>,
 }
 
 impl Event {
@@ -42,6 +45,7 @@ impl Event {
             to,
             velocity,
             velocity_after,
+            impulse: None,
         }
     }
 
@@ -68,10 +72,14 @@ impl Event {
         Event::new(t, element, "contact", modes, velocity, None)
     }
 
-    /// An impact on a rigid stop: the relative velocity jumps from `before` to `after`.
-    fn impact(t: f64, element: &str, before: f64, after: f64) -> Event {
+    /// An impact on a rigid stop: the relative velocity jumps from `before` to `after`
+    /// under the impulse `impulse`.
+    fn impact(t: f64, element: &str, before: f64, after: f64, impulse: f64) -> Event {
         let modes = ("open", "open");
-        Event::new(t, element, "impact", modes, before, Some(after))
+        Event {
+            impulse: Some(impulse),
+            ..Event::new(t, element, "impact", modes, before, Some(after))
+        }
     }
 
     /// A stop held in persistent contact after an impact without rebound (`velocity` the
@@ -81,9 +89,12 @@ impl Event {
     }
 
     /// A stop held in persistent contact after a Zeno accumulation of impacts (`velocity` the
-    /// approach velocity of the last one).
-    fn zeno(t: f64, element: &str, velocity: f64) -> Event {
-        Event::new(t, element, "zeno", ("open", "held"), velocity, Some(0.0))
+    /// approach velocity of the last one, `impulse` that impact's net of the rebound removed).
+    fn zeno(t: f64, element: &str, velocity: f64, impulse: f64) -> Event {
+        Event {
+            impulse: Some(impulse),
+            ..Event::new(t, element, "zeno", ("open", "held"), velocity, Some(0.0))
+        }
     }
 
     /// A held stop lets go.
@@ -210,11 +221,12 @@ impl Run<'_, '_> {
         let set = self.h.simultaneous(&self.events, k, te, ye);
         let jumps = self.h.impacts(&self.events, &set, te, ye);
         self.traj.impacts += jumps.len();
-        for (&idx, (stop, before, after)) in set.iter().zip(jumps) {
+        for (&idx, jump) in set.iter().zip(jumps) {
+            let (stop, before, after) = (jump.stop, jump.before, jump.after);
             let element = self.h.stops[stop].name.clone();
             match self.zeno.check(stop, te) {
                 Ok(()) => {
-                    self.log(Event::impact(te, &element, before, after));
+                    self.log(Event::impact(te, &element, before, after, jump.impulse));
                     // No rebound (e = 0, or a vanishing approach speed) while the loads push
                     // into the stop: it stays in contact.
                     if after.abs() <= NO_REBOUND * before.abs().max(TINY) {
@@ -229,14 +241,15 @@ impl Run<'_, '_> {
                 Err(t_star) => {
                     // Zeno: the remaining bounces last ~(t* − t); continue in persistent
                     // contact, the constraint monitored for lift-off.
-                    self.h.hold(&self.events[idx], stop, te, ye);
+                    let removed = self.h.hold(&self.events[idx], stop, te, ye);
                     self.traj.zeno.push(t_star);
-                    self.log(Event::zeno(te, &element, before));
+                    let impulse = jump.impulse + removed;
+                    self.log(Event::zeno(te, &element, before, impulse));
                 }
             }
         }
         // The post-impact state is a new initial point of the output.
-        self.out.record_point(&mut self.traj, te, ye);
+        self.out.record_point(&mut self.traj, self.h, te, ye);
     }
 
     /// The stuck contact `at.which` starts to slip at the located crossing `at` of `step`,

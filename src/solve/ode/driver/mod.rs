@@ -78,6 +78,9 @@ pub struct Config {
 pub struct Trajectory {
     pub t: Vec<f64>,
     pub y: Vec<Vec<f64>>,
+    /// The contact forces at each sample (`Hybrid::contact_forces`, in the order of
+    /// `Hybrid::contact_force_names`); empty unless `Hybrid::forces_at_samples`.
+    pub forces: Vec<Vec<f64>>,
     pub events: Vec<Event>,
     pub steps: usize,
     pub rejected: usize,
@@ -275,7 +278,7 @@ impl<'r, 's> Run<'r, 's> {
             initial_step(&mut rhs, t, &y, &f0, &cfg.tol)
         };
         let mut out = Sampler::new(cfg);
-        out.record_initial(&mut traj, t, &y);
+        out.record_initial(&mut traj, h, t, &y);
         traj.initial_state = y.clone();
         let stepper = Stepper::new(methods, first, h);
         Run {
@@ -362,7 +365,7 @@ impl<'r, 's> Run<'r, 's> {
             *y += rest * f;
         }
         self.t = self.cfg.t1;
-        self.out.record_end(&mut self.traj, self.t, &self.y);
+        self.out.record_end(&mut self.traj, self.h, self.t, &self.y);
         true
     }
 
@@ -387,7 +390,7 @@ impl<'r, 's> Run<'r, 's> {
     /// Output samples of the accepted step up to `t` (an event or the step's end).
     fn sample_until(&mut self, t: f64) {
         self.out
-            .record_until(&mut self.traj, &self.stepper.dense, t);
+            .record_until(&mut self.traj, self.h, &self.stepper.dense, t);
     }
 
     /// Restarts the integration at a located switch `(t, y)` in the new modes: the event
@@ -398,6 +401,7 @@ impl<'r, 's> Run<'r, 's> {
     fn restart(&mut self, t: f64, y: Vec<f64>) -> Option<f64> {
         self.events = self.h.events();
         self.h.rhs(t, &y, &mut self.f0);
+        Sampler::refresh_forces(&mut self.traj, self.h, t, &y);
         (self.t, self.y, self.skip) = (t, y, RESTART_SKIP);
         self.stepper.restart(self.h)
     }

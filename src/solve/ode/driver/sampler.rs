@@ -1,9 +1,20 @@
 //! Output sampling from the dense output, per `Output`: every step and event, a uniform grid,
-//! or given times.
+//! or given times. Each sample is taken in the modes current at its time, so with
+//! `Hybrid::forces_at_samples` its contact forces are evaluated there (and only there).
 
 use super::super::dense::DenseStep;
-use super::super::tolerances::GRID_END_SLACK;
+use super::super::hybrid::Hybrid;
+use super::super::tolerances::{GRID_END_SLACK, MIN_STEP};
 use super::{Config, Output, Trajectory};
+
+/// Appends the sample `(t, y)` and, when asked for, the contact forces there.
+fn push(traj: &mut Trajectory, h: &mut Hybrid, t: f64, y: Vec<f64>) {
+    if h.forces_at_samples {
+        traj.forces.push(h.contact_forces(t, &y));
+    }
+    traj.t.push(t);
+    traj.y.push(y);
+}
 
 /// The output times still to be sampled.
 pub(super) struct Sampler {
@@ -25,52 +36,74 @@ impl Sampler {
     }
 
     /// The initial state at `t` (for `At`, every asked time up to `t`).
-    pub(super) fn record_initial(&mut self, traj: &mut Trajectory, t: f64, y: &[f64]) {
+    pub(super) fn record_initial(
+        &mut self,
+        traj: &mut Trajectory,
+        h: &mut Hybrid,
+        t: f64,
+        y: &[f64],
+    ) {
         match &self.output {
             Output::At(ts) => {
                 while self.next < ts.len() && ts[self.next] <= t {
-                    traj.t.push(ts[self.next]);
-                    traj.y.push(y.to_vec());
+                    push(traj, h, ts[self.next], y.to_vec());
                     self.next += 1;
                 }
             }
             _ => {
-                traj.t.push(t);
-                traj.y.push(y.to_vec());
+                push(traj, h, t, y.to_vec());
                 self.next = 1;
             }
         }
     }
 
+    /// After a mode switch at `(t, y)`: a sample taken at the same instant (within the step
+    /// floor `MIN_STEP`, below which the integration resolves no time) shows the contact
+    /// forces from that instant on — the new modes, the state after the switch — so a body
+    /// placed on a stop shows its holding force from the first sample.
+    pub(super) fn refresh_forces(traj: &mut Trajectory, h: &mut Hybrid, t: f64, y: &[f64]) {
+        let same_instant = traj
+            .t
+            .last()
+            .is_some_and(|&ts| (ts - t).abs() <= MIN_STEP * t.abs().max(1.0));
+        if h.forces_at_samples && same_instant {
+            if let Some(last) = traj.forces.last_mut() {
+                *last = h.contact_forces(t, y);
+            }
+        }
+    }
+
     /// The post-impact state at `t` (for `Steps` output, so the velocity jump is visible).
-    pub(super) fn record_point(&mut self, traj: &mut Trajectory, t: f64, y: &[f64]) {
+    pub(super) fn record_point(
+        &mut self,
+        traj: &mut Trajectory,
+        h: &mut Hybrid,
+        t: f64,
+        y: &[f64],
+    ) {
         if self.output == Output::Steps {
-            traj.t.push(t);
-            traj.y.push(y.to_vec());
+            push(traj, h, t, y.to_vec());
         }
     }
 
     /// The samples still due at the end time `t` (the run reached it without a step, the
     /// remaining interval being below the step floor): `y` is the state there.
-    pub(super) fn record_end(&mut self, traj: &mut Trajectory, t: f64, y: &[f64]) {
+    pub(super) fn record_end(&mut self, traj: &mut Trajectory, h: &mut Hybrid, t: f64, y: &[f64]) {
         match &self.output {
             Output::Steps => {
-                traj.t.push(t);
-                traj.y.push(y.to_vec());
+                push(traj, h, t, y.to_vec());
             }
             Output::Every(dt) => loop {
                 let tk = self.t0 + self.next as f64 * dt;
                 if tk > self.t1 + GRID_END_SLACK * dt {
                     break;
                 }
-                traj.t.push(tk);
-                traj.y.push(y.to_vec());
+                push(traj, h, tk, y.to_vec());
                 self.next += 1;
             },
             Output::At(ts) => {
                 while self.next < ts.len() && ts[self.next] <= t {
-                    traj.t.push(ts[self.next]);
-                    traj.y.push(y.to_vec());
+                    push(traj, h, ts[self.next], y.to_vec());
                     self.next += 1;
                 }
             }
@@ -79,25 +112,28 @@ impl Sampler {
 
     /// Samples in `(step start, until]` of the step `d`; for `Steps`, the point `until`
     /// itself (a step's end or an event).
-    pub(super) fn record_until(&mut self, traj: &mut Trajectory, d: &DenseStep, until: f64) {
+    pub(super) fn record_until(
+        &mut self,
+        traj: &mut Trajectory,
+        h: &mut Hybrid,
+        d: &DenseStep,
+        until: f64,
+    ) {
         match &self.output {
             Output::Steps => {
-                traj.t.push(until);
-                traj.y.push(d.eval(until));
+                push(traj, h, until, d.eval(until));
             }
             Output::Every(dt) => loop {
                 let tk = self.t0 + self.next as f64 * dt;
                 if tk > until || tk > self.t1 + GRID_END_SLACK * dt {
                     break;
                 }
-                traj.t.push(tk);
-                traj.y.push(d.eval(tk));
+                push(traj, h, tk, d.eval(tk));
                 self.next += 1;
             },
             Output::At(ts) => {
                 while self.next < ts.len() && ts[self.next] <= until {
-                    traj.t.push(ts[self.next]);
-                    traj.y.push(d.eval(ts[self.next]));
+                    push(traj, h, ts[self.next], d.eval(ts[self.next]));
                     self.next += 1;
                 }
             }

@@ -105,9 +105,7 @@ impl Hybrid<'_> {
     /// returns the forces `λ` along each `w`.
     pub(super) fn constrain(&self, t: f64, acc: &mut [f64]) -> Vec<(Bilateral, f64)> {
         // The common case, nothing stuck or held, costs two scans and no allocation.
-        let active = self.friction.iter().any(|f| f.mode == FrictionMode::Stick)
-            || self.stops.iter().any(|s| s.held.is_some());
-        if !active {
+        if !self.any_constrained() {
             return Vec::new();
         }
         let rows = self.rows(t);
@@ -128,11 +126,26 @@ impl Hybrid<'_> {
             .collect()
     }
 
-    /// The force of one constraint at `(t, y)` in the current modes (0 if not active).
-    pub(super) fn constraint_force(&mut self, which: Bilateral, t: f64, y: &[f64]) -> f64 {
+    /// Whether any contact is stuck or any stop held (a bilateral constraint is active).
+    fn any_constrained(&self) -> bool {
+        self.friction.iter().any(|f| f.mode == FrictionMode::Stick)
+            || self.stops.iter().any(|s| s.held.is_some())
+    }
+
+    /// The forces `λ` of every active constraint at `(t, y)` in the current modes (none, and
+    /// no right-hand-side evaluation, when nothing is stuck or held).
+    pub(super) fn constraint_forces(&mut self, t: f64, y: &[f64]) -> Vec<(Bilateral, f64)> {
+        if !self.any_constrained() {
+            return Vec::new();
+        }
         let mut dy = vec![0.0; 2 * self.n];
         self.free_rhs(t, y, &mut dy);
         self.constrain(t, &mut dy[self.n..])
+    }
+
+    /// The force of one constraint at `(t, y)` in the current modes (0 if not active).
+    pub(super) fn constraint_force(&mut self, which: Bilateral, t: f64, y: &[f64]) -> f64 {
+        self.constraint_forces(t, y)
             .into_iter()
             .find(|(id, _)| *id == which)
             .map_or(0.0, |(_, l)| l)

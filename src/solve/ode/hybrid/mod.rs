@@ -9,11 +9,12 @@
 //! Here: the system's elements sorted by law, the attachments' positions and the walls'
 //! motion. The element laws are in `laws.rs`, `M⁻¹` in `mass.rs`, the right-hand side and
 //! the energy in `rhs.rs`, the event functions in `events.rs`, friction's stick and slip in
-//! `settle.rs`, the bilateral constraints in `constraints.rs` and the rigid stops' impacts
-//! in `stops.rs`.
+//! `settle.rs`, the bilateral constraints in `constraints.rs`, the rigid stops' impacts
+//! in `stops.rs` and the contact forces reported at output samples in `forces.rs`.
 
 mod constraints;
 mod events;
+mod forces;
 mod laws;
 mod mass;
 mod rhs;
@@ -62,6 +63,9 @@ pub struct Hybrid<'s> {
     pub friction: Vec<Coulomb>,
     pub jenkins: Vec<Jenkins>,
     force: Vec<f64>,
+    /// Whether the output samples carry the contact forces (`contact_forces`); off for the
+    /// callers that read the motion only.
+    pub forces_at_samples: bool,
     /// Right-hand-side evaluations so far.
     pub evals: usize,
 }
@@ -213,6 +217,7 @@ impl<'s> Hybrid<'s> {
             friction,
             jenkins: elements.jenkins,
             force: vec![0.0; n],
+            forces_at_samples: false,
             evals: 0,
         })
     }

@@ -116,18 +116,8 @@ impl Hybrid<'_> {
             let u = self.relative(a, b, t, x);
             apply(a, b, k2 * u * u + k3 * u * u * u, f);
         }
-        for (gap, mode) in self.gaps.iter().zip(&self.modes) {
-            let u = self.relative(gap.a, gap.b, t, x);
-            let rate = self.rate(gap.a, t, v) - self.rate(gap.b, t, v);
-            let force = match (gap.smooth, gap.law, mode) {
-                (Some(s), ContactLaw::Linear { k }, _) => {
-                    crate::model::smoothing::gap_force(k, gap.g, gap.sides, s, u).0
-                }
-                (_, _, GapMode::Open) => 0.0,
-                (_, _, GapMode::Plus) => gap.normal_force(u - gap.g, rate),
-                (_, _, GapMode::Minus) => -gap.normal_force(-(u + gap.g), -rate),
-            };
-            apply(gap.a, gap.b, force, f);
+        for (gi, gap) in self.gaps.iter().enumerate() {
+            apply(gap.a, gap.b, self.gap_force(gi, t, x, v), f);
         }
         for fc in &self.friction {
             let force = match fc.mode {
@@ -140,6 +130,24 @@ impl Hybrid<'_> {
         for jk in &self.jenkins {
             let u = self.relative(jk.a, jk.b, t, x);
             apply(jk.a, jk.b, jk.force(u), f);
+        }
+    }
+
+    /// The force of gap `gi` in its mode (acting `−f` on side a, `+f` on side b): its
+    /// penetration law on the side in contact, or the sigmoid force of a smoothed gap
+    /// (paper 000, eq. 8) whatever the mode.
+    #[inline]
+    pub(super) fn gap_force(&self, gi: usize, t: f64, x: &[f64], v: &[f64]) -> f64 {
+        let gap = &self.gaps[gi];
+        let u = self.relative(gap.a, gap.b, t, x);
+        let rate = self.rate(gap.a, t, v) - self.rate(gap.b, t, v);
+        match (gap.smooth, gap.law, self.modes[gi]) {
+            (Some(s), ContactLaw::Linear { k }, _) => {
+                crate::model::smoothing::gap_force(k, gap.g, gap.sides, s, u).0
+            }
+            (_, _, GapMode::Open) => 0.0,
+            (_, _, GapMode::Plus) => gap.normal_force(u - gap.g, rate),
+            (_, _, GapMode::Minus) => -gap.normal_force(-(u + gap.g), -rate),
         }
     }
 

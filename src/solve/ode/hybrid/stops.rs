@@ -20,9 +20,17 @@ use crate::solve::ode::roots::Direction;
 use crate::solve::ode::tolerances::ON_STOP;
 use nalgebra::{DMatrix, DVector};
 
-/// One stop's velocity jump at an impact: `(stop, u̇⁻, u̇⁺)` with `u̇` the element's relative
-/// velocity (walls included).
-pub type Jump = (usize, f64, f64);
+/// One stop's velocity jump at an impact.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Jump {
+    /// The stop (index into `stops`).
+    pub stop: usize,
+    /// The element's relative velocity `u̇` (walls included) before and after.
+    pub before: f64,
+    pub after: f64,
+    /// The impulse `Λ ≥ 0` the stop gave, along its normal (N s for translational DOFs).
+    pub impulse: f64,
+}
 
 /// Largest number of simultaneous stops whose complementarity problem is solved by
 /// enumerating the active sets (2ᵐ small solves); beyond it, projected Gauss–Seidel.
@@ -107,7 +115,13 @@ impl Hybrid<'_> {
         }
         set.iter()
             .zip(before)
-            .map(|(&k, u)| (stop_of(&events[k]), u, self.event_rate(&events[k], t, y)))
+            .zip(impulses)
+            .map(|((&k, u), impulse)| Jump {
+                stop: stop_of(&events[k]),
+                before: u,
+                after: self.event_rate(&events[k], t, y),
+                impulse,
+            })
             .collect()
     }
 
@@ -120,9 +134,10 @@ impl Hybrid<'_> {
         -side * self.constraint_force(Bilateral::Held(stop), t, y)
     }
 
-    /// Puts a stop into persistent contact at `(t, y)`: the normal relative velocity is
-    /// removed (a plastic impact) and the constraint holds from now on.
-    pub fn hold(&mut self, ev: &EventFn, stop: usize, t: f64, y: &mut [f64]) {
+    /// Puts a stop into persistent contact at `(t, y)`: the normal relative velocity `u̇` is
+    /// removed (a plastic impact) and the constraint holds from now on. Returns the impulse
+    /// that removal took, positive when pushing: `side·u̇ / wᵀM⁻¹w` (N s).
+    pub fn hold(&mut self, ev: &EventFn, stop: usize, t: f64, y: &mut [f64]) -> f64 {
         let n = self.n;
         let minv_w = self.mass.solve_sparse(n, &ev.w);
         let wmw: f64 = ev.w.iter().map(|&(i, wi)| wi * minv_w[i]).sum();
@@ -140,6 +155,7 @@ impl Hybrid<'_> {
             minv_w,
             side,
         });
+        side * un / wmw
     }
 
     /// The first open rigid stop that the state `y` at `t` penetrates beyond round-off.
