@@ -7,6 +7,7 @@ mod continue_frf;
 pub(crate) mod diagnostics;
 pub(crate) mod finite;
 mod modes;
+mod nsmodes;
 pub(crate) mod options;
 mod preflight;
 pub(crate) mod results;
@@ -81,6 +82,7 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
         AnalysisKind::Modes => modes::run(a, &model, &sys).map_err(located)?,
         AnalysisKind::Simulate => simulate::run(a, &model, &sys).map_err(keep)?,
         AnalysisKind::ContinueFrf => continue_frf::run(a, &model, &sys).map_err(keep)?,
+        AnalysisKind::NsModes => nsmodes::run(a, &model, &sys).map_err(located)?,
         AnalysisKind::SweepRegimes => {
             sweep_regimes::run(prog, a, overrides, &model, &sys).map_err(located)?
         }

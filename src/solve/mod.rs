@@ -3,5 +3,6 @@
 pub mod cont;
 pub mod hb;
 pub mod modes;
+pub mod nsmodes;
 pub mod ode;
 pub mod regimes;

@@ -1,0 +1,399 @@
+//! The `nsmodes` analysis: nonsmooth modes of an impact oscillator (paper 004) — the
+//! families of periodic orbits with `impacts` impacts per period over a range of periods,
+//! each point checked for admissibility (NC2's sign, NC3 proved on every flight).
+//!
+//! Options: `impacts` (1 or 2), `period = T0..T1`, `points` (periods on the grid, 400),
+//! `show = at(T, …)` (orbits written over one period). Writes `data.csv` (one row per
+//! point), `frequency_energy.svg`, and with `show` `orbits.csv` and `orbits.svg`.
+
+use super::diagnostics::AnalysisError;
+use super::options::OptionReader;
+use super::results::{Cell, Plot, Results, Series, Table};
+use crate::lang::ast::Analysis;
+use crate::model::flat::{ContactLaw, Sides};
+use crate::model::system::{Attach, Nonlinearity};
+use crate::model::{Model, System};
+use crate::solve::nsmodes::{
+    one_impact, one_impact_edge, phi_roots, two_impacts, Orbit, Oscillator,
+};
+use nalgebra::DVector;
+use serde_json::{json, Map};
+use std::f64::consts::TAU;
+
+/// Periods on the grid by default (`points`).
+const DEFAULT_POINTS: usize = 400;
+
+/// Samples per period of a shown orbit.
+const ORBIT_SAMPLES: usize = 400;
+
+/// Two-impact roots at neighbouring periods belong to one branch when their first impact
+/// times differ by less than this fraction of the period.
+const BRANCH_LINK: f64 = 0.02;
+
+/// Harmonic lines `ωⱼ/q` drawn at most on the frequency–energy plot.
+const MAX_HARMONIC_LINES: usize = 12;
+
+pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
+    let opts = OptionReader::new(a, model, &["impacts", "period", "points", "show"])?;
+    let impacts = opts.count("impacts", 1)?.unwrap_or(1);
+    if impacts > 2 {
+        let at = opts.span_of("impacts").unwrap_or(a.span);
+        return Err(opts.bad_value(
+            "impacts",
+            at,
+            "this version follows families with 1 or 2 impacts per period",
+            "use `impacts = 1` or `impacts = 2`; k ≥ 3 (paper 004 Sect. 7.4) follows",
+        ));
+    }
+    let (lo, hi) = opts.interval("period")?.ok_or_else(|| {
+        opts.bad_value(
+            "period",
+            a.span,
+            "missing",
+            "give the range of periods, e.g. `period = 2.4..2.9`",
+        )
+    })?;
+    let points = opts.count("points", 2)?.unwrap_or(DEFAULT_POINTS);
+    let shown: Vec<f64> = match opts.call("show")? {
+        Some((_, args, _)) => args.into_iter().map(|(v, _)| v).collect(),
+        None => vec![],
+    };
+    let (osc, mut warnings) = oscillator(a, model, sys)?;
+    let start = std::time::Instant::now();
+    let grid: Vec<f64> = (0..points)
+        .map(|i| lo + (hi - lo) * i as f64 / (points - 1) as f64)
+        .collect();
+    let family = family(&osc, impacts, &grid);
+    let mut summary = Map::new();
+    if impacts == 1 {
+        let edges: Vec<f64> = family
+            .windows(2)
+            .filter(|w| w[0].admissible != w[1].admissible)
+            .map(|w| one_impact_edge(&osc, w[0].orbit.period(), w[1].orbit.period()))
+            .collect();
+        summary.insert("admissibility_edges".into(), json!(edges));
+        summary.insert("phi_roots".into(), json!(phi_roots(&osc, lo, hi)));
+    }
+    let wall_s = start.elapsed().as_secs_f64();
+    if family.is_empty() {
+        warnings.push(format!(
+            "no potential solution with {impacts} impact(s) per period in {lo}..{hi}"
+        ));
+    }
+    summary.insert("linear_frequencies".into(), json!(osc.omega));
+    summary.insert("points".into(), json!(family.len()));
+    summary.insert(
+        "admissible".into(),
+        json!(family.iter().filter(|p| p.admissible).count()),
+    );
+    let names: Vec<String> = sys.dofs.iter().map(|d| d.name.clone()).collect();
+    let mut tables = vec![table(&family, impacts, &names)];
+    let mut plots = vec![frequency_energy(&family, &osc, (lo, hi), &model.name)];
+    if !shown.is_empty() {
+        let (orbits, plot) = orbits(&osc, impacts, &shown, &names, &model.name);
+        tables.push(orbits);
+        plots.push(plot);
+    }
+    let mut settings = Map::new();
+    settings.insert("impacts".into(), json!(impacts));
+    settings.insert("period".into(), json!([lo, hi]));
+    settings.insert("points".into(), json!(points));
+    settings.insert(
+        "method".into(),
+        json!("closed form (paper 004 Theorems 3.1–3.4); NC3 proved by bounding the gap on every flight"),
+    );
+    Ok(Results {
+        name: String::new(),
+        kind: opts.kind().into(),
+        model: model.name.clone(),
+        tables,
+        plots,
+        summary,
+        settings,
+        params: model.params.clone(),
+        warnings,
+        wall_s,
+    })
+}
+
+/// One point of a family.
+struct Point<'a> {
+    orbit: Orbit<'a>,
+    /// The branch the point is on (two impacts: several per period).
+    branch: usize,
+    admissible: bool,
+    reason: String,
+}
+
+/// The family's points over the grid. Two-impact roots are linked into branches from one
+/// period to the next by the nearest first impact time (within `BRANCH_LINK` of the period).
+fn family<'a>(osc: &'a Oscillator, impacts: usize, grid: &[f64]) -> Vec<Point<'a>> {
+    let mut points = Vec::new();
+    let mut last: Vec<(usize, f64)> = Vec::new();
+    let mut branches = 0;
+    for &t in grid {
+        let orbits = match impacts {
+            1 => one_impact(osc, t).into_iter().collect::<Vec<_>>(),
+            _ => two_impacts(osc, t),
+        };
+        let mut now = Vec::new();
+        for orbit in orbits {
+            let t1 = orbit.times[0];
+            let near = last
+                .iter()
+                .filter(|(b, p)| {
+                    (p - t1).abs() < BRANCH_LINK * t && !now.iter().any(|(n, _)| n == b)
+                })
+                .min_by(|x, y| (x.1 - t1).abs().total_cmp(&(y.1 - t1).abs()));
+            let branch = near.map_or_else(
+                || {
+                    branches += 1;
+                    branches - 1
+                },
+                |(b, _)| *b,
+            );
+            now.push((branch, t1));
+            let verdict = orbit.admissibility();
+            points.push(Point {
+                branch,
+                admissible: verdict.admissible(),
+                reason: verdict.reason(),
+                orbit,
+            });
+        }
+        last = now;
+    }
+    points
+}
+
+/// The model as `(M, K)` with its one impact gap, or why it is not an impact oscillator.
+fn oscillator(
+    a: &Analysis,
+    model: &Model,
+    sys: &System,
+) -> Result<(Oscillator, Vec<String>), AnalysisError> {
+    let unsupported = |message: String, help: &str| AnalysisError::Unsupported {
+        message: format!("nsmodes of `{}`: {message}", model.name),
+        at: a.span,
+        help: help.into(),
+    };
+    let help = "nonsmooth modes need a linear conservative model with exactly one rigid stop `law = impact(e = 1)` on one side (paper 004)";
+    let [element] = sys.nonlinear.as_slice() else {
+        return Err(unsupported(
+            format!("{} nonlinear elements", sys.nonlinear.len()),
+            help,
+        ));
+    };
+    let Nonlinearity::Gap(gap) = &element.law else {
+        return Err(unsupported(
+            format!("`{}` is not a gap", element.name),
+            help,
+        ));
+    };
+    let ContactLaw::Impact { e } = gap.law else {
+        return Err(unsupported(
+            format!("`{}` is not a rigid stop", element.name),
+            help,
+        ));
+    };
+    if e != 1.0 {
+        return Err(unsupported(
+            format!("`{}` has e = {e}: an impact that loses energy has no periodic orbits without forcing", element.name),
+            help,
+        ));
+    }
+    let n = sys.n();
+    let mut w = DVector::zeros(n);
+    for (side, sign) in [(&element.a[0], 1.0), (&element.b[0], -1.0)] {
+        match side {
+            Attach::Dof(i) => w[*i] += sign,
+            Attach::Ground => {}
+            Attach::Base(_) => {
+                return Err(unsupported("the stop is on the moving base".into(), help));
+            }
+        }
+    }
+    // Contact when u = x_a − x_b ≥ g: g(u) = g − wᵀu; on the negative side, g + wᵀu.
+    match gap.sides {
+        Sides::Positive => {}
+        Sides::Negative => w = -w,
+        Sides::Both => {
+            return Err(unsupported(
+                format!("`{}` has two sides: two constraints", element.name),
+                help,
+            ))
+        }
+    }
+    let dense = crate::solve::modes::dense_of;
+    let osc = Oscillator::new(dense(&sys.m), dense(&sys.k), w, gap.clearance)
+        .map_err(|e| unsupported(e.to_string(), help))?;
+    let mut warnings: Vec<String> = sys.warnings.iter().map(|w| w.message.clone()).collect();
+    if sys.c.nnz() > 0 || !sys.forces.is_empty() || !sys.base.is_empty() {
+        warnings.push(
+            "damping, forces and base motion are left out: nonsmooth modes are the free conservative system's (paper 004 Sect. 2.1)".into(),
+        );
+    }
+    Ok((osc, warnings))
+}
+
+/// `data.csv`: one row per point.
+fn table(family: &[Point], impacts: usize, names: &[String]) -> Table {
+    let mut columns: Vec<String> = ["T [s]", "omega [rad/s]", "energy [J]", "branch"]
+        .map(String::from)
+        .to_vec();
+    columns.extend((1..=impacts).map(|j| format!("lambda{j}")));
+    columns.extend((1..=impacts).map(|j| format!("sigma{j} [s]")));
+    columns.extend(["admissible".into(), "reason".into()]);
+    columns.extend(names.iter().map(|d| format!("{d}(0+)")));
+    columns.extend(names.iter().map(|d| format!("v({d})(0+)")));
+    let rows = family
+        .iter()
+        .map(|p| {
+            let o = &p.orbit;
+            let mut row: Vec<Cell> = vec![
+                o.period().into(),
+                (TAU / o.period()).into(),
+                o.energy().into(),
+                (p.branch as f64 + 1.0).into(),
+            ];
+            row.extend(o.lambda().into_iter().map(Cell::Num));
+            row.extend(o.flights().into_iter().map(Cell::Num));
+            row.push(f64::from(u8::from(p.admissible)).into());
+            row.push(Cell::Text(p.reason.clone()));
+            let (u, v) = o.state_in_flight(0, 0.0);
+            row.extend(u.iter().chain(v.iter()).map(|x| Cell::Num(*x)));
+            row
+        })
+        .collect();
+    Table {
+        file: "data.csv".into(),
+        columns,
+        rows,
+    }
+}
+
+/// Frequency against the energy's logarithm (it spans decades: λ → ∞ at the roots of
+/// `φ_T(T)`), admissible stretches solid and the others dashed, per branch;
+/// the harmonic lines `ωⱼ/q` inside the range as dotted horizontals.
+fn frequency_energy(family: &[Point], osc: &Oscillator, (lo, hi): (f64, f64), model: &str) -> Plot {
+    let mut series: Vec<Series> = Vec::new();
+    let branches = family.iter().map(|p| p.branch).max().map_or(0, |b| b + 1);
+    for b in 0..branches {
+        let mut current: Option<Series> = None;
+        for p in family.iter().filter(|p| p.branch == b) {
+            let label = if p.admissible {
+                "admissible"
+            } else {
+                "not admissible"
+            };
+            let (x, y) = (p.orbit.energy().log10(), TAU / p.orbit.period());
+            match &mut current {
+                Some(s) if s.dashed != p.admissible => {
+                    s.x.push(x);
+                    s.y.push(y);
+                }
+                _ => {
+                    if let Some(done) = current.take() {
+                        series.push(done);
+                    }
+                    current = Some(Series {
+                        label: format!("branch {} {label}", b + 1),
+                        x: vec![x],
+                        y: vec![y],
+                        points: false,
+                        dashed: !p.admissible,
+                    });
+                }
+            }
+        }
+        series.extend(current);
+    }
+    let energies = family
+        .iter()
+        .map(|p| p.orbit.energy().log10())
+        .filter(|e| e.is_finite());
+    let (e0, e1) = energies.fold((f64::MAX, f64::MIN), |(a, b), e| (a.min(e), b.max(e)));
+    let (w_lo, w_hi) = (TAU / hi, TAU / lo);
+    let lines = osc
+        .omega
+        .iter()
+        .enumerate()
+        .flat_map(|(j, w)| {
+            (1..)
+                .map(move |q| (j, q, w / q as f64))
+                .take_while(move |l| l.2 >= w_lo)
+        })
+        .filter(|l| l.2 <= w_hi)
+        .take(MAX_HARMONIC_LINES);
+    if e0 <= e1 {
+        series.extend(lines.map(|(j, q, w)| Series {
+            label: format!("ω{}/{q}", j + 1),
+            x: vec![e0, e1],
+            y: vec![w, w],
+            points: false,
+            dashed: true,
+        }));
+    }
+    Plot {
+        file: "frequency_energy.svg".into(),
+        title: format!("{model}: nonsmooth modes"),
+        x_label: "log₁₀ energy [J]".into(),
+        y_label: "ω = 2π/T [rad/s]".into(),
+        series,
+        cells: None,
+    }
+}
+
+/// `orbits.csv` (every DOF over one period of each shown orbit) and the contact DOFs'
+/// displacement over the period.
+fn orbits(
+    osc: &Oscillator,
+    impacts: usize,
+    shown: &[f64],
+    names: &[String],
+    model: &str,
+) -> (Table, Plot) {
+    let mut columns = vec!["T [s]".to_string(), "branch".into(), "t [s]".into()];
+    columns.extend(names.iter().cloned());
+    let contact = osc.w.iamax();
+    let (mut rows, mut series) = (Vec::new(), Vec::new());
+    for &t in shown {
+        let solutions = match impacts {
+            1 => one_impact(osc, t).into_iter().collect::<Vec<_>>(),
+            _ => two_impacts(osc, t),
+        };
+        for (b, orbit) in solutions.iter().enumerate() {
+            let mut s = Series {
+                label: format!("T = {t} ({})", names[contact]),
+                x: vec![],
+                y: vec![],
+                points: false,
+                dashed: !orbit.admissibility().admissible(),
+            };
+            for i in 0..=ORBIT_SAMPLES {
+                let time = t * i as f64 / ORBIT_SAMPLES as f64;
+                let (u, _) = orbit.state(time.min(t * (1.0 - f64::EPSILON)));
+                let mut row = vec![Cell::Num(t), Cell::Num(b as f64 + 1.0), Cell::Num(time)];
+                row.extend(u.iter().map(|x| Cell::Num(*x)));
+                rows.push(row);
+                s.x.push(time);
+                s.y.push(u[contact]);
+            }
+            series.push(s);
+        }
+    }
+    let table = Table {
+        file: "orbits.csv".into(),
+        columns,
+        rows,
+    };
+    let plot = Plot {
+        file: "orbits.svg".into(),
+        title: format!("{model}: orbits over one period"),
+        x_label: "t [s]".into(),
+        y_label: format!("{} [m]", names[contact]),
+        series,
+        cells: None,
+    };
+    (table, plot)
+}

@@ -1,0 +1,14 @@
+//! Nonsmooth modes of impact oscillators (paper 004): periodic orbits of a conservative
+//! linear system with one unilateral contact and an elastic impact, `k` impacts per period,
+//! as families over the period. `spectral` is the modal core and the paper's functions,
+//! `orbit` one potential solution with its closed-form motion and the NC3 proof, `families`
+//! the one- and two-impact families and the roots and edges that bound them.
+
+mod families;
+mod orbit;
+mod spectral;
+mod tolerances;
+
+pub use families::{one_impact, one_impact_edge, phi_roots, two_impacts};
+pub use orbit::{Admissibility, Orbit};
+pub use spectral::{Oscillator, Period, SpectralError};
