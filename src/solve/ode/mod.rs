@@ -11,6 +11,7 @@ pub(crate) mod driver;
 pub(crate) mod hybrid;
 pub(crate) mod rodas;
 pub(crate) mod roots;
+mod sparse_stage;
 pub(crate) mod step;
 mod tableau;
 mod tolerances;

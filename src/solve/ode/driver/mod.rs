@@ -87,6 +87,9 @@ pub struct Trajectory {
     pub rhs_evals: usize,
     /// Accepted steps taken by the stiff method (RODAS).
     pub stiff_steps: usize,
+    /// Numeric factorisations of RODAS's sparse stage matrix (one per step size and modes
+    /// while the tangent is constant).
+    pub factorisations: usize,
     /// Times where `Method::Auto` found the segment stiff and switched to RODAS.
     pub stiff_switches: Vec<f64>,
     /// The state at `t0` (the initial friction states settled), whatever the output times.
@@ -414,6 +417,7 @@ impl<'r, 's> Run<'r, 's> {
     fn finish(self) -> Trajectory {
         let mut traj = self.traj;
         traj.rhs_evals = self.h.evals;
+        traj.factorisations = self.stepper.factorisations();
         traj.final_state = self.y;
         traj
     }

@@ -9,8 +9,8 @@
 //! Here: the system's elements sorted by law, the attachments' positions and the walls'
 //! motion. The element laws are in `laws.rs`, `M⁻¹` in `mass.rs`, the right-hand side and
 //! the energy in `rhs.rs`, the event functions in `events.rs`, friction's stick and slip in
-//! `settle.rs`, the bilateral constraints in `constraints.rs` and the rigid stops' impacts
-//! in `stops.rs`.
+//! `settle.rs`, the bilateral constraints in `constraints.rs`, the rigid stops' impacts
+//! in `stops.rs` and the exact linearisation for the stiff method in `tangent.rs`.
 
 mod constraints;
 mod events;
@@ -19,6 +19,7 @@ mod mass;
 mod rhs;
 mod settle;
 mod stops;
+mod tangent;
 
 pub use events::{Action, EventFn};
 pub use laws::{ContactGap, Coulomb, FrictionMode, GapMode, Jenkins, RigidStop};
@@ -27,6 +28,7 @@ use crate::model::flat::{Dir, Friction, Sides};
 use crate::model::system::{Attach, Nonlinearity, System};
 use crate::model::time_fn::Prepared;
 use mass::MassSolver;
+use tangent::TangentForm;
 
 /// Why a system cannot be integrated (yet).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -62,6 +64,8 @@ pub struct Hybrid<'s> {
     pub friction: Vec<Coulomb>,
     pub jenkins: Vec<Jenkins>,
     force: Vec<f64>,
+    /// The exact linearisation's pattern and storage (`None` for asymmetric `M`, `K`, `C`).
+    tangent: Option<TangentForm>,
     /// Right-hand-side evaluations so far.
     pub evals: usize,
 }
@@ -199,7 +203,12 @@ impl<'s> Hybrid<'s> {
                 }
             })
             .collect();
+        let poly: Vec<_> = elements.poly.iter().map(|p| (p.0, p.1)).collect();
+        let gaps: Vec<_> = elements.gaps.iter().map(|g| (g.a, g.b)).collect();
+        let jenkins: Vec<_> = elements.jenkins.iter().map(|j| (j.a, j.b)).collect();
+        let tangent = TangentForm::new(sys, &poly, &gaps, &jenkins);
         Ok(Hybrid {
+            tangent,
             loads,
             dense_kc: rhs::dense_kc_rows(sys),
             sys,
