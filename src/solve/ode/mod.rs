@@ -16,6 +16,6 @@ pub(crate) mod step;
 mod tableau;
 mod tolerances;
 
-pub use driver::{integrate, Config, Method, Output};
+pub use driver::{integrate, Config, Method, Output, Trajectory};
 pub use hybrid::Hybrid;
 pub use step::Tolerances;
