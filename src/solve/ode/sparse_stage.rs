@@ -9,7 +9,7 @@
 //!
 //! an `n × n` sparse system, symmetric when `M`, `K̃` and `C̃` are (the assembled matrices
 //! and every contact tangent `k w wᵀ` are): `M⁻¹` is never formed. `S` is factored by the
-//! sparse LDLᵀ of `sprs-ldl` (reverse Cuthill–McKee ordering, whose fill stays within the
+//! sparse LDLᵀ of `sprs-ldl` (a one-DOF `S` is a scalar; reverse Cuthill–McKee ordering, whose fill stays within the
 //! band of the chains and beams nsd assembles): the symbolic factorisation is made once per
 //! integration, the numeric one only when `S` changes — a new step size, new modes, or a
 //! tangent that moves with the state — so the six stages of a step, and the retries of a
@@ -22,24 +22,62 @@
 //! second-order systems, the elimination of the velocity block).
 
 use super::step::SecondOrder;
-use sprs::{CsMat, SymmetryCheck};
+use sprs::{CsMat, FillInReduction, SymmetryCheck};
 use sprs_ldl::{Ldl, LdlNumeric};
+
+/// A factorisation of `S`.
+enum Factor {
+    /// The sparse LDLᵀ (two rows or more).
+    Ldl(Box<LdlNumeric<f64, usize>>),
+    /// The LU of a one-DOF `S` (sprs-ldl's workspaces need two rows).
+    Scalar(f64),
+}
+
+impl Factor {
+    /// The factor of `s` (its symbolic part reused from `old` when that is an LDLᵀ);
+    /// `None` when `s` is singular.
+    fn of(s: &CsMat<f64>, old: Option<Factor>) -> Option<Factor> {
+        if s.rows() == 1 {
+            let d = s.get(0, 0).copied().unwrap_or(0.0);
+            return (d != 0.0 && d.is_finite()).then_some(Factor::Scalar(d));
+        }
+        let ldl = match old {
+            Some(Factor::Ldl(mut f)) => f.update(s.view()).ok().map(|_| f),
+            _ => Ldl::new()
+                .check_symmetry(SymmetryCheck::DontCheckSymmetry)
+                .fill_in_reduction(FillInReduction::ReverseCuthillMcKee)
+                .numeric(s.view())
+                .ok()
+                .map(Box::new),
+        }?;
+        ldl.d()
+            .iter()
+            .all(|d| d.is_finite() && *d != 0.0)
+            .then_some(Factor::Ldl(ldl))
+    }
+
+    /// `S⁻¹ r`.
+    fn solve(&self, r: &[f64]) -> Vec<f64> {
+        match self {
+            Factor::Ldl(f) => f.solve(r),
+            Factor::Scalar(d) => r.iter().map(|v| v / d).collect(),
+        }
+    }
+}
 
 /// `S = c²M + cC̃ + K̃` of the latest step, its factor, and `M`, `C̃` for the stage
 /// right-hand sides.
 pub(super) struct SparseStages {
     n: usize,
-    /// `S` on the common pattern of `M`, `K̃`, `C̃` (the values last factored, when
-    /// `factored`).
+    /// `S` on the common pattern of `M`, `K̃`, `C̃` (the values last factored).
     s: CsMat<f64>,
     m: CsMat<f64>,
     /// `C̃` on `m`'s pattern, as a matrix for the product `C̃ bₓ`.
     c: CsMat<f64>,
     /// `1/(γh)` of the latest step.
     rate: f64,
-    factor: Option<LdlNumeric<f64, usize>>,
-    /// `factor` holds the factorisation of `s`'s values.
-    factored: bool,
+    /// The factor of `s`'s values (`None` when singular).
+    factor: Option<Factor>,
     /// Numeric factorisations made (the reuse the tests check).
     pub(super) factorisations: usize,
 }
@@ -54,7 +92,6 @@ impl SparseStages {
             c: lin.m.clone(),
             rate: 0.0,
             factor: None,
-            factored: false,
             factorisations: 0,
         }
     }
@@ -64,7 +101,7 @@ impl SparseStages {
     pub(super) fn prepare(&mut self, lin: &SecondOrder, rate: f64) -> bool {
         self.rate = rate;
         self.c.data_mut().copy_from_slice(&lin.c);
-        let mut same = self.factored;
+        let mut same = self.factor.is_some();
         for (((s, m), k), c) in self
             .s
             .data_mut()
@@ -81,31 +118,15 @@ impl SparseStages {
             return true;
         }
         self.factorisations += 1;
-        let done = match self.factor.as_mut() {
-            Some(f) => f.update(self.s.view()).is_ok(),
-            None => match Ldl::new()
-                .check_symmetry(SymmetryCheck::DontCheckSymmetry)
-                .numeric(self.s.view())
-            {
-                Ok(f) => {
-                    self.factor = Some(f);
-                    true
-                }
-                Err(_) => false,
-            },
-        };
-        let finite = self
-            .factor
-            .as_ref()
-            .is_some_and(|f| f.d().iter().all(|d| d.is_finite() && *d != 0.0));
-        self.factored = done && finite;
-        self.factored
+        // A failed factorisation loses the symbolic part; the next one starts afresh.
+        self.factor = Factor::of(&self.s, self.factor.take());
+        self.factor.is_some()
     }
 
     /// The stage increment `k = [kₓ; k_v]` of the right-hand side `b = [bₓ; b_v]`; `false`
     /// when no factor is ready.
     pub(super) fn solve(&self, b: &[f64], k: &mut [f64]) -> bool {
-        let Some(factor) = self.factor.as_ref().filter(|_| self.factored) else {
+        let Some(factor) = self.factor.as_ref() else {
             return false;
         };
         let n = self.n;

@@ -98,7 +98,7 @@ impl Stepper {
 
     /// Numeric factorisations of the stiff method's sparse stage matrix so far.
     pub(super) fn factorisations(&self) -> usize {
-        self.methods.stiff.factorisations()
+        self.methods.factorisations()
     }
 
     /// The error test failed: the next attempt tries `size`, without growth after it.
