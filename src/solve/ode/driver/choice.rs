@@ -22,9 +22,24 @@ const STIFF_STEPS_TO_SWITCH: usize = 15;
 /// before are forgotten.
 const CALM_STEPS_TO_FORGET: usize = 6;
 
-/// Accepted RODAS steps after a switch before its step size is compared with DOP853's (the
-/// controller grows the step at most fivefold per step from the switch's size).
-const STIFF_STEPS_TO_JUDGE: usize = 5;
+/// Accepted RODAS steps after a switch before its progress is compared with DOP853's; the
+/// first half is left out of the comparison (the controller grows the step from the
+/// switch's size, at most fivefold per step, and settles after an event's transient).
+const STIFF_STEPS_TO_JUDGE: usize = 20;
+
+/// The time a method advanced and the attempts it took (rejected ones included).
+#[derive(Debug, Clone, Copy, Default)]
+struct Progress {
+    time: f64,
+    attempts: usize,
+}
+
+impl Progress {
+    /// Time advanced per attempt.
+    fn rate(&self) -> f64 {
+        self.time / self.attempts.max(1) as f64
+    }
+}
 
 /// The explicit and the stiff method with the switching policy of `Method`.
 pub(super) struct MethodChoice {
@@ -36,8 +51,10 @@ pub(super) struct MethodChoice {
     /// Hairer's counters: stiff-looking accepted steps, and non-stiff ones since the last.
     stiff_seen: usize,
     calm_seen: usize,
-    /// The latest accepted DOP853 step (stability-limited when the switch is made).
-    explicit_h: f64,
+    /// DOP853's progress in the current segment (stability-limited when the switch is made).
+    explicit_progress: Progress,
+    /// RODAS's progress since the middle of its judging steps.
+    stiff_progress: Progress,
     /// Accepted RODAS steps since the switch.
     stiff_made: usize,
     /// RODAS was tried in this segment and its steps were too short for their cost.
@@ -53,7 +70,8 @@ impl MethodChoice {
             stiff_now: method == Method::Rodas,
             stiff_seen: 0,
             calm_seen: 0,
-            explicit_h: 0.0,
+            explicit_progress: Progress::default(),
+            stiff_progress: Progress::default(),
             stiff_made: 0,
             explicit_pays: false,
         }
@@ -73,7 +91,7 @@ impl MethodChoice {
     /// `y1`): after enough stability-limited steps the next ones go to RODAS, unless RODAS
     /// was already found not to pay in this segment.
     fn watch_stiffness(&mut self, h: f64, y1: &[f64]) {
-        self.explicit_h = h;
+        self.explicit_progress.time += h;
         if self.explicit.stiffness(h, y1) > STIFFNESS_EDGE {
             self.stiff_seen += 1;
             self.calm_seen = 0;
@@ -96,18 +114,25 @@ impl MethodChoice {
             self.stiff_seen = 0;
             self.calm_seen = 0;
             self.explicit_pays = false;
+            self.explicit_progress = Progress::default();
         }
     }
 
-    /// The cost test on a RODAS step of size `h` just accepted under `Method::Auto`: once
-    /// the controller has settled (`STIFF_STEPS_TO_JUDGE` steps), RODAS keeps the segment
-    /// only if it advances faster per unit of work than the stability-limited DOP853 did,
-    /// `h / cost(RODAS step) ≥ h_explicit / cost(DOP853 step)`; else DOP853 takes the rest
-    /// of the segment (an excited fast mode must be resolved anyway, and the order-8 method
-    /// does it in fewer steps than the order-4 one).
+    /// The cost test on a RODAS step of size `h` just accepted under `Method::Auto`: after
+    /// `STIFF_STEPS_TO_JUDGE` steps RODAS keeps the segment only if it advances faster per
+    /// unit of work than DOP853 did in it, `τ_RODAS / cost(RODAS step) ≥ τ_DOP853`, `τ` the
+    /// time advanced per attempt (rejections included); else DOP853 takes the rest of the
+    /// segment (an excited fast mode must be resolved anyway, and the order-8 method may do
+    /// it in fewer steps than the order-4 one).
     fn watch_cost(&mut self, h: f64) {
         self.stiff_made += 1;
-        if self.stiff_made >= STIFF_STEPS_TO_JUDGE && h < self.explicit_h * self.stiff.step_cost() {
+        self.stiff_progress.time += h;
+        if self.stiff_made == STIFF_STEPS_TO_JUDGE / 2 {
+            self.stiff_progress = Progress::default();
+        }
+        if self.stiff_made == STIFF_STEPS_TO_JUDGE
+            && self.stiff_progress.rate() < self.explicit_progress.rate() * self.stiff.step_cost()
+        {
             self.stiff_now = false;
             self.explicit_pays = true;
         }
@@ -117,8 +142,10 @@ impl MethodChoice {
 impl OneStep for MethodChoice {
     fn attempt(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, out: &mut Attempt) -> StepResult {
         if self.stiff_now {
+            self.stiff_progress.attempts += 1;
             self.stiff.attempt(rhs, trial, out)
         } else {
+            self.explicit_progress.attempts += 1;
             self.explicit.attempt(rhs, trial, out)
         }
     }
