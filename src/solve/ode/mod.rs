@@ -11,10 +11,11 @@ pub(crate) mod driver;
 pub(crate) mod hybrid;
 pub(crate) mod rodas;
 pub(crate) mod roots;
+mod sparse_stage;
 pub(crate) mod step;
 mod tableau;
 mod tolerances;
 
-pub use driver::{integrate, Config, Method, Output};
+pub use driver::{integrate, Config, Method, Output, Trajectory};
 pub use hybrid::Hybrid;
 pub use step::Tolerances;

@@ -15,6 +15,25 @@ const CONTROLLER_SAFETY: f64 = 0.9;
 /// A right-hand side `y' = f(t, y)`.
 pub trait Rhs {
     fn eval(&mut self, t: f64, y: &[f64], dy: &mut [f64]);
+
+    /// The exact linearisation at `(t, y)` when `f` is a second-order system (below), else
+    /// `None` (the stiff method then takes finite differences).
+    fn tangent(&mut self, _t: f64, _y: &[f64]) -> Option<&SecondOrder> {
+        None
+    }
+}
+
+/// The linearisation of a second-order right-hand side `y = [x, v]`,
+/// `f = [v, M⁻¹ F(t, x, v)]`: `∂f/∂y = [[0, I], [−M⁻¹K̃, −M⁻¹C̃]]` with the tangent stiffness
+/// `K̃ = −∂F/∂x` and damping `C̃ = −∂F/∂v`, all three sparse and symmetric on one CSR
+/// pattern (the values of `K̃` and `C̃` are stored in the order of `m`'s).
+pub struct SecondOrder {
+    /// The mass matrix `M`, whose pattern holds those of `K̃` and `C̃`.
+    pub m: sprs::CsMat<f64>,
+    /// `K̃` on `m`'s pattern.
+    pub k: Vec<f64>,
+    /// `C̃` on `m`'s pattern.
+    pub c: Vec<f64>,
 }
 
 impl<F: FnMut(f64, &[f64], &mut [f64])> Rhs for F {

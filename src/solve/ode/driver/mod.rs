@@ -7,39 +7,26 @@
 //! cannot be decided, the step is shortened and retried. Output samples are taken from the
 //! dense output (`sampler.rs`).
 //!
-//! # References
-//! Hairer and Wanner, *Solving Ordinary Differential Equations II*, 2nd ed., Springer 1996,
-//! Sect. IV.2 (the stiffness test of DOP853, after eq. 2.9).
+//! The choice between the two methods under `Method::Auto` is in `choice.rs`.
 
 mod actions;
+mod choice;
 mod crossings;
 mod sampler;
 mod stepper;
 
 pub use actions::Event;
 
-use super::dense::DenseStep;
-use super::dop853::{initial_step, Dop853, Tolerances};
+use super::dop853::{initial_step, Tolerances};
 use super::hybrid::{EventFn, Hybrid};
-use super::rodas::Rodas;
-use super::step::{Attempt, OneStep, Rhs, StepResult, Trial};
 use super::tolerances::{
     MIN_SHORTENED_STEP, MIN_STEP, POOR_FIT_STEP_CUT, RESTART_SKIP, UNDECIDED_STEP_CUT,
 };
 use actions::ZenoWatch;
+use choice::MethodChoice;
 use crossings::StickBreaks;
 use sampler::Sampler;
 use stepper::{Accepted, Stepper};
-
-/// `h·ρ` above which an accepted DOP853 step counts as limited by stability: the edge of its
-/// stability region on the negative real axis (dimensionless).
-const STIFFNESS_EDGE: f64 = 6.1;
-/// Stability-limited steps (without `CALM_STEPS_TO_FORGET` others in between) after which
-/// `Method::Auto` switches to RODAS.
-const STIFF_STEPS_TO_SWITCH: usize = 15;
-/// Consecutive steps below the stability edge after which the stability-limited ones seen
-/// before are forgotten.
-const CALM_STEPS_TO_FORGET: usize = 6;
 
 /// Where output samples are taken.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,6 +77,9 @@ pub struct Trajectory {
     pub rhs_evals: usize,
     /// Accepted steps taken by the stiff method (RODAS).
     pub stiff_steps: usize,
+    /// Numeric factorisations of RODAS's sparse stage matrix (one per step size and modes
+    /// while the tangent is constant).
+    pub factorisations: usize,
     /// Times where `Method::Auto` found the segment stiff and switched to RODAS.
     pub stiff_switches: Vec<f64>,
     /// The state at `t0` (the initial friction states settled), whatever the output times.
@@ -140,94 +130,6 @@ pub fn integrate(
         }
     }
     Ok(run.finish())
-}
-
-/// The explicit and the stiff method with the switching policy of `Method`.
-struct MethodChoice {
-    method: Method,
-    explicit: Dop853,
-    stiff: Rodas,
-    /// RODAS is integrating the current segment.
-    stiff_now: bool,
-    /// Hairer's counters: stiff-looking accepted steps, and non-stiff ones since the last.
-    stiff_seen: usize,
-    calm_seen: usize,
-}
-
-impl MethodChoice {
-    fn new(method: Method, n: usize) -> MethodChoice {
-        MethodChoice {
-            method,
-            explicit: Dop853::new(n),
-            stiff: Rodas::new(n),
-            stiff_now: method == Method::Rodas,
-            stiff_seen: 0,
-            calm_seen: 0,
-        }
-    }
-
-    /// RODAS makes the next attempt.
-    fn is_stiff(&self) -> bool {
-        self.stiff_now
-    }
-
-    /// Hairer's stiffness test on the explicit attempt just accepted (step `h`, end state
-    /// `y1`): after enough stability-limited steps the next ones go to RODAS.
-    fn watch_stiffness(&mut self, h: f64, y1: &[f64]) {
-        if self.explicit.stiffness(h, y1) > STIFFNESS_EDGE {
-            self.stiff_seen += 1;
-            self.calm_seen = 0;
-            if self.stiff_seen >= STIFF_STEPS_TO_SWITCH {
-                self.stiff_now = true;
-            }
-        } else {
-            self.calm_seen += 1;
-            if self.calm_seen >= CALM_STEPS_TO_FORGET {
-                self.stiff_seen = 0;
-            }
-        }
-    }
-
-    /// A mode change: `Method::Auto` tries the explicit method again.
-    fn restart(&mut self) {
-        if self.method == Method::Auto {
-            self.stiff_now = false;
-            self.stiff_seen = 0;
-            self.calm_seen = 0;
-        }
-    }
-}
-
-impl OneStep for MethodChoice {
-    fn attempt(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, out: &mut Attempt) -> StepResult {
-        if self.stiff_now {
-            self.stiff.attempt(rhs, trial, out)
-        } else {
-            self.explicit.attempt(rhs, trial, out)
-        }
-    }
-
-    /// The dense output of an accepted attempt; under `Method::Auto` the stiffness test runs
-    /// first (it reads the stage state that DOP853's dense output overwrites).
-    fn dense(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, a: &Attempt, out: &mut DenseStep) {
-        if self.stiff_now {
-            self.stiff.dense(rhs, trial, a, out);
-            return;
-        }
-        if self.method == Method::Auto {
-            self.watch_stiffness(trial.h, &a.y1);
-        }
-        self.explicit.dense(rhs, trial, a, out);
-    }
-
-    /// The controller of the method that makes the next attempt.
-    fn next_step(&self, h: f64, err: f64, rejected_before: bool) -> f64 {
-        if self.stiff_now {
-            self.stiff.next_step(h, err, rejected_before)
-        } else {
-            self.explicit.next_step(h, err, rejected_before)
-        }
-    }
 }
 
 /// What one pass of the loop did.
@@ -418,6 +320,7 @@ impl<'r, 's> Run<'r, 's> {
     fn finish(self) -> Trajectory {
         let mut traj = self.traj;
         traj.rhs_evals = self.h.evals;
+        traj.factorisations = self.stepper.factorisations();
         traj.final_state = self.y;
         traj
     }

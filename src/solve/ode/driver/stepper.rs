@@ -66,7 +66,6 @@ impl Stepper {
         if size <= MIN_STEP * t.abs().max(1.0) {
             return Err(SimError::StepSizeUnderflow { t, h: size });
         }
-        let mut rhs = |t: f64, y: &[f64], dy: &mut [f64]| h.rhs(t, y, dy);
         let trial = Trial {
             t,
             y,
@@ -75,7 +74,7 @@ impl Stepper {
             tol: &cfg.tol,
         };
         // A NaN error norm or a singular stage matrix counts as a rejection.
-        let err = match self.methods.attempt(&mut rhs, &trial, &mut self.attempt) {
+        let err = match self.methods.attempt(h, &trial, &mut self.attempt) {
             StepResult::Computed { err } if err <= 1.0 => err,
             StepResult::Computed { err } if err.is_finite() => {
                 self.reject(self.methods.next_step(size, err, true));
@@ -88,13 +87,18 @@ impl Stepper {
         };
         let stiff = self.methods.is_stiff();
         self.methods
-            .dense(&mut rhs, &trial, &self.attempt, &mut self.dense);
+            .dense(h, &trial, &self.attempt, &mut self.dense);
         Ok(Some(Accepted {
             h: size,
             err,
             stiff,
             switched_to_stiff: !stiff && self.methods.is_stiff(),
         }))
+    }
+
+    /// Numeric factorisations of the stiff method's sparse stage matrix so far.
+    pub(super) fn factorisations(&self) -> usize {
+        self.methods.factorisations()
     }
 
     /// The error test failed: the next attempt tries `size`, without growth after it.

@@ -79,6 +79,38 @@ impl ContactGap {
         }
     }
 
+    /// The law's tangent `(∂F/∂δ, ∂F/∂δ̇)` at `(δ, δ̇)`, differentiated from `normal_force`
+    /// (zero where a dissipative law is clamped at zero force).
+    pub(super) fn normal_tangent(&self, delta: f64, rate: f64) -> (f64, f64) {
+        let slope = |n: f64| n * delta.abs().powf(n - 1.0);
+        let power = |n: f64| delta.abs().powf(n).copysign(delta);
+        let scaled = |k: f64, n: f64, factor: f64| {
+            if self.normal_force(delta, rate) <= 0.0 {
+                return (0.0, 0.0);
+            }
+            if self.entry_speed > ENTRY_SPEED_FLOOR {
+                let d = 1.0 + factor * rate / self.entry_speed;
+                (k * slope(n) * d, k * power(n) * factor / self.entry_speed)
+            } else {
+                (k * slope(n), 0.0)
+            }
+        };
+        match self.law {
+            ContactLaw::Linear { k } => (k, 0.0),
+            ContactLaw::Hertz { k, n } => (k * slope(n), 0.0),
+            ContactLaw::KelvinVoigt { k, c, tension } => {
+                if tension || k * delta + c * rate > 0.0 {
+                    (k, c)
+                } else {
+                    (0.0, 0.0)
+                }
+            }
+            ContactLaw::HuntCrossley { k, n, e } => scaled(k, n, 1.5 * (1.0 - e)),
+            ContactLaw::LankaraniNikravesh { k, n, e } => scaled(k, n, 0.75 * (1.0 - e * e)),
+            ContactLaw::Impact { .. } => (0.0, 0.0),
+        }
+    }
+
     /// Elastic energy stored at penetration δ, or `None` for a dissipative law.
     pub(super) fn potential(&self, delta: f64) -> Option<f64> {
         let d = delta.max(0.0);
@@ -170,6 +202,14 @@ impl Jenkins {
             FrictionMode::SlipPos => self.slip,
             FrictionMode::SlipNeg => -self.slip,
             _ => self.kt * (u - self.z),
+        }
+    }
+
+    /// `∂force/∂u`: `kt` while stuck, zero while sliding.
+    pub(super) fn stiffness(&self) -> f64 {
+        match self.mode {
+            FrictionMode::SlipPos | FrictionMode::SlipNeg => 0.0,
+            _ => self.kt,
         }
     }
 }

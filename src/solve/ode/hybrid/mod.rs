@@ -10,7 +10,8 @@
 //! motion. The element laws are in `laws.rs`, `M⁻¹` in `mass.rs`, the right-hand side and
 //! the energy in `rhs.rs`, the event functions in `events.rs`, friction's stick and slip in
 //! `settle.rs`, the bilateral constraints in `constraints.rs`, the rigid stops' impacts
-//! in `stops.rs` and the contact forces reported at output samples in `forces.rs`.
+//! in `stops.rs`, the contact forces reported at output samples in `forces.rs` and the exact
+//! linearisation for the stiff method in `tangent.rs`.
 
 mod constraints;
 mod events;
@@ -20,6 +21,7 @@ mod mass;
 mod rhs;
 mod settle;
 mod stops;
+mod tangent;
 
 pub use events::{Action, EventFn};
 pub use laws::{ContactGap, Coulomb, FrictionMode, GapMode, Jenkins, RigidStop};
@@ -28,6 +30,7 @@ use crate::model::flat::{Dir, Friction, Sides};
 use crate::model::system::{Attach, Nonlinearity, System};
 use crate::model::time_fn::Prepared;
 use mass::MassSolver;
+use tangent::TangentForm;
 
 /// Why a system cannot be integrated (yet).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -66,6 +69,8 @@ pub struct Hybrid<'s> {
     /// Whether the output samples carry the contact forces (`contact_forces`); off for the
     /// callers that read the motion only.
     pub forces_at_samples: bool,
+    /// The exact linearisation's pattern and storage (`None` for asymmetric `M`, `K`, `C`).
+    tangent: Option<TangentForm>,
     /// Right-hand-side evaluations so far.
     pub evals: usize,
 }
@@ -203,7 +208,12 @@ impl<'s> Hybrid<'s> {
                 }
             })
             .collect();
+        let poly: Vec<_> = elements.poly.iter().map(|p| (p.0, p.1)).collect();
+        let gaps: Vec<_> = elements.gaps.iter().map(|g| (g.a, g.b)).collect();
+        let jenkins: Vec<_> = elements.jenkins.iter().map(|j| (j.a, j.b)).collect();
+        let tangent = TangentForm::new(sys, &poly, &gaps, &jenkins);
         Ok(Hybrid {
+            tangent,
             loads,
             dense_kc: rhs::dense_kc_rows(sys),
             sys,
