@@ -2,7 +2,7 @@
 //! families of periodic orbits with `impacts` impacts per period over a range of periods,
 //! each point checked for admissibility (NC2's sign, NC3 proved on every flight).
 //!
-//! Options: `impacts` (1 or 2), `period = T0..T1`, `points` (periods on the grid, 400),
+//! Options: `impacts` (k ≥ 1), `period = T0..T1`, `points` (periods on the grid, 400),
 //! `show = at(T, …)` (orbits written over one period). Writes `data.csv` (one row per
 //! point), `frequency_energy.svg`, and with `show` `orbits.csv` and `orbits.svg`.
 
@@ -13,12 +13,13 @@ use crate::lang::ast::Analysis;
 use crate::model::flat::{ContactLaw, Sides};
 use crate::model::system::{Attach, Nonlinearity};
 use crate::model::{Model, System};
-use crate::solve::nsmodes::{
-    one_impact, one_impact_edge, phi_roots, two_impacts, Orbit, Oscillator,
-};
+use crate::solve::nsmodes::{one_impact_edge, phi_roots, Orbit, Oscillator, Tracker};
 use nalgebra::DVector;
 use serde_json::{json, Map};
 use std::f64::consts::TAU;
+
+/// Impacts per period at most (`impacts`).
+const MAX_IMPACTS: usize = 16;
 
 /// Periods on the grid by default (`points`).
 const DEFAULT_POINTS: usize = 400;
@@ -26,23 +27,19 @@ const DEFAULT_POINTS: usize = 400;
 /// Samples per period of a shown orbit.
 const ORBIT_SAMPLES: usize = 400;
 
-/// Two-impact roots at neighbouring periods belong to one branch when their first impact
-/// times differ by less than this fraction of the period.
-const BRANCH_LINK: f64 = 0.02;
-
 /// Harmonic lines `ωⱼ/q` drawn at most on the frequency–energy plot.
 const MAX_HARMONIC_LINES: usize = 12;
 
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
     let opts = OptionReader::new(a, model, &["impacts", "period", "points", "show"])?;
     let impacts = opts.count("impacts", 1)?.unwrap_or(1);
-    if impacts > 2 {
+    if impacts > MAX_IMPACTS {
         let at = opts.span_of("impacts").unwrap_or(a.span);
         return Err(opts.bad_value(
             "impacts",
             at,
-            "this version follows families with 1 or 2 impacts per period",
-            "use `impacts = 1` or `impacts = 2`; k ≥ 3 (paper 004 Sect. 7.4) follows",
+            &format!("more than {MAX_IMPACTS} impacts per period"),
+            "the search for k ≥ 3 draws random impact times; beyond 16 it finds little",
         ));
     }
     let (lo, hi) = opts.interval("period")?.ok_or_else(|| {
@@ -125,45 +122,21 @@ struct Point<'a> {
     reason: String,
 }
 
-/// The family's points over the grid. Two-impact roots are linked into branches from one
-/// period to the next by the nearest first impact time (within `BRANCH_LINK` of the period).
+/// The family's points over the grid, their branches from `Tracker`.
 fn family<'a>(osc: &'a Oscillator, impacts: usize, grid: &[f64]) -> Vec<Point<'a>> {
-    let mut points = Vec::new();
-    let mut last: Vec<(usize, f64)> = Vec::new();
-    let mut branches = 0;
-    for &t in grid {
-        let orbits = match impacts {
-            1 => one_impact(osc, t).into_iter().collect::<Vec<_>>(),
-            _ => two_impacts(osc, t),
-        };
-        let mut now = Vec::new();
-        for orbit in orbits {
-            let t1 = orbit.times[0];
-            let near = last
-                .iter()
-                .filter(|(b, p)| {
-                    (p - t1).abs() < BRANCH_LINK * t && !now.iter().any(|(n, _)| n == b)
-                })
-                .min_by(|x, y| (x.1 - t1).abs().total_cmp(&(y.1 - t1).abs()));
-            let branch = near.map_or_else(
-                || {
-                    branches += 1;
-                    branches - 1
-                },
-                |(b, _)| *b,
-            );
-            now.push((branch, t1));
+    let mut tracker = Tracker::new(osc, impacts);
+    grid.iter()
+        .flat_map(|&t| tracker.at(t))
+        .map(|(branch, orbit)| {
             let verdict = orbit.admissibility();
-            points.push(Point {
+            Point {
                 branch,
                 admissible: verdict.admissible(),
                 reason: verdict.reason(),
                 orbit,
-            });
-        }
-        last = now;
-    }
-    points
+            }
+        })
+        .collect()
 }
 
 /// The model as `(M, K)` with its one impact gap, or why it is not an impact oscillator.
@@ -358,11 +331,7 @@ fn orbits(
     let contact = osc.w.iamax();
     let (mut rows, mut series) = (Vec::new(), Vec::new());
     for &t in shown {
-        let solutions = match impacts {
-            1 => one_impact(osc, t).into_iter().collect::<Vec<_>>(),
-            _ => two_impacts(osc, t),
-        };
-        for (b, orbit) in solutions.iter().enumerate() {
+        for (b, orbit) in Tracker::new(osc, impacts).at(t) {
             let mut s = Series {
                 label: format!("T = {t} ({})", names[contact]),
                 x: vec![],

@@ -1,12 +1,24 @@
 //! Families of potential solutions over the period: one impact per period in closed form
 //! (Sect. 7.2: `λ = g₀/φ_T(T)` in the contact coordinate), two impacts per period from the
 //! roots of `Υ_T(T − 2t₁)` (Sect. 7.3, eq. 7.19) with `λ = −g₀ Σ⁻¹𝟙` (eq. 7.23), and the
-//! roots of `φ_T(T)` and the edges of admissibility located by bisection.
+//! roots of `φ_T(T)` and the edges of admissibility located by bisection; `Tracker` follows
+//! them over the period, with `k ≥ 3` from `search`.
 
 use super::orbit::Orbit;
+use super::search::{canonical, same, solve, starts};
 use super::spectral::Oscillator;
 use super::tolerances::{EDGE_TOL, ROOT_BISECTIONS, SCAN_PER_PERIOD};
 use nalgebra::DVector;
+
+/// Two-impact roots at neighbouring periods belong to one branch when their first impact
+/// times differ by less than this fraction of the period.
+const BRANCH_LINK: f64 = 0.02;
+
+/// `k ≥ 3`: random starts are drawn at the first period and every this many periods (count).
+const RESEED_EVERY: usize = 10;
+
+/// `k ≥ 3`: random starts per impact at a reseeding period (count).
+const STARTS_PER_IMPACT: usize = 24;
 
 /// The one-impact solution of period `T` (Sect. 7.2.2): `Σ = [−wᵀφ_T(T)]`, `μ = g₀/(s* wᵀφ_T(T))`.
 /// `None` where `φ_T(T) = 0` (no potential solution for `g₀ ≠ 0`).
@@ -124,4 +136,99 @@ pub fn one_impact_edge(osc: &Oscillator, a: f64, b: f64) -> f64 {
         }
     }
     0.5 * (lo + hi)
+}
+
+/// Follows the families with `k` impacts per period over increasing periods and numbers their
+/// branches: `k = 1` is one branch; `k = 2` links each root `t₁` to the nearest one of the
+/// previous period (within `BRANCH_LINK` of the period); `k ≥ 3` continues every solution
+/// from the previous period's times (scaled to the new period) and looks for new ones from
+/// seeded random starts at the first period and every `RESEED_EVERY` periods.
+pub struct Tracker<'a> {
+    osc: &'a Oscillator,
+    impacts: usize,
+    /// The last period's solutions: branch and impact times.
+    last: Vec<(usize, Vec<f64>)>,
+    branches: usize,
+    steps: usize,
+}
+
+impl<'a> Tracker<'a> {
+    pub fn new(osc: &'a Oscillator, impacts: usize) -> Tracker<'a> {
+        Tracker {
+            osc,
+            impacts,
+            last: Vec::new(),
+            branches: 0,
+            steps: 0,
+        }
+    }
+
+    /// The solutions at `period`, each with its branch.
+    pub fn at(&mut self, period: f64) -> Vec<(usize, Orbit<'a>)> {
+        let found: Vec<(Option<usize>, Orbit<'a>)> = match self.impacts {
+            1 => one_impact(self.osc, period)
+                .map(|o| (Some(0), o))
+                .into_iter()
+                .collect(),
+            2 => two_impacts(self.osc, period)
+                .into_iter()
+                .map(|o| (None, o))
+                .collect(),
+            _ => self.searched(period),
+        };
+        let mut out: Vec<(usize, Orbit<'a>)> = Vec::new();
+        for (branch, orbit) in found {
+            let branch = branch
+                .or_else(|| self.nearest(&orbit, period, &out))
+                .unwrap_or_else(|| {
+                    self.branches += 1;
+                    self.branches - 1
+                });
+            out.push((branch, orbit));
+        }
+        self.branches = self.branches.max(1);
+        self.last = out.iter().map(|(b, o)| (*b, o.times.clone())).collect();
+        self.steps += 1;
+        out
+    }
+
+    /// The previous period's branch whose first impact time is nearest (two impacts), not
+    /// already taken.
+    fn nearest(&self, orbit: &Orbit, period: f64, taken: &[(usize, Orbit)]) -> Option<usize> {
+        let t1 = orbit.times[0];
+        self.last
+            .iter()
+            .filter(|(b, t)| {
+                (t[0] - t1).abs() < BRANCH_LINK * period && !taken.iter().any(|(n, _)| n == b)
+            })
+            .min_by(|x, y| (x.1[0] - t1).abs().total_cmp(&(y.1[0] - t1).abs()))
+            .map(|(b, _)| *b)
+    }
+
+    /// `k ≥ 3`: continued solutions (with their branch) then new ones from random starts.
+    fn searched(&self, period: f64) -> Vec<(Option<usize>, Orbit<'a>)> {
+        let mut out: Vec<(Option<usize>, Orbit<'a>)> = Vec::new();
+        let mut keep = |branch: Option<usize>, orbit: Option<Orbit<'a>>| {
+            if let Some(o) = orbit.map(|o| canonical(&o)) {
+                if !out.iter().any(|(_, q)| same(q, &o)) {
+                    out.push((branch, o));
+                }
+            }
+        };
+        for (branch, times) in &self.last {
+            let previous = times.last().copied().unwrap_or(period);
+            let guess: Vec<f64> = times[..times.len() - 1]
+                .iter()
+                .map(|t| t * period / previous)
+                .collect();
+            keep(Some(*branch), solve(self.osc, period, &guess));
+        }
+        if self.steps % RESEED_EVERY == 0 {
+            let count = STARTS_PER_IMPACT * self.impacts;
+            for guess in starts(self.impacts, period, count, self.steps as u64 + 1) {
+                keep(None, solve(self.osc, period, &guess));
+            }
+        }
+        out
+    }
 }

@@ -19,3 +19,22 @@ pub(super) const ROOT_BISECTIONS: usize = 200;
 /// An edge of admissibility set by NC3 is located to this fraction of the period: each
 /// bisection proves NC3 on a whole orbit (dimensionless).
 pub(super) const EDGE_TOL: f64 = 1e-13;
+
+/// Gauss–Newton iterations at most for `k ≥ 3` impact times (count).
+pub(super) const SEARCH_MAX_ITERATIONS: usize = 40;
+
+/// Converged when `|Π̃μ|∞` is below this fraction of `|μ|∞`: `Πλ = 0` to round-off
+/// (dimensionless).
+pub(super) const SEARCH_RESIDUAL: f64 = 1e-12;
+
+/// Central-difference step of the Gauss–Newton Jacobian, as a fraction of the period
+/// (dimensionless).
+pub(super) const SEARCH_STEP: f64 = 1e-7;
+
+/// A flight shorter than this fraction of the period merges two impacts: the solution is one
+/// with fewer impacts and is not kept (dimensionless).
+pub(super) const SEARCH_MIN_FLIGHT: f64 = 1e-6;
+
+/// Two solutions at one period are the same when their impact times agree to this fraction of
+/// the period (dimensionless).
+pub(super) const SEARCH_DISTINCT: f64 = 1e-7;
