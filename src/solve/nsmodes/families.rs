@@ -223,7 +223,7 @@ impl<'a> Tracker<'a> {
                 .collect();
             keep(Some(*branch), solve(self.osc, period, &guess));
         }
-        if self.steps % RESEED_EVERY == 0 {
+        if self.steps.is_multiple_of(RESEED_EVERY) {
             let count = STARTS_PER_IMPACT * self.impacts;
             for guess in starts(self.impacts, period, count, self.steps as u64 + 1) {
                 keep(None, solve(self.osc, period, &guess));

@@ -76,7 +76,7 @@ fn repeats(flights: &[f64], period: f64) -> bool {
     let k = flights.len();
     let tol = SEARCH_DISTINCT * period;
     (1..k)
-        .filter(|r| k % r == 0)
+        .filter(|r| k.is_multiple_of(*r))
         .any(|r| (0..k).all(|i| (flights[i] - flights[(i + r) % k]).abs() <= tol))
 }
 
