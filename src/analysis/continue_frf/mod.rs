@@ -25,7 +25,7 @@ use crate::lang::ast::Analysis;
 use crate::lang::Span;
 use crate::model::{Model, System};
 use crate::solve::cont::{Scale, Settings};
-use crate::solve::hb::{Balance, GapMethod};
+use crate::solve::hb::{Balance, GapMethod, Hill};
 use points::Reading;
 use serde_json::{json, Map, Value};
 
@@ -120,12 +120,19 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         .map_or_else(|| (0..sys.n()).collect(), |i| vec![i]);
     let watched = frf.monitored.or_else(|| hb.excited_dof()).unwrap_or(0);
     let post = std::time::Instant::now();
+    let hill = frf.stability.then(|| Hill::new(&hb));
+    // Hill's problem condensed onto the nonlinear DOFs (proportional damping), else full.
+    let hill_method = match &hill {
+        Some(h) if h.is_condensed() => "condensed",
+        Some(_) => "full",
+        None => "none",
+    };
     let read = Reading {
         hb: &hb,
         reported: &reported,
         watched,
         harmonics: frf.harmonics,
-        stability: frf.stability,
+        hill,
         range: frf.settings.range,
         tol: frf.settings.tol,
     }
@@ -142,6 +149,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let mut summary = summary(&branch, &read, &names[watched]);
     summary.insert("wall_s".into(), json!(wall_s));
     summary.insert("stability_s".into(), json!(stability_s));
+    summary.insert("stability_method".into(), json!(hill_method));
     summary.insert("unknowns".into(), json!(continued.unknowns));
     let mut warnings: Vec<String> = sys.warnings.iter().map(|w| w.message.clone()).collect();
     if frf.stability
@@ -149,7 +157,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         && stability_s > SLOW_STABILITY_RATIO * wall_s
     {
         warnings.push(format!(
-            "Hill's method on the full balance ({} unknowns) took {stability_s:.1} s, {:.0}× the branch ({wall_s:.2} s); `stability = false` skips it",
+            "Hill's method ({hill_method}, on {} unknowns) took {stability_s:.1} s, {:.0}× the branch ({wall_s:.2} s); `stability = false` skips it",
             hb.dim(),
             stability_s / wall_s.max(f64::MIN_POSITIVE)
         ));

@@ -4,7 +4,7 @@
 
 use crate::analysis::results::Cell;
 use crate::solve::cont::{locate, Point, Scale};
-use crate::solve::hb::{Balance, Unstable};
+use crate::solve::hb::{Balance, Hill, Unstable};
 use nalgebra::DVector;
 use serde_json::{json, Value};
 
@@ -21,8 +21,8 @@ pub(super) struct Reading<'a> {
     pub watched: usize,
     /// Harmonics of the balance, H.
     pub harmonics: usize,
-    /// Hill's method at every point (`stability = true`).
-    pub stability: bool,
+    /// Hill's method at every point (`stability = true`), else `None`.
+    pub hill: Option<Hill<'a>>,
     /// The continued frequency range.
     pub range: (f64, f64),
     /// The corrector's Newton tolerance, for locating bifurcations.
@@ -130,11 +130,10 @@ impl Reading<'_> {
 
     /// The unstable Floquet exponents by kind (none when stability is off).
     fn unstable(&self, x: &DVector<f64>, p: f64) -> Unstable {
-        let exponents = if self.stability {
-            self.hb.floquet(x, p)
-        } else {
-            vec![]
-        };
+        let exponents = self
+            .hill
+            .as_ref()
+            .map_or_else(Vec::new, |h| h.exponents(x, p));
         Unstable::of(&exponents, p, STABILITY_TOL)
     }
 

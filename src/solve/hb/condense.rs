@@ -35,14 +35,14 @@ enum Back {
 }
 
 /// The undamped modes when they diagonalise `C` too (module docs).
-struct Modal {
+pub(super) struct Modal {
     /// Mass-normalised shapes, one column per mode.
     phi: DMatrix<f64>,
-    omega2: Vec<f64>,
+    pub(super) omega2: Vec<f64>,
     /// Modal damping `φ_rᵀ C φ_r`.
-    damping: Vec<f64>,
+    pub(super) damping: Vec<f64>,
     /// The kept rows of `phi`.
-    phi_c: DMatrix<f64>,
+    pub(super) phi_c: DMatrix<f64>,
     /// The modal loads `φᵀ F_p` of every coefficient `p` (columns).
     loads: DMatrix<f64>,
 }
@@ -277,6 +277,21 @@ impl<'a> Condensed<'a> {
     /// Whether the blocks come from modal sums.
     pub fn is_modal(&self) -> bool {
         self.modal.is_some()
+    }
+
+    /// The modal data of the kept DOFs, when the damping is proportional (Hill's condensed
+    /// problem, `hill::reduced`, is built on it).
+    pub(super) fn modal(&self) -> Option<&Modal> {
+        self.modal.as_ref()
+    }
+
+    /// The nonlinear forces' Jacobian at the kept coefficients of the full solution `q`
+    /// (kept layout, `Q_c[p·n_c + j]`).
+    pub(super) fn nonlinear_jacobian(&self, q: &DVector<f64>, omega: f64) -> DMatrix<f64> {
+        let nc = self.keep.len() * self.width();
+        self.nonlinear(&self.restrict(q), omega, true)
+            .1
+            .unwrap_or_else(|| DMatrix::zeros(nc, nc))
     }
 
     fn width(&self) -> usize {

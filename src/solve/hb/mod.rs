@@ -8,7 +8,8 @@
 //! This is the residual/Jacobian core the continuation (`continue frf`, backbones) builds on:
 //! `balance.rs` holds `Balance` (the residual, its Jacobian, the excitation, `cont::Problem`),
 //! `elements.rs` the nonlinear forces, `start.rs` the starting guesses and the Newton solve at
-//! one frequency, `hill.rs` the stability by Hill's method. Polynomial springs and smoothed
+//! one frequency, `hill/` the stability by Hill's method (full, or condensed onto the
+//! nonlinear DOFs). Polynomial springs and smoothed
 //! gaps go through the AFT; piecewise-linear free-play gaps through their exact contact
 //! intervals (`gap.rs`; by AFT on request, `GapMethod`); Jenkins elements and 2-D friction
 //! contacts through the exact friction element (`friction.rs`, paper 003 eqs. 24–43; its
@@ -30,4 +31,4 @@ mod transition;
 pub use aft::Aft;
 pub use balance::{Balance, GapMethod, HbError};
 pub use condense::Condensed;
-pub use hill::{grows, Unstable};
+pub use hill::{grows, Hill, Unstable};

@@ -106,3 +106,40 @@ pub(super) const HUMP_START_GAP: f64 = 1e-9;
 /// above this fraction of the function's size at the ends of its cell: below, it is the
 /// limit touched to round-off (dimensionless).
 pub(super) const HUMP_MIN_EXCESS: f64 = 1e-9;
+
+/// Hill's condensed problem (`hill::reduced`) keeps a receptance pole as a state when it lies
+/// within this many ω of the segment `|Im s| ≤ (H + ½)ω` of the imaginary axis (the others
+/// are summed into `R_rest`, analytic there). Wider costs states; narrower makes `R_rest`
+/// vary more near the roots and the Newton starts from the frozen `R_rest(0)` poorer.
+/// Dimensionless.
+pub(super) const KEEP_BAND: f64 = 1.0;
+
+/// Newton on `det(I + R(s) B)` (`hill::reduced`) stops when its step is below
+/// `ROOT_STEP_TOL · (|s| + ω)` (quadratic convergence: the next step would be at round-off).
+/// Relative.
+pub(super) const ROOT_STEP_TOL: f64 = 1e-12;
+
+/// Newton steps of one exponent of `hill::reduced` before the point goes to the full Hill
+/// matrix.
+pub(super) const NEWTON_MAX_STEPS: usize = 30;
+
+/// Two exponents of `hill::reduced` closer than `DISTINCT_ROOT_TOL · (|s| + ω)` came from two
+/// starts on one root (or a multiple root, where Newton is slow): the point goes to the full
+/// Hill matrix. Relative.
+pub(super) const DISTINCT_ROOT_TOL: f64 = 1e-8;
+
+/// A mode with `|λ⁺ − λ⁻| ≤ DEGENERATE_MODE_TOL · |λ|` is critically damped: its receptance
+/// has a double pole the partial fractions of `hill::reduced` cannot split, and the full Hill
+/// matrix is used. Relative.
+pub(super) const DEGENERATE_MODE_TOL: f64 = 1e-8;
+
+/// QR steps per row allowed to nalgebra's complex Schur form in `hill::reduced` (its
+/// double-shift steps converge slowly on complex matrices: the cantilever needs several
+/// hundred per row; unbounded, a matrix the shifts cycle on never returns). On failure the
+/// point goes to the full Hill matrix.
+pub(super) const SCHUR_SWEEPS_PER_ROW: usize = 10_000;
+
+/// Times a Newton start of `hill::reduced` is moved to the nearest eigenvalue of the problem
+/// linearised at itself (`R_rest` frozen there). Two: the stuck cantilever's far starts
+/// (|Im s| ≈ 10ω) then land on their own roots.
+pub(super) const RELINEARISATIONS: usize = 2;

@@ -1,13 +1,49 @@
 //! Stability of a harmonic-balance solution by Hill's method: the Floquet exponents from the
 //! quadratic eigenproblem of a perturbation, solved through its balanced companion matrix,
 //! with the edge copies of negative multipliers removed; `Unstable` counts the unstable
-//! exponents by kind and names the bifurcation between two neighbouring points.
+//! exponents by kind and names the bifurcation between two neighbouring points. `Hill` picks
+//! the method for a balance: the problem condensed onto the nonlinear DOFs (`reduced.rs`)
+//! where the damping is proportional, else the full companion matrix.
 
 use super::tolerances::{
     BALANCING_MAX_SWEEPS, BALANCING_RATIO, FLIP_ANGLE, MULTIPLIER_COPY_TOL, REAL_EXPONENT_TOL,
 };
 use super::Balance;
 use nalgebra::{Complex, DMatrix, DVector};
+
+mod reduced;
+
+/// Hill's method for one balance, set up once per branch (the modes of the condensed problem
+/// are computed here, not per point).
+pub struct Hill<'a> {
+    hb: &'a Balance,
+    reduced: Option<reduced::Reduced<'a>>,
+}
+
+impl<'a> Hill<'a> {
+    /// Condensed onto the nonlinear DOFs when `reduced::Reduced` applies, else full.
+    pub fn new(hb: &'a Balance) -> Hill<'a> {
+        Hill {
+            hb,
+            reduced: reduced::Reduced::new(hb),
+        }
+    }
+
+    /// Whether the exponents come from the condensed problem.
+    pub fn is_condensed(&self) -> bool {
+        self.reduced.is_some()
+    }
+
+    /// The `2n` Floquet exponents at a point, selected as `Balance::floquet` does: from the
+    /// condensed problem (equal to the full matrix's, `reduced.rs`), or from the full matrix
+    /// where it does not apply or does not pay at this point.
+    pub fn exponents(&self, q: &DVector<f64>, omega: f64) -> Vec<Complex<f64>> {
+        self.reduced
+            .as_ref()
+            .and_then(|r| r.exponents(q, omega))
+            .unwrap_or_else(|| self.hb.floquet(q, omega))
+    }
+}
 
 impl Balance {
     /// Floquet exponents by Hill's method: a perturbation `e^{st} Σ φ_p(θ) δ_p` of the

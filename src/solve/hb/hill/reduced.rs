@@ -1,0 +1,350 @@
+//! Hill's problem condensed onto the nonlinear DOFs: the Floquet exponents from a problem
+//! whose size is set by the contacts' coefficients and the few modes that resonate within the
+//! harmonics, not by the model.
+//!
+//! In complex harmonic coordinates (`z_k = (c_k − i s_k)/2`, `z_{−k} = conj`, k = −H..H)
+//! the linear part of Hill's quadratic problem (`Balance::floquet`) is block diagonal,
+//! `D(s + ikω) = (s + ikω)² M + (s + ikω) C + K` on block k, and the nonlinear Jacobian
+//! `B` acts on the kept DOFs only. Condensing the others out (as `condense.rs` does for the
+//! balance) leaves the nonlinear eigenproblem `(I + R(s) B) z_c = 0` of size
+//! `n_c (2H + 1)`, with the receptance `R(s) = blockdiag_k [D(s + ikω)⁻¹]_cc`; under
+//! proportional damping it is the modal sum (undamped shapes `φ_r`, modal damping `c_r`)
+//!
+//! `[D(λ)⁻¹]_cc = Σ_r φ_rc φ_rcᵀ / ((λ − λ_r⁺)(λ − λ_r⁻))`, `λ_r^± = (−c_r ± √(c_r² − 4ω_r²))/2`,
+//!
+//! whose poles in `s` are `μ = λ_r^± − ikω`. The poles within `KEEP_BAND` ω of the segment
+//! `|Im s| ≤ (H + ½)ω` of the imaginary axis (where the full matrix's `2n` smallest `|Im s|`
+//! lie; a few modes per harmonic) are kept as states `η` with residues
+//! `±φ_rc φ_rcᵀ/(λ_r⁺ − λ_r⁻)` (partial fractions), the rest `R_rest(s)` is analytic there.
+//! With `R_rest` frozen at `s₀` the problem is the standard eigenproblem
+//! `s η = (diag μ − Vᵀ B (I + R_rest(s₀) B)⁻¹ U) η = A(s₀) η` (`U`, `V` the residues' columns),
+//! whose eigenvalues at `s₀ = 0`, each moved by re-freezing `R_rest` at itself, start Newton's method on `det(I + R(s) B)` with every mode in `R`
+//! (`(log det)' = tr(T⁻¹ T')`). Its roots are exactly the full Hill matrix's (not a modal
+//! truncation): the tests find them equal to 1e-8. A state the nonlinear forces do not act on
+//! keeps its pole. The poles left out stand for the exponents far from the axis (overdamped
+//! modes, high harmonics of stiff modes) in the selection of the `2n` (`physical`), as
+//! the linear poles they perturb. Cost per point: Newton steps of `(2H + 1)` modal sums of
+//! `n_c × n_c` and an LU of `n_c (2H + 1)`, plus the eigenvalues of `A`; where `A` would not
+//! be smaller than the full companion matrix, or a Newton start fails or two meet, the point
+//! goes to the full matrix (`Hill::exponents`).
+//!
+//! # References
+//! Lazarus, Thomas (2010), "A harmonic-based method for computing the stability of periodic
+//! solutions of dynamical systems", C. R. Mécanique 338 (Hill's problem, eq. 16). Ruhe (1973),
+//! "Algorithms for the nonlinear eigenvalue problem", SIAM J. Numer. Anal. 10 (successive
+//! linear problems).
+
+use super::super::condense::{Condensed, Modal};
+use super::super::tolerances::{
+    DEGENERATE_MODE_TOL, DISTINCT_ROOT_TOL, KEEP_BAND, NEWTON_MAX_STEPS, RELINEARISATIONS,
+    ROOT_STEP_TOL, SCHUR_SWEEPS_PER_ROW,
+};
+use super::super::Balance;
+use nalgebra::{Complex, DMatrix, DVector};
+
+type C64 = Complex<f64>;
+
+/// The condensed Hill problem of a balance (module docs).
+pub(super) struct Reduced<'a> {
+    cond: Condensed<'a>,
+    /// Harmonics of the balance, H.
+    h: usize,
+    /// Per mode `(λ⁺, λ⁻, 1/(λ⁺ − λ⁻))`.
+    poles: Vec<(C64, C64, C64)>,
+}
+
+/// One kept pole `μ = λ_r^± − ikω`: harmonic index `k + H`, mode `r`, its residue factor.
+struct Kept {
+    block: usize,
+    mode: usize,
+    mu: C64,
+    residue: C64,
+}
+
+impl<'a> Reduced<'a> {
+    /// `None` unless the balance condenses by modal sums (proportional damping, no rigid
+    /// mode) and no mode is critically damped (the partial fractions need `λ⁺ ≠ λ⁻`).
+    pub fn new(hb: &'a Balance) -> Option<Reduced<'a>> {
+        let cond = Condensed::new(hb)?;
+        let modal = cond.modal()?;
+        let mut poles = Vec::with_capacity(modal.omega2.len());
+        for (w2, c) in modal.omega2.iter().zip(&modal.damping) {
+            let root = C64::new(c * c - 4.0 * w2, 0.0).sqrt();
+            let (plus, minus) = ((-c + root) / 2.0, (-c - root) / 2.0);
+            if (plus - minus).norm() <= DEGENERATE_MODE_TOL * plus.norm().max(minus.norm()) {
+                return None;
+            }
+            poles.push((plus, minus, (plus - minus).inv()));
+        }
+        Some(Reduced {
+            cond,
+            h: hb.aft.harmonics,
+            poles,
+        })
+    }
+
+    fn modal(&self) -> &Modal {
+        self.cond.modal().expect("built only with modal data")
+    }
+
+    /// The `2n` exponents selected as `Balance::floquet` does (`physical`), or `None` where
+    /// the condensed problem does not pay or a root was not reached (the caller then solves
+    /// the full Hill matrix).
+    pub fn exponents(&self, q: &DVector<f64>, omega: f64) -> Option<Vec<C64>> {
+        let b = complex_basis(&self.cond.nonlinear_jacobian(q, omega), self.h);
+        let kept = self.kept(omega);
+        // Fewer states than the full companion matrix's `2n(2H + 1)`, or nothing to gain.
+        if 2 * kept.len() >= self.poles.len() * (2 * self.h + 1) {
+            return None;
+        }
+        let a0 = self.linearised(&b, &kept, omega, C64::new(0.0, 0.0))?;
+        let start = eigenvalues(&a0)?;
+        let mut found: Vec<C64> = Vec::with_capacity(start.len());
+        for theta in start {
+            // A state the nonlinear forces do not act on (no amplitude at the kept DOFs, or a
+            // harmonic the elements leave out, as friction does the static one) has a zero
+            // row in `A`: its pole is a root as it stands.
+            let uncoupled = (0..kept.len()).find(|&i| {
+                (kept[i].mu - theta).norm() <= DISTINCT_ROOT_TOL * (theta.norm() + omega)
+                    && (0..kept.len()).all(|j| i == j || a0[(i, j)] == C64::new(0.0, 0.0))
+                    && a0[(i, i)] == kept[i].mu
+            });
+            // A start the frozen `R_rest(0)` placed beyond the kept segment (a stiff contact
+            // pulls the stuck modes there) is dropped if it fails or meets another root:
+            // there the selection's exponents are stood in for anyway (`far`).
+            let beyond = !self.near(theta, omega);
+            let s = match uncoupled {
+                Some(i) => Some(kept[i].mu),
+                None => self
+                    .relinearised(&b, &kept, omega, theta)
+                    .and_then(|t| self.newton(&b, omega, t)),
+            };
+            // Two starts on one root would lose another: the point goes to the full matrix.
+            let s = match s {
+                Some(s)
+                    if !found
+                        .iter()
+                        .any(|f| (f - s).norm() <= DISTINCT_ROOT_TOL * (s.norm() + omega)) =>
+                {
+                    s
+                }
+                _ if beyond => continue,
+                _ => return None,
+            };
+            found.push(s);
+        }
+        let mut roots = self.far(omega);
+        roots.extend(found);
+        roots.sort_by(|a, b| a.im.abs().total_cmp(&b.im.abs()));
+        Some(super::physical(roots, 2 * self.modal().omega2.len(), omega))
+    }
+
+    /// Whether a pole `μ` lies within `KEEP_BAND` ω of the segment `{iy : |y| ≤ (H + ½)ω}`
+    /// (where the full Hill matrix's `2n` smallest `|Im s|` are taken from).
+    fn near(&self, mu: C64, omega: f64) -> bool {
+        let beyond = (mu.im.abs() - (self.h as f64 + 0.5) * omega).max(0.0);
+        mu.re.hypot(beyond) <= KEEP_BAND * omega
+    }
+
+    /// The poles not `near` the axis, standing for the exponents they become: those lie
+    /// beyond `KEEP_BAND` ω of the segment the selection takes its `2n` from, and only fill
+    /// its count (the full matrix takes them with the overdamped modes' real poles and the
+    /// truncation's edge copies).
+    fn far(&self, omega: f64) -> Vec<C64> {
+        let h = self.h as i64;
+        (-h..=h)
+            .flat_map(|k| {
+                self.poles.iter().flat_map(move |&(plus, minus, _)| {
+                    let shift = C64::new(0.0, k as f64 * omega);
+                    [plus - shift, minus - shift]
+                })
+            })
+            .filter(|mu| !self.near(*mu, omega))
+            .collect()
+    }
+
+    /// The poles `near` the imaginary axis.
+    fn kept(&self, omega: f64) -> Vec<Kept> {
+        let h = self.h as i64;
+        let mut kept = Vec::new();
+        for k in -h..=h {
+            for (mode, &(plus, minus, inv)) in self.poles.iter().enumerate() {
+                for (lambda, residue) in [(plus, inv), (minus, -inv)] {
+                    let mu = lambda - C64::new(0.0, k as f64 * omega);
+                    if self.near(mu, omega) {
+                        let block = usize::try_from(k + h).expect("k ≥ −H");
+                        kept.push(Kept {
+                            block,
+                            mode,
+                            mu,
+                            residue,
+                        });
+                    }
+                }
+            }
+        }
+        kept
+    }
+
+    /// `A(s₀) = diag μ − Vᵀ B (I + R_rest(s₀) B)⁻¹ U` (module docs), in the complex layout.
+    fn linearised(
+        &self,
+        b: &DMatrix<C64>,
+        kept: &[Kept],
+        omega: f64,
+        s0: C64,
+    ) -> Option<DMatrix<C64>> {
+        let modal = self.modal();
+        let nc = modal.phi_c.nrows();
+        let dim = b.nrows();
+        let rest = self.rest(omega, s0);
+        let mut u = DMatrix::<C64>::zeros(dim, kept.len());
+        for (j, p) in kept.iter().enumerate() {
+            for a in 0..nc {
+                u[(p.block * nc + a, j)] = C64::new(modal.phi_c[(a, p.mode)], 0.0);
+            }
+        }
+        let w = (DMatrix::<C64>::identity(dim, dim) + rest * b)
+            .lu()
+            .solve(&u)?;
+        let coupling = u.transpose() * b * w;
+        Some(DMatrix::from_fn(kept.len(), kept.len(), |i, j| {
+            let diag = if i == j {
+                kept[i].mu
+            } else {
+                C64::new(0.0, 0.0)
+            };
+            diag - kept[i].residue * coupling[(i, j)]
+        }))
+    }
+
+    /// `R_rest(s)`: the receptance at the kept DOFs without the kept poles, block diagonal
+    /// over `k` (complex layout). A mode with neither pole kept enters whole,
+    /// `1/((λ − λ⁺)(λ − λ⁻))`, which is better conditioned than its two fractions.
+    fn rest(&self, omega: f64, s: C64) -> DMatrix<C64> {
+        self.modal_sum(omega, s, &|lambda, shift, (plus, minus, inv)| match (
+            self.near(plus - shift, omega),
+            self.near(minus - shift, omega),
+        ) {
+            (false, false) => ((lambda - plus) * (lambda - minus)).inv(),
+            (true, false) => -inv / (lambda - minus),
+            (false, true) => inv / (lambda - plus),
+            (true, true) => C64::new(0.0, 0.0),
+        })
+    }
+
+    /// The whole receptance `R(s)` at the kept DOFs and its derivative `R'(s)`:
+    /// `1/den`, `−(2λ + c_r)/den²` with `den = (λ − λ⁺)(λ − λ⁻)`, `λ = s + ikω`.
+    fn receptance(&self, omega: f64, s: C64) -> (DMatrix<C64>, DMatrix<C64>) {
+        let inverse =
+            |lambda: C64, (plus, minus): (C64, C64)| ((lambda - plus) * (lambda - minus)).inv();
+        let r = self.modal_sum(omega, s, &|lambda, _, (plus, minus, _)| {
+            inverse(lambda, (plus, minus))
+        });
+        let rate = self.modal_sum(omega, s, &|lambda, _, (plus, minus, _)| {
+            // c_r = −(λ⁺ + λ⁻).
+            -(2.0 * lambda - plus - minus) * inverse(lambda, (plus, minus)).powi(2)
+        });
+        (r, rate)
+    }
+
+    /// `blockdiag_k Σ_r weight(λ, ikω, poles_r) φ_rc φ_rcᵀ` with `λ = s + ikω`.
+    #[allow(clippy::type_complexity)]
+    fn modal_sum(
+        &self,
+        omega: f64,
+        s: C64,
+        weight: &dyn Fn(C64, C64, (C64, C64, C64)) -> C64,
+    ) -> DMatrix<C64> {
+        let modal = self.modal();
+        let (nc, h) = (modal.phi_c.nrows(), self.h);
+        let mut r = DMatrix::<C64>::zeros(nc * (2 * h + 1), nc * (2 * h + 1));
+        for block in 0..=2 * h {
+            let shift = C64::new(0.0, (block as f64 - h as f64) * omega);
+            let weights: Vec<C64> = self
+                .poles
+                .iter()
+                .map(|&p| weight(s + shift, shift, p))
+                .collect();
+            for a in 0..nc {
+                for c in 0..nc {
+                    r[(block * nc + a, block * nc + c)] = (0..weights.len())
+                        .map(|m| weights[m] * (modal.phi_c[(a, m)] * modal.phi_c[(c, m)]))
+                        .sum();
+                }
+            }
+        }
+        r
+    }
+
+    /// A Newton start moved closer: `RELINEARISATIONS` times the eigenvalue of `A(s)` nearest
+    /// `s` (`R_rest` frozen at the start instead of at 0: a start far up the axis, where
+    /// `R_rest(0)` is a poor stand-in, could otherwise reach a root another start owns).
+    fn relinearised(&self, b: &DMatrix<C64>, kept: &[Kept], omega: f64, mut s: C64) -> Option<C64> {
+        for _ in 0..RELINEARISATIONS {
+            let theta = eigenvalues(&self.linearised(b, kept, omega, s)?)?;
+            s = theta
+                .into_iter()
+                .min_by(|x, y| (x - s).norm().total_cmp(&(y - s).norm()))?;
+        }
+        Some(s)
+    }
+
+    /// The exponent reached from `s` by Newton's method on `det T(s)`, `T = I + R(s) B`
+    /// with every mode in `R`: `s ← s − 1/tr(T⁻¹ T')` (`(log det T)' = tr(T⁻¹ T')`).
+    fn newton(&self, b: &DMatrix<C64>, omega: f64, mut s: C64) -> Option<C64> {
+        let dim = b.nrows();
+        for _ in 0..NEWTON_MAX_STEPS {
+            let (r, rate) = self.receptance(omega, s);
+            let t = DMatrix::<C64>::identity(dim, dim) + r * b;
+            let step = t.lu().solve(&(rate * b))?.trace().inv();
+            if !step.norm().is_finite() {
+                return None;
+            }
+            s -= step;
+            if step.norm() <= ROOT_STEP_TOL * (s.norm() + omega) {
+                return Some(s);
+            }
+        }
+        None
+    }
+}
+
+/// The eigenvalues of a complex matrix (complex Schur form), `None` if it did not converge.
+fn eigenvalues(a: &DMatrix<C64>) -> Option<Vec<C64>> {
+    if a.is_empty() {
+        return Some(Vec::new());
+    }
+    a.clone()
+        .try_schur(f64::EPSILON, SCHUR_SWEEPS_PER_ROW * a.nrows())
+        .and_then(|s| s.eigenvalues())
+        .map(|v| v.iter().copied().collect())
+}
+
+/// The real-layout Jacobian `B` (coefficient `p` of kept DOF `a` at `p·n_c + a`, `p` =
+/// constant, then `c_k`, `s_k`) in the complex layout (`z_k` of DOF `a` at
+/// `(k + H)·n_c + a`): `P B P⁻¹` with `z_{±k} = (c_k ∓ i s_k)/2`, `c_k = z_k + z_{−k}`,
+/// `s_k = i (z_k − z_{−k})`.
+fn complex_basis(b: &DMatrix<f64>, h: usize) -> DMatrix<C64> {
+    let dim = b.nrows();
+    let nc = dim / (2 * h + 1);
+    let (mut p, mut inverse) = (DMatrix::zeros(dim, dim), DMatrix::zeros(dim, dim));
+    let (one, half, i) = (C64::new(1.0, 0.0), C64::new(0.5, 0.0), C64::new(0.0, 1.0));
+    for a in 0..nc {
+        p[(h * nc + a, a)] = one;
+        inverse[(a, h * nc + a)] = one;
+        for k in 1..=h {
+            let (plus, minus) = ((h + k) * nc + a, (h - k) * nc + a);
+            let (c, s) = ((2 * k - 1) * nc + a, 2 * k * nc + a);
+            p[(plus, c)] = half;
+            p[(plus, s)] = -half * i;
+            p[(minus, c)] = half;
+            p[(minus, s)] = half * i;
+            inverse[(c, plus)] = one;
+            inverse[(c, minus)] = one;
+            inverse[(s, plus)] = i;
+            inverse[(s, minus)] = -i;
+        }
+    }
+    p * b.map(|x| C64::new(x, 0.0)) * inverse
+}
