@@ -394,3 +394,73 @@ fn the_paper_file_runs_its_sect_7_analyses() {
         }
     }
 }
+
+#[test]
+fn the_admissibility_edge_agrees_with_sampled_eq_7_16a() {
+    // Independent route for the NC3 edge of the one-impact family (3.7480…): x_n(τ) from eq.
+    // 7.16a with the closed-form chain modes, sampled on 2¹⁶ points of the period, stays below
+    // d = 1 just above the edge and crosses it just below.
+    let n = 5;
+    let (omega, q) = closed_form(n);
+    let mass = 1.0 / n as f64;
+    let peak = |t: f64| -> f64 {
+        let phi: f64 = -(0..n)
+            .map(|j| q[(n - 1, j)].powi(2) / (omega[j] * (0.5 * omega[j] * t).tan()))
+            .sum::<f64>()
+            / mass.sqrt();
+        let lambda = 1.0 / phi;
+        let samples = 1 << 16;
+        (1..samples)
+            .map(|i| {
+                let tau = t * i as f64 / samples as f64;
+                -lambda / mass.sqrt()
+                    * (0..n)
+                        .map(|j| {
+                            (omega[j] * (tau - 0.5 * t)).cos()
+                                / (omega[j] * (0.5 * omega[j] * t).sin())
+                                * q[(n - 1, j)].powi(2)
+                        })
+                        .sum::<f64>()
+            })
+            .fold(f64::MIN, f64::max)
+    };
+    let (summary, _, _) = nsmodes(
+        "nsmodes serial_impact as ns { period = 3.745..3.75, points = 11 }",
+        "ns_edge",
+    );
+    let edges = summary["admissibility_edges"].as_array().expect("edges");
+    assert_eq!(edges.len(), 1, "{edges:?}");
+    let edge = edges[0].as_f64().expect("edge");
+    assert!(peak(edge + 1e-5) < 1.0, "admissible just above {edge}");
+    assert!(peak(edge - 1e-5) > 1.0, "penetrates just below {edge}");
+}
+
+#[test]
+fn two_impact_orbits_are_symmetric_about_half_their_impact_times() {
+    // Remark 7.4 (Theorem 6.4): with flights (σ₁, σ₂) the positions are symmetric about
+    // t = t₁/2 and t = (t₁ + T)/2, the velocities antisymmetric.
+    let (m, k) = chain(5);
+    let mut w = DVector::zeros(5);
+    w[4] = 1.0;
+    let osc = Oscillator::new(m, k, w, 1.0).expect("oscillator");
+    let orbits = nsd::solve::nsmodes::Tracker::new(&osc, 2).at(2.85);
+    assert!(!orbits.is_empty());
+    for (_, orbit) in &orbits {
+        let (t1, period) = (orbit.times[0], orbit.period());
+        for axis in [0.5 * t1, 0.5 * (t1 + period)] {
+            for i in 1..20 {
+                let tau = 0.5 * t1.min(period - t1) * i as f64 / 20.0;
+                let (ua, va) = orbit.state((axis + tau).rem_euclid(period));
+                let (ub, vb) = orbit.state((axis - tau).rem_euclid(period));
+                assert!(
+                    (&ua - &ub).amax() < 1e-10 * ua.amax().max(1.0),
+                    "positions about {axis}"
+                );
+                assert!(
+                    (&va + &vb).amax() < 1e-10 * va.amax().max(1.0),
+                    "velocities about {axis}"
+                );
+            }
+        }
+    }
+}
