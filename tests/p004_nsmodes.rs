@@ -464,3 +464,43 @@ fn two_impact_orbits_are_symmetric_about_half_their_impact_times() {
         }
     }
 }
+
+#[test]
+fn a_bridge_joins_the_one_impact_orbit_of_half_the_period_and_its_members_are_periodic() {
+    // Sect. 7.3.3, eq. 7.30: on t₁ = T/2 where α = β, every λ₁ + λ₂ = −d/α is a potential
+    // solution at the same impact times. The member λ₁ = λ₂ is the one-impact orbit of period
+    // T/2; the others, integrated by simulate, return after one period with two impacts.
+    let (m, k) = chain(5);
+    let mut w = DVector::zeros(5);
+    w[4] = 1.0;
+    let osc = Oscillator::new(m, k, w, 1.0).expect("oscillator");
+    let found = nsd::solve::nsmodes::bridges(&osc, 2.9, 2.95);
+    assert_eq!(found.len(), 1, "the bridge near 2.9244");
+    let bridge = &found[0];
+    let middle = &bridge.members[bridge.members.len() / 2];
+    let single = nsd::solve::nsmodes::one_impact(&osc, 0.5 * bridge.period).expect("orbit");
+    let (u2, v2) = middle.state_in_flight(0, 0.0);
+    let (u1, v1) = single.state_in_flight(0, 0.0);
+    assert!((&u2 - &u1).amax() < 1e-10 && (&v2 - &v1).amax() < 1e-10 * v1.amax());
+    // Simulate the admissible, non-symmetric members (rows in data.csv's columns).
+    let mut header: Vec<String> = vec!["T [s]".into(), "sigma1 [s]".into()];
+    header.extend((1..=5).map(|p| format!("c.x[{p}].x(0+)")));
+    header.extend((1..=5).map(|p| format!("v(c.x[{p}].x)(0+)")));
+    let rows: Vec<Vec<String>> = bridge
+        .members
+        .iter()
+        .filter(|o| o.admissibility().admissible() && o.lambda().iter().all(|&l| l >= 0.2))
+        .map(|o| {
+            let (u, v) = o.state_in_flight(0, 0.0);
+            let mut row = vec![o.period().to_string(), o.times[0].to_string()];
+            row.extend(u.iter().chain(v.iter()).map(|x| format!("{x:e}")));
+            row
+        })
+        .collect();
+    assert!(rows.len() >= 4, "{} members simulated", rows.len());
+    let refs: Vec<&Vec<String>> = rows.iter().collect();
+    for (gap, times) in simulated(&refs, &header, "ns_bridge") {
+        assert!(gap < 1e-9, "returns to within {gap:e}");
+        assert_eq!(times.len(), 2, "impacts: {times:?}");
+    }
+}

@@ -13,7 +13,9 @@ use crate::lang::ast::Analysis;
 use crate::model::flat::{ContactLaw, Sides};
 use crate::model::system::{Attach, Nonlinearity};
 use crate::model::{Model, System};
-use crate::solve::nsmodes::{one_impact_edge, phi_roots, Orbit, Oscillator, Tracker};
+use crate::solve::nsmodes::{
+    bridges, one_impact_edge, phi_roots, Bridge, Orbit, Oscillator, Tracker,
+};
 use nalgebra::DVector;
 use serde_json::{json, Map};
 use std::f64::consts::TAU;
@@ -71,6 +73,11 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
         summary.insert("admissibility_edges".into(), json!(edges));
         summary.insert("phi_roots".into(), json!(phi_roots(&osc, lo, hi)));
     }
+    let bridged = if impacts == 2 {
+        bridges(&osc, lo, hi)
+    } else {
+        vec![]
+    };
     let wall_s = start.elapsed().as_secs_f64();
     if family.is_empty() {
         warnings.push(format!(
@@ -85,6 +92,11 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
     );
     let names: Vec<String> = sys.dofs.iter().map(|d| d.name.clone()).collect();
     let mut tables = vec![table(&family, impacts, &names)];
+    if impacts == 2 {
+        let (table, listed) = bridge_table(&bridged);
+        summary.insert("bridges".into(), json!(listed));
+        tables.push(table);
+    }
     let mut plots = vec![frequency_energy(&family, &osc, (lo, hi), &model.name)];
     if !shown.is_empty() {
         let (orbits, plot) = orbits(&osc, impacts, &shown, &names, &model.name);
@@ -365,4 +377,43 @@ fn orbits(
         cells: None,
     };
     (table, plot)
+}
+
+/// `bridges.csv` (every listed member of each bridge: its period, λ₁, λ₂, admissibility) and
+/// the summary's list (`T`, `lambda_sum`, the admissible members' `λ₁` range or null).
+fn bridge_table(bridges: &[Bridge]) -> (Table, Vec<serde_json::Value>) {
+    let mut rows = Vec::new();
+    let mut listed = Vec::new();
+    for b in bridges {
+        let mut admissible: Vec<f64> = Vec::new();
+        for o in &b.members {
+            let verdict = o.admissibility();
+            let lambda = o.lambda();
+            if verdict.admissible() {
+                admissible.push(lambda[0]);
+            }
+            rows.push(vec![
+                Cell::Num(b.period),
+                Cell::Num(lambda[0]),
+                Cell::Num(lambda[1]),
+                Cell::Num(f64::from(u8::from(verdict.admissible()))),
+                Cell::Text(verdict.reason()),
+            ]);
+        }
+        let range = (!admissible.is_empty()).then(|| {
+            let lo = admissible.iter().copied().fold(f64::MAX, f64::min);
+            let hi = admissible.iter().copied().fold(f64::MIN, f64::max);
+            [lo, hi]
+        });
+        listed
+            .push(json!({"T": b.period, "lambda_sum": b.lambda_sum, "admissible_lambda1": range}));
+    }
+    let table = Table {
+        file: "bridges.csv".into(),
+        columns: ["T [s]", "lambda1", "lambda2", "admissible", "reason"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    };
+    (table, listed)
 }

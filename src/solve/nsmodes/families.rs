@@ -17,6 +17,9 @@ const BRANCH_LINK: f64 = 0.02;
 /// `k ≥ 3`: random starts are drawn at the first period and every this many periods (count).
 const RESEED_EVERY: usize = 10;
 
+/// Members of a bridge continuum listed (count, odd: the middle one is `λ₁ = λ₂`).
+const BRIDGE_MEMBERS: usize = 11;
+
 /// `k ≥ 3`: random starts per impact at a reseeding period (count).
 const STARTS_PER_IMPACT: usize = 24;
 
@@ -231,4 +234,57 @@ impl<'a> Tracker<'a> {
         }
         out
     }
+}
+
+/// A non-generic two-impact continuum (Sect. 7.3.3, eq. 7.30: a *bridge*): on the line
+/// `t₁ = T/2`, where `α = β` (`φ_T(T) = φ_T(0)` in the contact coordinate), `Σ` is singular
+/// and every `λ` with `λ₁ + λ₂ = −g₀/α` (ERRATA eq. 7.23) is a potential solution at the same
+/// impact times; `λ₁ = λ₂` is the one-impact orbit of period `T/2`.
+pub struct Bridge<'a> {
+    pub period: f64,
+    /// `λ₁ + λ₂`.
+    pub lambda_sum: f64,
+    /// Members at `BRIDGE_MEMBERS` evenly spaced `λ₁ ∈ [0, λ₁ + λ₂]`.
+    pub members: Vec<Orbit<'a>>,
+}
+
+/// The bridges with periods in `[lo, hi]`.
+pub fn bridges(osc: &Oscillator, lo: f64, hi: f64) -> Vec<Bridge<'_>> {
+    let shortest = osc.periods().into_iter().fold(f64::INFINITY, f64::min);
+    let difference = |t: f64| {
+        let at = osc.at(t);
+        (at.phi_contact(t) - at.phi_contact(0.0)) / at.scale
+    };
+    roots(&difference, lo, hi, shortest / SCAN_PER_PERIOD)
+        .into_iter()
+        .filter_map(|period| {
+            let at = osc.at(period);
+            let alpha = -at.phi_contact(period);
+            // A sign change through a pole (a harmonic) is not a root: there the bisection
+            // ends on a value larger than its neighbours'.
+            let h = 1e-3 * shortest;
+            let near = difference(period - h)
+                .abs()
+                .max(difference(period + h).abs());
+            if difference(period).abs() > near {
+                return None;
+            }
+            let mu_sum = -osc.g0 / alpha;
+            let members = (0..BRIDGE_MEMBERS)
+                .map(|i| {
+                    let mu1 = mu_sum * i as f64 / (BRIDGE_MEMBERS - 1) as f64;
+                    Orbit {
+                        at: at.clone(),
+                        times: vec![0.5 * period, period],
+                        mu: vec![mu1, mu_sum - mu1],
+                    }
+                })
+                .collect();
+            Some(Bridge {
+                period,
+                lambda_sum: mu_sum * at.scale,
+                members,
+            })
+        })
+        .collect()
 }

@@ -11,7 +11,7 @@ mod search;
 mod spectral;
 mod tolerances;
 
-pub use families::{one_impact, one_impact_edge, phi_roots, two_impacts, Tracker};
+pub use families::{bridges, one_impact, one_impact_edge, phi_roots, two_impacts, Bridge, Tracker};
 pub use orbit::{Admissibility, Orbit};
 
 pub use spectral::{Oscillator, Period, SpectralError};
