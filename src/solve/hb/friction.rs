@@ -75,14 +75,15 @@ enum State {
 }
 
 /// A trigonometric polynomial `Σ_k c_k cos kτ + s_k sin kτ` (k = 1…H) and its derivatives,
-/// with its value and rate tabulated on the search grid `τ_j = j·step` when built by
+/// with its value, rate and second derivative tabulated on the search grid `τ_j = j·step` when built by
 /// `tabulated`: the transition search then evaluates trigonometric functions only where it
 /// refines a root (they were 70 % of the element's time at H = 7).
 struct Trig<'a> {
     q: &'a [f64],
     step: f64,
-    /// `[value, rate]` at `τ_j`, `j` modulo one period.
-    table: Vec<[f64; 2]>,
+    /// `[value, rate, second derivative]` at `τ_j`, `j` modulo one period (the slip → stick
+    /// search needs the second: its function is a rate).
+    table: Vec<[f64; 3]>,
 }
 
 impl<'a> Trig<'a> {
@@ -106,11 +107,12 @@ impl<'a> Trig<'a> {
                 let tau = j as f64 * step;
                 let (s1, c1) = tau.sin_cos();
                 let (mut s, mut c) = (s1, c1);
-                let mut out = [0.0; 2];
+                let mut out = [0.0; 3];
                 for (i, cs) in q.chunks(2).enumerate() {
                     let k = (i + 1) as f64;
                     out[0] += cs[0] * c + cs[1] * s;
                     out[1] += k * (-cs[0] * s + cs[1] * c);
+                    out[2] -= k * k * (cs[0] * c + cs[1] * s);
                     (s, c) = (s * c1 + c * s1, c * c1 - s * s1);
                 }
                 out
@@ -121,8 +123,9 @@ impl<'a> Trig<'a> {
 
     /// The value (`order` 0) or the first, second or third derivative at τ (`sin kτ`, `cos kτ` by the
     /// angle-addition recurrence from one `sin_cos`), from the table on a grid point.
+    #[inline]
     fn at(&self, tau: f64, order: usize) -> f64 {
-        if order < 2 && !self.table.is_empty() {
+        if order < 3 && !self.table.is_empty() {
             let j = (tau / self.step).round();
             if j >= 0.0 && j * self.step == tau {
                 return self.table[j as usize % self.table.len()][order];

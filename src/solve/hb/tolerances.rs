@@ -143,3 +143,11 @@ pub(super) const SCHUR_SWEEPS_PER_ROW: usize = 10_000;
 /// linearised at itself (`R_rest` frozen there). Two: the stuck cantilever's far starts
 /// (|Im s| ≈ 10ω) then land on their own roots.
 pub(super) const RELINEARISATIONS: usize = 2;
+
+/// A cell's maximum is refined only when the cubic Hermite interpolant of its ends comes
+/// within this fraction of the ends' values of zero (20× the interpolant's error on a search
+/// cell; dimensionless).
+pub(super) const HUMP_SKIP_MARGIN: f64 = 0.05;
+
+/// Points at which the cubic Hermite interpolant of a cell is probed for its maximum (count).
+pub(super) const HUMP_PROBES: usize = 8;

@@ -3,7 +3,8 @@
 //! found from the function's rate, refined to round-off by Illinois regula falsi.
 
 use super::tolerances::{
-    HUMP_MIN_EXCESS, HUMP_START_GAP, TRANSITION_BRACKET_TOL, TRANSITION_REFINE_MAX_ITERATIONS,
+    HUMP_MIN_EXCESS, HUMP_PROBES, HUMP_SKIP_MARGIN, HUMP_START_GAP, TRANSITION_BRACKET_TOL,
+    TRANSITION_REFINE_MAX_ITERATIONS,
 };
 
 /// The first τ in `(from, to]` where `g` (`g(τ, 0)`, its rate `g(τ, 1)`) crosses zero
@@ -29,7 +30,8 @@ pub(super) fn first_rise(
         if ga < 0.0 && gb >= 0.0 {
             return Some(refine(&value, (a, ga), (b, gb)));
         }
-        if ga < 0.0 && gb < 0.0 && ra > 0.0 && rb < 0.0 {
+        if ga < 0.0 && gb < 0.0 && ra > 0.0 && rb < 0.0 && may_reach_zero((ga, ra), (gb, rb), b - a)
+        {
             let top = refine(&|t| -g(t, 1), (a, -ra), (b, -rb));
             let gt = g(top, 0);
             // A maximum on the search's start is the transition just made (a stick that
@@ -47,6 +49,25 @@ pub(super) fn first_rise(
         (a, ga, ra) = (b, gb, rb);
         j += 1.0;
     }
+}
+
+/// Whether a cell's maximum can reach zero: the cubic Hermite interpolant of the ends'
+/// values and rates (accurate to ~(2π/32)⁴ ≈ 1.5e-3 of the amplitude on a cell of 1/32 of the
+/// highest harmonic's period) stays below zero by more than `HUMP_SKIP_MARGIN` of the ends'
+/// values: then the maximum is far below the limit and is not refined.
+fn may_reach_zero((ga, ra): (f64, f64), (gb, rb): (f64, f64), h: f64) -> bool {
+    let (m0, m1) = (ra * h, rb * h);
+    let top = (1..HUMP_PROBES)
+        .map(|i| {
+            let s = i as f64 / HUMP_PROBES as f64;
+            let (s2, s3) = (s * s, s * s * s);
+            (2.0 * s3 - 3.0 * s2 + 1.0) * ga
+                + (s3 - 2.0 * s2 + s) * m0
+                + (-2.0 * s3 + 3.0 * s2) * gb
+                + (s3 - s2) * m1
+        })
+        .fold(f64::MIN, f64::max);
+    top + HUMP_SKIP_MARGIN * (ga.abs() + gb.abs()) >= 0.0
 }
 
 /// The root of `g` in the bracket `[lo, hi]` (`g(lo) < 0 ≤ g(hi)`) to round-off: the
