@@ -504,3 +504,44 @@ fn a_bridge_joins_the_one_impact_orbit_of_half_the_period_and_its_members_are_pe
         assert_eq!(times.len(), 2, "impacts: {times:?}");
     }
 }
+
+#[test]
+fn symmetry_axes_of_the_impact_times_are_symmetry_axes_of_the_motion() {
+    // Sect. 6 (Theorem 6.4): impact times symmetric about t = c ⇒ positions even and
+    // velocities odd about c. One impact: the axes 0 and T/2 (Remark 7.1); three impacts:
+    // every axis found on the orbits at T = 2.85, checked on the closed-form motion.
+    let (m, k) = chain(5);
+    let mut w = DVector::zeros(5);
+    w[4] = 1.0;
+    let osc = Oscillator::new(m, k, w, 1.0).expect("oscillator");
+    let single = nsd::solve::nsmodes::one_impact(&osc, 3.79).expect("orbit");
+    let axes = single.symmetry_axes();
+    assert!(
+        axes.len() == 2 && axes[0].abs() < 1e-12 && (axes[1] - 1.895).abs() < 1e-12,
+        "{axes:?}"
+    );
+    let mut checked = 0;
+    for k in [1, 2, 3] {
+        for (_, orbit) in nsd::solve::nsmodes::Tracker::new(&osc, k).at(2.85) {
+            let period = orbit.period();
+            for c in orbit.symmetry_axes() {
+                for i in 1..40 {
+                    let tau = period * i as f64 / 80.0;
+                    let (ua, va) = orbit.state((c + tau).rem_euclid(period));
+                    let (ub, vb) = orbit.state((c - tau).rem_euclid(period));
+                    let size = ua.amax().max(va.amax()).max(1.0);
+                    assert!(
+                        (&ua - &ub).amax() < 1e-9 * size,
+                        "k = {k}: positions about {c}"
+                    );
+                    assert!(
+                        (&va + &vb).amax() < 1e-9 * size,
+                        "k = {k}: velocities about {c}"
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 6, "{checked} axes checked");
+}

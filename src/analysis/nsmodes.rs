@@ -228,7 +228,11 @@ fn table(family: &[Point], impacts: usize, names: &[String]) -> Table {
         .to_vec();
     columns.extend((1..=impacts).map(|j| format!("lambda{j}")));
     columns.extend((1..=impacts).map(|j| format!("sigma{j} [s]")));
-    columns.extend(["admissible".into(), "reason".into()]);
+    columns.extend([
+        "admissible".into(),
+        "reason".into(),
+        "symmetry axes [s]".into(),
+    ]);
     columns.extend(names.iter().map(|d| format!("{d}(0+)")));
     columns.extend(names.iter().map(|d| format!("v({d})(0+)")));
     let rows = family
@@ -245,6 +249,8 @@ fn table(family: &[Point], impacts: usize, names: &[String]) -> Table {
             row.extend(o.flights().into_iter().map(Cell::Num));
             row.push(f64::from(u8::from(p.admissible)).into());
             row.push(Cell::Text(p.reason.clone()));
+            let axes: Vec<String> = o.symmetry_axes().iter().map(|c| format!("{c}")).collect();
+            row.push(Cell::Text(axes.join(" ")));
             let (u, v) = o.state_in_flight(0, 0.0);
             row.extend(u.iter().chain(v.iter()).map(|x| Cell::Num(*x)));
             row

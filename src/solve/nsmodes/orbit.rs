@@ -3,7 +3,7 @@
 //! non-penetration check NC3 (eq. 2.12c) **proved** on every flight by bounding the gap.
 
 use super::spectral::Period;
-use super::tolerances::{NC3_MAX_HALVINGS, NC3_TOUCH};
+use super::tolerances::{NC3_MAX_HALVINGS, NC3_TOUCH, SYMMETRY_TOL};
 use nalgebra::DVector;
 
 /// A potential solution at one period.
@@ -236,4 +236,37 @@ fn proved_positive(gap: &FlightGap, lo: f64, hi: f64, scale: f64) -> Result<(), 
         stack.push((mid, gm, b, gb, depth + 1));
     }
     Ok(())
+}
+
+impl Orbit<'_> {
+    /// The time-reversal symmetry axes in `[0, T)` (Sect. 6, Theorem 6.4): the times `c` about
+    /// which the impact times are symmetric, `{tⱼ} = {2c − tⱼ} (mod T)`, to `SYMMETRY_TOL` of
+    /// the period. With `Σ` invertible the positions are then even and the velocities odd
+    /// about `c` (two axes per period, `T/2` apart). Empty when the sequence of flights has no
+    /// reversal symmetry.
+    pub fn symmetry_axes(&self) -> Vec<f64> {
+        let period = self.period();
+        let tol = SYMMETRY_TOL * period;
+        let on = |a: f64, b: f64| {
+            let d = (a - b).rem_euclid(period);
+            d.min(period - d) <= tol
+        };
+        let mut axes: Vec<f64> = Vec::new();
+        for &a in &self.times {
+            for &b in &self.times {
+                for shift in [0.0, 0.5 * period] {
+                    let c = (0.5 * (a + b) + shift).rem_euclid(period);
+                    let mirrored = self
+                        .times
+                        .iter()
+                        .all(|&t| self.times.iter().any(|&s| on(2.0 * c - t, s)));
+                    if mirrored && !axes.iter().any(|&x| on(x, c)) {
+                        axes.push(c);
+                    }
+                }
+            }
+        }
+        axes.sort_by(f64::total_cmp);
+        axes
+    }
 }

@@ -38,3 +38,7 @@ pub(super) const SEARCH_MIN_FLIGHT: f64 = 1e-6;
 /// Two solutions at one period are the same when their impact times agree to this fraction of
 /// the period (dimensionless).
 pub(super) const SEARCH_DISTINCT: f64 = 1e-7;
+
+/// Impact times mirror each other about an axis when they agree to this fraction of the
+/// period (dimensionless).
+pub(super) const SYMMETRY_TOL: f64 = 1e-9;
