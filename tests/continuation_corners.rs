@@ -32,19 +32,21 @@ impl Problem for Vee {
     }
 }
 
+/// Continuation of `Vee` from `p = −2` over `[−3, 1]`, unscaled.
+const SETTINGS: Settings = Settings {
+    range: (-3.0, 1.0),
+    step: 0.1,
+    min_step: 1e-8,
+    max_step: 0.5,
+    max_points: 500,
+    tol: 1e-12,
+    scale: Scale::UNIT,
+};
+
 #[test]
 fn a_branch_that_turns_back_at_a_corner_is_followed_through_it() {
     let vee = Vee { a: 2.0, b: -2.0 };
-    let settings = Settings {
-        range: (-3.0, 1.0),
-        step: 0.1,
-        min_step: 1e-8,
-        max_step: 0.5,
-        max_points: 500,
-        tol: 1e-12,
-        scale: Scale::UNIT,
-    };
-    let branch = follow(&vee, DVector::from_element(1, -1.0), -2.0, &settings).expect("starts");
+    let branch = follow(&vee, DVector::from_element(1, -1.0), -2.0, &SETTINGS).expect("starts");
     assert!(branch.stopped.is_none(), "{:?}", branch.stopped);
     let corners: Vec<_> = branch.points.iter().filter(|p| p.corner).collect();
     assert_eq!(corners.len(), 1, "one corner");
@@ -73,16 +75,7 @@ fn a_branch_that_turns_by_less_than_a_right_angle_needs_no_corner_step() {
     // a = 2, b = 0.5: the slope changes at the corner but p keeps rising (the hyperplane
     // meets the new line): no corner step, no fold.
     let vee = Vee { a: 2.0, b: 0.5 };
-    let settings = Settings {
-        range: (-3.0, 1.0),
-        step: 0.1,
-        min_step: 1e-8,
-        max_step: 0.5,
-        max_points: 500,
-        tol: 1e-12,
-        scale: Scale::UNIT,
-    };
-    let branch = follow(&vee, DVector::from_element(1, -1.0), -2.0, &settings).expect("starts");
+    let branch = follow(&vee, DVector::from_element(1, -1.0), -2.0, &SETTINGS).expect("starts");
     assert!(branch.stopped.is_none());
     assert!(branch.points.iter().all(|p| !p.corner && !p.fold));
 }
@@ -155,22 +148,13 @@ fn nlvib07_response_past_the_corner_matches_simulate() {
         .map(|k| periodic_state(&q, hb.dofs(), H, omega, period * k as f64 / 4096.0)[0])
         .collect();
     let balance_swing = half_swing(&samples);
-    let dir = root().join("target/test-out/nlvib07_simulate");
-    std::fs::create_dir_all(&dir).expect("dir");
-    let file = dir.join("case.nsd");
     let model = std::fs::read_to_string(root().join("tests/models/duffing.nsd")).expect("model");
     let run = "simulate nlvib07 as settle { t = 0..1500, output = every(0.01) }";
-    std::fs::write(&file, format!("{model}\n{run}\n")).expect("write");
-    let (code, _, stderr) = nsd(&[
-        "run",
-        file.to_str().expect("utf-8"),
-        "--only",
-        "settle",
-        "--set",
-        "Omega=1.7",
-        "--out",
-        dir.to_str().expect("utf-8"),
-    ]);
+    let (code, _, stderr, dir) = run_text(
+        &format!("{model}\n{run}\n"),
+        "nlvib07_simulate",
+        &["--only", "settle", "--set", "Omega=1.7"],
+    );
     assert_eq!(code, 0, "{stderr}");
     let csv = std::fs::read_to_string(dir.join("settle/data.csv")).expect("data");
     let window = 1500.0 - 5.0 * std::f64::consts::TAU / omega;

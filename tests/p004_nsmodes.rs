@@ -19,17 +19,7 @@ model serial_impact(n = 5, d = 1) {
 
 /// Runs `analysis` (named `ns`) on the serial oscillator; returns the summary and data.csv.
 fn nsmodes(analysis: &str, tag: &str) -> (Value, Vec<Vec<String>>, Vec<String>) {
-    let dir = root().join("target/test-out").join(tag);
-    std::fs::create_dir_all(&dir).expect("dir");
-    let file = dir.join("case.nsd");
-    std::fs::write(&file, format!("{MODEL}{analysis}\n")).expect("write");
-    let (code, stdout, stderr) = nsd(&[
-        "run",
-        file.to_str().expect("utf-8"),
-        "--json",
-        "--out",
-        dir.to_str().expect("utf-8"),
-    ]);
+    let (code, stdout, stderr, dir) = run_text(&format!("{MODEL}{analysis}\n"), tag, &["--json"]);
     assert_eq!(code, 0, "{stderr}");
     let v: Value = serde_json::from_str(&stdout).expect("json");
     let csv = std::fs::read_to_string(dir.join("ns/data.csv")).expect("data");

@@ -157,19 +157,20 @@ pub fn simulate_to(
 /// Runs `analysis` (named `frf`) appended to a model file; returns the exit code, stdout,
 /// stderr and the output folder.
 pub fn frf_run(model: &str, analysis: &str, tag: &str) -> (i32, String, String, PathBuf) {
+    let text = std::fs::read_to_string(root().join(model)).expect("model") + "\n" + analysis + "\n";
+    run_text(&text, tag, &["--only", "frf", "--json"])
+}
+
+/// Writes `text` to `target/test-out/<tag>/case.nsd` and runs it with `args` and `--out`
+/// that folder; returns the exit code, stdout, stderr and the folder.
+pub fn run_text(text: &str, tag: &str, args: &[&str]) -> (i32, String, String, PathBuf) {
     let dir = root().join("target/test-out").join(tag);
     std::fs::create_dir_all(&dir).expect("dir");
     let file = dir.join("case.nsd");
-    let text = std::fs::read_to_string(root().join(model)).expect("model") + "\n" + analysis + "\n";
     std::fs::write(&file, text).expect("write");
-    let (code, stdout, stderr) = nsd(&[
-        "run",
-        file.to_str().expect("utf-8"),
-        "--only",
-        "frf",
-        "--json",
-        "--out",
-        dir.to_str().expect("utf-8"),
-    ]);
+    let mut all = vec!["run", file.to_str().expect("utf-8")];
+    all.extend_from_slice(args);
+    all.extend(["--out", dir.to_str().expect("utf-8")]);
+    let (code, stdout, stderr) = nsd(&all);
     (code, stdout, stderr, dir)
 }
