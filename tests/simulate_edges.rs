@@ -19,20 +19,9 @@ fn ulps(t: f64, k: i64) -> f64 {
 /// Runs `model` (a file of `tests/models/simulate_edges/`) with the given analyses appended;
 /// the exit code, stderr and the JSON objects of the analyses.
 fn run(model: &str, analyses: &str, tag: &str) -> (i32, String, Vec<Value>) {
-    let dir = root().join("target/test-out/simulate_edges");
-    std::fs::create_dir_all(&dir).expect("dir");
     let path = root().join("tests/models/simulate_edges").join(model);
     let text = std::fs::read_to_string(path).expect("model") + analyses;
-    let tmp = dir.join(format!("{tag}.nsd"));
-    std::fs::write(&tmp, text).expect("write");
-    let out = dir.join(tag);
-    let (code, stdout, stderr) = nsd(&[
-        "run",
-        tmp.to_str().expect("utf-8"),
-        "--json",
-        "--out",
-        out.to_str().expect("utf-8"),
-    ]);
+    let (code, stdout, stderr, _) = run_text(&text, &format!("simulate_edges/{tag}"), &["--json"]);
     let objects = stdout
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON"))

@@ -15,20 +15,13 @@ const M: f64 = 2.0;
 /// Runs the analyses `analyses` appended to `tests/models/simulate_forces.nsd`; the JSON
 /// object of each analysis (exit code 0 asserted).
 fn run(analyses: &str, tag: &str) -> Vec<Value> {
-    let dir = root().join("target/test-out/simulate_forces");
-    std::fs::create_dir_all(&dir).expect("dir");
     let model =
         std::fs::read_to_string(root().join("tests/models/simulate_forces.nsd")).expect("model");
-    let tmp = dir.join(format!("{tag}.nsd"));
-    std::fs::write(&tmp, model + analyses).expect("write");
-    let out = dir.join(tag);
-    let (code, stdout, stderr) = nsd(&[
-        "run",
-        tmp.to_str().expect("utf-8"),
-        "--json",
-        "--out",
-        out.to_str().expect("utf-8"),
-    ]);
+    let (code, stdout, stderr, _) = run_text(
+        &(model + analyses),
+        &format!("simulate_forces/{tag}"),
+        &["--json"],
+    );
     assert_eq!(code, 0, "{stderr}");
     stdout
         .lines()
