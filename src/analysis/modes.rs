@@ -97,7 +97,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
     settings.insert("count".into(), json!(m.omega.len()));
     settings.insert(
         "solver".into(),
-        json!(if sys.n() <= crate::solve::modes::DENSE_LIMIT {
+        json!(if m.dense {
             "dense"
         } else {
             "shift-invert Lanczos"

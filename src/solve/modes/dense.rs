@@ -32,5 +32,5 @@ pub fn solve(m: &DMatrix<f64>, k: &DMatrix<f64>) -> Result<Modes, ModesError> {
             .ok_or(ModesError::SingularMass)?;
         shapes.set_column(col, &phi);
     }
-    Ok(Modes::from_eigenvalues(lambdas, shapes, vec![0.0; n]))
+    Ok(Modes::from_eigenvalues(lambdas, shapes, vec![0.0; n], true))
 }

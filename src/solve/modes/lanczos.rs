@@ -139,7 +139,7 @@ fn modes_of(locked: Vec<Pair>, open: Vec<Pair>, count: usize, n: usize) -> Modes
     }
     let lambdas = pairs.iter().map(|p| p.lambda).collect();
     let residual = pairs.iter().map(|p| p.residual).collect();
-    Modes::from_eigenvalues(lambdas, shapes, residual)
+    Modes::from_eigenvalues(lambdas, shapes, residual, false)
 }
 
 /// How many eigenvalues below the middle of the gap after the `count`-th locked one are not

@@ -41,6 +41,9 @@ pub struct Modes {
     /// Relative residual estimate of each pair: 0 from the dense solver (exact to
     /// round-off); from the sparse one, above `RESIDUAL_LIMIT` when its budget ran out first.
     pub residual: Vec<f64>,
+    /// Solved by the dense eigensolver (the problem, after ties, had at most `DENSE_LIMIT`
+    /// coordinates), else by shift-invert Lanczos.
+    pub dense: bool,
 }
 
 impl Modes {
@@ -61,11 +64,17 @@ impl Modes {
             .collect()
     }
 
-    fn from_eigenvalues(lambdas: Vec<f64>, shapes: DMatrix<f64>, residual: Vec<f64>) -> Modes {
+    fn from_eigenvalues(
+        lambdas: Vec<f64>,
+        shapes: DMatrix<f64>,
+        residual: Vec<f64>,
+        dense: bool,
+    ) -> Modes {
         Modes {
             omega: lambdas.iter().map(|l| l.max(0.0).sqrt()).collect(),
             shapes,
             residual,
+            dense,
         }
     }
 }
@@ -87,6 +96,7 @@ pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<M
             omega: vec![],
             shapes: DMatrix::zeros(sys.n(), 0),
             residual: vec![],
+            dense: true,
         });
     }
     let reduced = if n <= DENSE_LIMIT {
@@ -111,6 +121,7 @@ pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<M
         omega: reduced.omega,
         shapes,
         residual: reduced.residual,
+        dense: reduced.dense,
     })
 }
 
