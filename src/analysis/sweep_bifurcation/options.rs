@@ -78,17 +78,17 @@ impl Options {
         let (_, from, to, _) = opts
             .parameter_interval("param", &model.params)?
             .ok_or_else(missing)?;
-        let forward = if to < from {
-            grid.iter().rev().copied().collect()
+        let (up, down): (Vec<f64>, Vec<f64>) = (grid.clone(), grid.into_iter().rev().collect());
+        // As written first: `b < a` runs down.
+        let (first, second) = if to < from {
+            (("down", down), ("up", up))
         } else {
-            grid
+            (("up", up), ("down", down))
         };
-        let back: Vec<f64> = forward.iter().rev().copied().collect();
         let passes = match opts.choice("direction", &["up", "down", "both"])? {
-            Some("both") => vec![("up", forward), ("down", back)],
-            Some("down") if from < to => vec![("down", back)],
-            Some("up") if to < from => vec![("up", back)],
-            _ => vec![(if to < from { "down" } else { "up" }, forward)],
+            Some("both") => vec![first, second],
+            Some(d) if d != first.0 => vec![second],
+            _ => vec![first],
         };
         let section = match section::read(a, model, sys, 0.0)? {
             Some(s) => s,
