@@ -171,3 +171,44 @@ fn a_start_naming_no_dof_is_a_located_diagnostic() {
         "{stderr}"
     );
 }
+
+/// On a linear forced oscillator (m = k = 1, c = 0.4, F = 0.5) every value is period 1, the
+/// stroboscopic point is the closed-form steady state `(A cos φ, AΩ sin φ)` and the amplitude
+/// is `A = F/√((1 − Ω²)² + (cΩ)²)` to the sampling's 1 − cos(π/64) ≈ 1.2e-3.
+#[test]
+fn a_linear_oscillator_is_period_one_at_its_closed_form_state_and_amplitude() {
+    let dir = root().join("target/test-out/bifurcation/linear");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let model = "model lin(Omega = 1) {\n  mass m1 = 1\n  spring m1 -- ground { k = 1 }\n  damper m1 -- ground { c = 0.4 }\n  force m1 = 0.5 * cos(Omega * t)\n}\n";
+    std::fs::write(dir.join("lin.nsd"), model).expect("write");
+    let (_, out) = run_bif(
+        "target/test-out/bifurcation/linear/lin.nsd",
+        "sweep bifurcation lin as bif { param = Omega in 0.6..1.6 by 0.5, transient = 60, keep = 4, rtol = 1e-12, atol = 1e-12 }",
+        "linear",
+        "2",
+    );
+    let csv = std::fs::read_to_string(out.join("data.csv")).expect("data.csv");
+    let rows: Vec<Vec<String>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect();
+    assert_eq!(rows.len(), 3 * 4);
+    for r in &rows {
+        let w: f64 = r[1].parse().expect("Omega");
+        let (re, im) = (1.0 - w * w, 0.4 * w);
+        let (a, phi) = (0.5 / re.hypot(im), im.atan2(re));
+        let (x, v): (f64, f64) = (r[4].parse().expect("x"), r[5].parse().expect("v"));
+        // The transient e^{−0.2 t} after 60 periods (t ≥ 235 s) is below 1e-20.
+        assert!(
+            (x - a * phi.cos()).abs() < 1e-9 && (v - a * w * phi.sin()).abs() < 1e-9,
+            "{r:?}"
+        );
+        assert_eq!(r[6], "1");
+        let amp: f64 = r[7].parse().expect("amplitude");
+        assert!(
+            amp <= a * (1.0 + 1e-9) && amp >= a * (std::f64::consts::PI / 64.0).cos(),
+            "{amp} vs {a}"
+        );
+    }
+}
