@@ -212,3 +212,43 @@ fn a_linear_oscillator_is_period_one_at_its_closed_form_state_and_amplitude() {
         );
     }
 }
+
+/// `settle` ends the transient once the stroboscopic points repeat: the linear oscillator
+/// (decay e^{−0.2 t}, about 4 periods per decade) settles in far fewer than the 300 periods
+/// allowed, at the same closed-form state.
+#[test]
+fn settle_ends_the_transient_early_at_the_same_state() {
+    let dir = root().join("target/test-out/bifurcation/settle");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let model = "model lin(Omega = 1) {\n  mass m1 = 1\n  spring m1 -- ground { k = 1 }\n  damper m1 -- ground { c = 0.4 }\n  force m1 = 0.5 * cos(Omega * t)\n}\n";
+    std::fs::write(dir.join("lin.nsd"), model).expect("write");
+    let (_, out) = run_bif(
+        "target/test-out/bifurcation/settle/lin.nsd",
+        "sweep bifurcation lin as bif { param = Omega in 0.6..1.6 by 0.5, transient = 300, settle = 1e-11, keep = 4, rtol = 1e-12, atol = 1e-12 }",
+        "settle",
+        "2",
+    );
+    let csv = std::fs::read_to_string(out.join("values.csv")).expect("values.csv");
+    for l in csv.lines().skip(1) {
+        let c: Vec<&str> = l.split(',').collect();
+        let transient: f64 = c[6].parse().expect("transient periods");
+        assert!(transient < 300.0 && transient % 20.0 == 0.0, "{l}");
+        assert_eq!(c[3], "1");
+    }
+    let data = std::fs::read_to_string(out.join("data.csv")).expect("data.csv");
+    for l in data.lines().skip(1) {
+        let r: Vec<f64> = l
+            .split(',')
+            .skip(1)
+            .take(5)
+            .map(|x| x.parse().unwrap_or(f64::NAN))
+            .collect();
+        let w = r[0];
+        let (re, im) = (1.0 - w * w, 0.4 * w);
+        let (a, phi) = (0.5 / re.hypot(im), im.atan2(re));
+        assert!(
+            (r[3] - a * phi.cos()).abs() < 1e-9 && (r[4] - a * w * phi.sin()).abs() < 1e-9,
+            "{l}"
+        );
+    }
+}

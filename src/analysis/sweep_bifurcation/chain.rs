@@ -19,6 +19,10 @@ const AMPLITUDE_SAMPLES: usize = 64;
 /// most (a motion crossing the section less often than this ends the window short).
 const CROSSING_WINDOW_PER_POINT: usize = 2;
 
+/// Forcing periods per block of a transient that may end early (`settle`): its stroboscopic
+/// points show periods up to half of it.
+const SETTLE_BLOCK: usize = 20;
+
 /// What one start found at one parameter value.
 #[derive(Debug, Clone)]
 pub(super) struct Outcome {
@@ -28,6 +32,8 @@ pub(super) struct Outcome {
     pub periodicity: Periodicity,
     /// The largest |x| of the plotted DOF over the kept window.
     pub amplitude: f64,
+    /// Forcing periods of transient integrated (fewer than `transient` when it settled).
+    pub transient: usize,
     /// Why the value could not be computed, if it failed.
     pub failed: Option<String>,
 }
@@ -60,6 +66,7 @@ pub(super) fn chain(
                     points: vec![],
                     periodicity: Periodicity::Aperiodic,
                     amplitude: f64::NAN,
+                    transient: 0,
                     failed: Some(e),
                 }
             }
@@ -71,7 +78,8 @@ pub(super) fn chain(
 
 /// The transient and the kept window at one value from the state `y0` (at forcing phase 0);
 /// the outcome and the state at the window's end (a whole number of forcing periods, so the
-/// next value starts at phase 0 too). The transient runs without section or samples; the
+/// next value starts at phase 0 too). The transient runs without section or samples (with
+/// `settle`, in blocks that stop once the motion repeats); the
 /// window runs `keep` periods, then (a crossing section met less than once per period) more
 /// windows for the missing points, up to `CROSSING_WINDOW_PER_POINT · keep` periods.
 fn at_value(opts: &Options, sys: &System, y0: &[f64]) -> Result<(Outcome, Vec<f64>), String> {
@@ -85,11 +93,11 @@ fn at_value(opts: &Options, sys: &System, y0: &[f64]) -> Result<(Outcome, Vec<f6
         },
         crossing => crossing.clone(),
     };
-    let mut run = |y0: Vec<f64>, periods: usize, section: Option<&Section>| {
+    let mut run = |y0: Vec<f64>, periods: usize, section: Option<&Section>, sampled: bool| {
         let t1 = periods as f64 * forcing;
-        let samples = match section {
-            None => vec![],
-            Some(_) => (0..=periods * AMPLITUDE_SAMPLES)
+        let samples = match sampled {
+            false => vec![],
+            true => (0..=periods * AMPLITUDE_SAMPLES)
                 .map(|i| i as f64 * forcing / AMPLITUDE_SAMPLES as f64)
                 .collect(),
         };
@@ -108,11 +116,36 @@ fn at_value(opts: &Options, sys: &System, y0: &[f64]) -> Result<(Outcome, Vec<f6
         integrate_with_section(&mut hybrid, &cfg, section, &mut |_| {})
             .map_err(|f| f.error.to_string())
     };
-    let mut y = run(y0.to_vec(), opts.transient, None)?.final_state;
+    let (mut y, transient) = match opts.settle {
+        None => (
+            run(y0.to_vec(), opts.transient, None, false)?.final_state,
+            opts.transient,
+        ),
+        Some(settle) => {
+            // Blocks of the transient, each ending early once its stroboscopic points repeat
+            // to `settle` (a period up to half a block).
+            let strobe = Section::Stroboscopic {
+                origin: 0.0,
+                period: forcing,
+            };
+            let (mut y, mut done) = (y0.to_vec(), 0);
+            while done < opts.transient {
+                let periods = SETTLE_BLOCK.min(opts.transient - done);
+                let traj = run(y, periods, Some(&strobe), false)?;
+                y = traj.final_state;
+                done += periods;
+                let settled = period_of(&traj.section, forcing, SETTLE_BLOCK / 2, settle);
+                if periods == SETTLE_BLOCK && settled != Periodicity::Aperiodic {
+                    break;
+                }
+            }
+            (y, done)
+        }
+    };
     let (mut points, mut amplitude, mut elapsed) = (Vec::new(), 0.0_f64, 0.0);
     let mut periods = opts.keep;
     while points.len() < opts.keep && periods > 0 {
-        let traj = run(y, periods, Some(&section))?;
+        let traj = run(y, periods, Some(&section), true)?;
         amplitude = traj
             .y
             .iter()
@@ -139,6 +172,7 @@ fn at_value(opts: &Options, sys: &System, y0: &[f64]) -> Result<(Outcome, Vec<f6
         points,
         periodicity,
         amplitude,
+        transient,
         failed: None,
     };
     Ok((outcome, y))

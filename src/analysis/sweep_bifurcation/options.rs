@@ -1,5 +1,7 @@
 //! The options of `sweep bifurcation`: `param = p in a..b by h` (required; `b < a` runs
 //! downward), `direction = up | down | both` (`both`: the range as written, then back),
+//! `settle` (end the transient early once its stroboscopic points repeat to this relative
+//! tolerance, checked every 20 periods; absent: the whole transient),
 //! `starts = { NAME = { m1 = 0.2, v.m1 = 0, … }, … }` (the initial states, displacements by
 //! DOF and velocities by `v.` DOF; default one start at rest), `section` (default
 //! `stroboscopic`), `transient` (forcing periods discarded, 300), `keep` (section points
@@ -36,6 +38,9 @@ pub(super) struct Options {
     pub starts: Vec<(String, Vec<f64>)>,
     pub section: Section,
     pub transient: usize,
+    /// End the transient early once its stroboscopic points repeat to this relative
+    /// tolerance (`settle`), else run all of it.
+    pub settle: Option<f64>,
     pub keep: usize,
     pub max_period: usize,
     pub tol: f64,
@@ -57,6 +62,7 @@ impl Options {
                 "starts",
                 "section",
                 "transient",
+                "settle",
                 "keep",
                 "max_period",
                 "tol",
@@ -108,6 +114,18 @@ impl Options {
             starts: starts(a, model, sys, &opts)?,
             section,
             transient: opts.count("transient", 0)?.unwrap_or(DEFAULT_TRANSIENT),
+            settle: match opts.number("settle", Dim::NONE)? {
+                Some(v) if v > 0.0 => Some(v),
+                None => None,
+                Some(_) => {
+                    return Err(opts.bad_value(
+                        "settle",
+                        opts.span_of("settle").unwrap_or(a.span),
+                        "must be positive",
+                        "e.g. `settle = 1e-8`",
+                    ))
+                }
+            },
             keep: opts.count("keep", 2)?.unwrap_or(DEFAULT_KEEP),
             max_period: opts.count("max_period", 1)?.unwrap_or(DEFAULT_MAX_PERIOD),
             tol: opts.positive("tol", Dim::NONE, DEFAULT_PERIOD_TOL, "1e-4")?,

@@ -60,6 +60,7 @@ pub(super) fn results(
             "period",
             "section points",
             "amplitude",
+            "transient periods",
             "failure",
         ]
         .iter()
@@ -95,6 +96,7 @@ pub(super) fn results(
                 Cell::Text(period.clone()),
                 cycle,
                 Cell::Num(o.amplitude),
+                Cell::Num(o.transient as f64),
                 Cell::Text(o.failed.clone().unwrap_or_default()),
             ]);
             values.rows.push(row);
@@ -179,6 +181,7 @@ fn settings(opts: &Options) -> Map<String, Value> {
     );
     s.insert("section".into(), json!(format!("{:?}", opts.section)));
     s.insert("transient_periods".into(), json!(opts.transient));
+    s.insert("settle".into(), json!(opts.settle));
     s.insert("keep".into(), json!(opts.keep));
     s.insert("max_period".into(), json!(opts.max_period));
     s.insert("tol".into(), json!(opts.tol));
