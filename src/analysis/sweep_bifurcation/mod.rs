@@ -22,6 +22,7 @@ use super::results::Results;
 use crate::lang::ast::Analysis;
 use crate::lang::{resolve, Override, Program};
 use crate::model::{assemble, Model, System};
+use crate::solve::poincare::forcing_period;
 use chain::{chain, Outcome};
 use options::Options;
 use rayon::prelude::*;
@@ -37,6 +38,23 @@ pub fn run(
     sys: &System,
 ) -> Result<Results, AnalysisError> {
     let opts = Options::read(a, model, sys)?;
+    // Refused once here rather than at every value.
+    if let Err(e) = crate::solve::ode::Hybrid::new(sys, opts.smooth_only) {
+        return Err(AnalysisError::Unsupported {
+            message: format!("sweep bifurcation of `{}`: {e}", model.name),
+            at: a.span,
+            help: "the diagram integrates the model as `simulate` does; see `simulate` for the elements it supports".into(),
+        });
+    }
+    if forcing_period(sys).is_none() {
+        return Err(AnalysisError::BadOption {
+            name: "param".into(),
+            reason: format!("`{}` has no harmonic forcing", model.name),
+            at: a.span,
+            help: "a bifurcation diagram of a forced system: give it a load `Q * cos(Omega * t)`"
+                .into(),
+        });
+    }
     let start = std::time::Instant::now();
     // The model at every value of every pass, resolved once and shared by the starts.
     let systems: Vec<Vec<Result<System, String>>> = opts
