@@ -12,6 +12,7 @@ pub(crate) mod options;
 mod preflight;
 pub(crate) mod results;
 mod simulate;
+mod sweep_bifurcation;
 mod sweep_regimes;
 mod tolerances;
 
@@ -83,6 +84,9 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
         AnalysisKind::Simulate => simulate::run(a, &model, &sys).map_err(keep)?,
         AnalysisKind::ContinueFrf => continue_frf::run(a, &model, &sys).map_err(keep)?,
         AnalysisKind::NsModes => nsmodes::run(a, &model, &sys).map_err(located)?,
+        AnalysisKind::SweepBifurcation => {
+            sweep_bifurcation::run(prog, a, overrides, &model, &sys).map_err(located)?
+        }
         AnalysisKind::SweepRegimes => {
             sweep_regimes::run(prog, a, overrides, &model, &sys).map_err(located)?
         }

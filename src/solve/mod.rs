@@ -5,4 +5,5 @@ pub mod hb;
 pub mod modes;
 pub mod nsmodes;
 pub mod ode;
+pub mod poincare;
 pub mod regimes;

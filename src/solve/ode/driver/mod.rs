@@ -5,7 +5,7 @@
 //! (`crossings.rs`). The earliest crossing ends the step there, its action switches the modes
 //! (`actions.rs`) and the integration restarts from the located state; where a crossing
 //! cannot be decided, the step is shortened and retried. Output samples are taken from the
-//! dense output (`sampler.rs`).
+//! dense output (`sampler.rs`), and so are Poincaré section points (`section.rs`).
 //!
 //! The choice between the two methods under `Method::Auto` is in `choice.rs`.
 
@@ -13,9 +13,11 @@ mod actions;
 mod choice;
 mod crossings;
 mod sampler;
+mod section;
 mod stepper;
 
 pub use actions::Event;
+pub use section::{Section, SectionPoint};
 
 use super::dop853::{initial_step, Tolerances};
 use super::hybrid::{EventFn, Hybrid};
@@ -26,6 +28,7 @@ use actions::ZenoWatch;
 use choice::MethodChoice;
 use crossings::StickBreaks;
 use sampler::Sampler;
+use section::SectionSampler;
 use stepper::{Accepted, Stepper};
 
 /// Where output samples are taken.
@@ -86,6 +89,8 @@ pub struct Trajectory {
     pub initial_state: Vec<f64>,
     /// The state at `t1`.
     pub final_state: Vec<f64>,
+    /// The Poincaré section points, in time order (`integrate_with_section`).
+    pub section: Vec<SectionPoint>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -112,7 +117,17 @@ pub fn integrate(
     cfg: &Config,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Trajectory, Box<Failed>> {
-    let mut run = Run::start(h, cfg);
+    integrate_with_section(h, cfg, None, progress)
+}
+
+/// `integrate`, recording the points of `section` (if any) in `Trajectory::section`.
+pub fn integrate_with_section(
+    h: &mut Hybrid,
+    cfg: &Config,
+    section: Option<&Section>,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Trajectory, Box<Failed>> {
+    let mut run = Run::start(h, cfg, section);
     while run.t < cfg.t1 {
         if run.reaches_end() {
             break;
@@ -151,6 +166,8 @@ struct Run<'r, 's> {
     stepper: Stepper,
     traj: Trajectory,
     out: Sampler,
+    /// The Poincaré section being recorded, if any.
+    section: Option<SectionSampler>,
     zeno: ZenoWatch,
     /// The event functions of the current modes (built once per smooth segment).
     events: Vec<EventFn>,
@@ -165,7 +182,7 @@ struct Run<'r, 's> {
 impl<'r, 's> Run<'r, 's> {
     /// The initial modes and friction states from `cfg.y0`, the first step from Hairer's
     /// heuristic, the first output sample.
-    fn start(h: &'r mut Hybrid<'s>, cfg: &'r Config) -> Run<'r, 's> {
+    fn start(h: &'r mut Hybrid<'s>, cfg: &'r Config, section: Option<&Section>) -> Run<'r, 's> {
         let n2 = h.dim();
         let methods = MethodChoice::new(cfg.method, n2);
         let mut traj = Trajectory::default();
@@ -182,6 +199,10 @@ impl<'r, 's> Run<'r, 's> {
         let mut out = Sampler::new(cfg);
         out.record_initial(&mut traj, h, t, &y);
         traj.initial_state = y.clone();
+        let mut section = section.map(SectionSampler::new);
+        if let Some(s) = &mut section {
+            s.record_initial(&mut traj.section, t, &y);
+        }
         let stepper = Stepper::new(methods, first, h);
         Run {
             h,
@@ -189,6 +210,7 @@ impl<'r, 's> Run<'r, 's> {
             stepper,
             traj,
             out,
+            section,
             zeno: ZenoWatch::default(),
             events,
             t,
@@ -268,6 +290,9 @@ impl<'r, 's> Run<'r, 's> {
         }
         self.t = self.cfg.t1;
         self.out.record_end(&mut self.traj, self.h, self.t, &self.y);
+        if let Some(s) = &mut self.section {
+            s.record_end(&mut self.traj.section, self.t, &self.y);
+        }
         true
     }
 
@@ -293,6 +318,9 @@ impl<'r, 's> Run<'r, 's> {
     fn sample_until(&mut self, t: f64) {
         self.out
             .record_until(&mut self.traj, self.h, &self.stepper.dense, t);
+        if let Some(s) = &mut self.section {
+            s.record_until(&mut self.traj.section, &self.stepper.dense, t);
+        }
     }
 
     /// Restarts the integration at a located switch `(t, y)` in the new modes: the event

@@ -3,10 +3,13 @@
 //! ones.
 //!
 //! Options: `t = t0..t1`, `x0 = { dof = value }`, `v0 = { … }`, `rtol`, `atol`, `max_step`,
-//! `events = exact | smooth`, `output = steps | every(dt) | at(t1, t2, …)`.
+//! `events = exact | smooth`, `output = steps | every(dt) | at(t1, t2, …)`, `section` (a
+//! Poincaré section, `section.rs`).
 //! Writes `data.csv` (`t`, each DOF, each `v(dof)`), `forces.csv` (the contact forces at the
 //! same samples, when the model has contact elements), `events.csv` (with each impact's
-//! impulse), `time_history.svg`, `phase.svg`.
+//! impulse), `section.csv` (with `section`), `time_history.svg`, `phase.svg`.
+
+pub(crate) mod section;
 
 use super::diagnostics::{AnalysisError, Partial};
 use super::options::{bytes_text, OptionReader, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
@@ -16,7 +19,9 @@ use crate::lang::ast::Analysis;
 use crate::lang::units::Dim;
 use crate::model::{Model, System};
 use crate::solve::ode::dop853::Tolerances;
-use crate::solve::ode::driver::{integrate, Config, Failed, Method, Output, Trajectory};
+use crate::solve::ode::driver::{
+    integrate_with_section, Config, Failed, Method, Output, Section, Trajectory,
+};
 use crate::solve::ode::hybrid::Hybrid;
 use serde_json::{json, Map, Value};
 
@@ -28,6 +33,7 @@ const PLOTTED_DOFS: usize = 4;
 
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
     let (cfg, smooth_only) = read_options(a, model, sys)?;
+    let section = section::read(a, model, sys, cfg.t0)?;
     let mut hybrid = Hybrid::new(sys, smooth_only).map_err(|e| AnalysisError::Unsupported {
         message: format!("simulate of `{}`: {e}", model.name),
         at: a.span,
@@ -36,7 +42,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     hybrid.forces_at_samples = true;
     let start = std::time::Instant::now();
     let settings = settings(&cfg, smooth_only);
-    let outcome = integrate_with_progress(&mut hybrid, &cfg, &model.name);
+    let outcome = integrate_with_progress(&mut hybrid, &cfg, section.as_ref(), &model.name);
     match outcome {
         Ok(traj) => Ok(report(
             &traj,
@@ -76,7 +82,7 @@ fn read_options(a: &Analysis, model: &Model, sys: &System) -> Result<(Config, bo
         a,
         model,
         &[
-            "t", "x0", "v0", "rtol", "atol", "max_step", "method", "events", "output",
+            "t", "x0", "v0", "rtol", "atol", "max_step", "method", "events", "output", "section",
         ],
     )?;
     let (t0, t1) = opts.interval("t")?.ok_or_else(|| {
@@ -240,6 +246,7 @@ fn settings(cfg: &Config, smooth_only: bool) -> Map<String, Value> {
 fn integrate_with_progress(
     hybrid: &mut Hybrid,
     cfg: &Config,
+    section: Option<&Section>,
     model: &str,
 ) -> Result<Trajectory, Box<Failed>> {
     let bar = indicatif::ProgressBar::new(PROGRESS_STEPS);
@@ -253,7 +260,7 @@ fn integrate_with_progress(
     let (t0, t1) = (cfg.t0, cfg.t1);
     let mut progress =
         |t: f64| bar.set_position((PROGRESS_STEPS as f64 * (t - t0) / (t1 - t0)) as u64);
-    let outcome = integrate(hybrid, cfg, &mut progress);
+    let outcome = integrate_with_section(hybrid, cfg, section, &mut progress);
     bar.finish_and_clear();
     outcome
 }
@@ -280,6 +287,9 @@ fn report(
         tables.push(forces_table(traj, &force_names));
     }
     tables.push(events_table(traj));
+    if !traj.section.is_empty() {
+        tables.push(section::table(&traj.section, &names));
+    }
     let mut summary = summary(traj, hybrid, &names);
     summary.extend(largest_forces(traj, &force_names));
     Results {
@@ -460,6 +470,9 @@ fn summary(traj: &Trajectory, hybrid: &Hybrid, names: &[String]) -> Map<String, 
     }
     let mut summary = Map::new();
     summary.insert("events".into(), json!(traj.events.len()));
+    if !traj.section.is_empty() {
+        summary.insert("section_points".into(), json!(traj.section.len()));
+    }
     summary.insert("impacts".into(), json!(traj.impacts));
     summary.insert("zeno".into(), json!(traj.zeno));
     summary.insert("steps".into(), json!(traj.steps));

@@ -1,0 +1,150 @@
+//! The `section` option of `simulate` and `sweep bifurcation`: a Poincaré section, read from
+//! `section = stroboscopic`, `stroboscopic(phase)` or `crossing("coordinate", level,
+//! rising | falling)`, and the section points as `section.csv`.
+//!
+//! The coordinate of a crossing names a DOF (`"m1"`, `"m1.x"`) or its velocity (`"v(m1)"`);
+//! the stroboscopic phase φ (rad) places the samples at `t = t0 + (φ/2π + k) T`, `T = 2π/Ω`
+//! of the model's forcing.
+
+use super::super::diagnostics::AnalysisError;
+use super::super::options::dof_by_path;
+use super::super::results::{Cell, Table};
+use crate::lang::ast::{Analysis, Expr, ExprKind};
+use crate::lang::eval::{self, Num, Scope};
+use crate::lang::options::{bare_name, value};
+use crate::model::{Model, System};
+use crate::solve::ode::driver::{Section, SectionPoint};
+use crate::solve::ode::roots::Direction;
+use crate::solve::poincare::forcing_period;
+use std::f64::consts::TAU;
+
+const EXAMPLE: &str =
+    "write `section = stroboscopic`, `stroboscopic(phase)` or `crossing(\"v(m1)\", 0, falling)`";
+
+/// The `section` option of `a` for a run starting at `t0`, `None` when absent.
+pub(crate) fn read(
+    a: &Analysis,
+    model: &Model,
+    sys: &System,
+    t0: f64,
+) -> Result<Option<Section>, AnalysisError> {
+    let Some(v) = value(a.options.as_ref(), "section") else {
+        return Ok(None);
+    };
+    let bad = |at, reason: &str, help: &str| AnalysisError::BadOption {
+        name: "section".into(),
+        reason: reason.into(),
+        at,
+        help: help.into(),
+    };
+    let crate::lang::ast::Value::Expr(e) = v else {
+        return Err(bad(v.span(), "expected a section", EXAMPLE));
+    };
+    let scope = param_scope(model);
+    let number = |e: &Expr| {
+        eval::eval(e, &scope)
+            .map(|n| n.v)
+            .map_err(AnalysisError::Resolve)
+    };
+    let (name, args): (&str, Vec<&Expr>) = match &e.kind {
+        ExprKind::Call { name, args } => (&name.name, args.iter().map(|a| &a.value).collect()),
+        _ => match bare_name(e) {
+            Some(n) => (&n.name, vec![]),
+            None => return Err(bad(e.span, "expected a section", EXAMPLE)),
+        },
+    };
+    match (name, args.as_slice()) {
+        ("stroboscopic", [] | [_]) => {
+            let Some(Section::Stroboscopic { period, .. }) = stroboscopic(sys) else {
+                return Err(bad(
+                    e.span,
+                    &format!("`{}` has no harmonic forcing to strobe", model.name),
+                    "a stroboscopic section samples once per forcing period; use `crossing(…)`",
+                ));
+            };
+            let phase = args.first().map(|p| number(p)).transpose()?.unwrap_or(0.0);
+            Ok(Some(Section::Stroboscopic {
+                origin: t0 + phase / TAU * period,
+                period,
+            }))
+        }
+        ("crossing", [coordinate, level, direction]) => {
+            let w = vec![coordinate_of(coordinate, sys).ok_or_else(|| {
+                let names = sys.dofs.iter().map(|d| d.name.as_str());
+                bad(
+                    coordinate.span,
+                    "expected a DOF or its velocity in quotes",
+                    &crate::lang::diagnostics::suggest(
+                        &crate::lang::options::snippet(coordinate),
+                        names,
+                        "write `\"m1\"` or `\"v(m1)\"`; the DOFs are",
+                    ),
+                )
+            })?];
+            let direction = match bare_name(direction).map(|n| n.name.as_str()) {
+                Some("rising") => Direction::Rising,
+                Some("falling") => Direction::Falling,
+                _ => {
+                    return Err(bad(
+                        direction.span,
+                        "expected `rising` or `falling`",
+                        "the direction in which the coordinate crosses the level",
+                    ))
+                }
+            };
+            Ok(Some(Section::Crossing {
+                w,
+                level: number(level)?,
+                direction,
+            }))
+        }
+        _ => Err(bad(e.span, "expected a section", EXAMPLE)),
+    }
+}
+
+/// The stroboscopic section at phase 0 from `t = 0` (`None` without harmonic forcing).
+pub(crate) fn stroboscopic(sys: &System) -> Option<Section> {
+    forcing_period(sys).map(|period| Section::Stroboscopic {
+        origin: 0.0,
+        period,
+    })
+}
+
+/// The model's parameters as the scope in which option values are evaluated.
+pub(crate) fn param_scope(model: &Model) -> Scope {
+    let mut scope = Scope::default();
+    for (n, v) in &model.params {
+        scope.params.insert(n.clone(), Num::free(*v));
+    }
+    scope
+}
+
+/// `"m1"`, `"m1.x"` (the DOF, weight 1 on its displacement) or `"v(m1)"` (its velocity).
+fn coordinate_of(e: &Expr, sys: &System) -> Option<(usize, f64)> {
+    let ExprKind::Str(path) = &e.kind else {
+        return None;
+    };
+    match path.strip_prefix("v(").and_then(|p| p.strip_suffix(')')) {
+        Some(inner) => dof_by_path(sys, inner.trim()).map(|i| (sys.n() + i, 1.0)),
+        None => dof_by_path(sys, path.trim()).map(|i| (i, 1.0)),
+    }
+}
+
+/// `section.csv`: the time and the full state of every section point.
+pub(crate) fn table(points: &[SectionPoint], names: &[String]) -> Table {
+    let mut columns = vec!["t [s]".to_string()];
+    columns.extend(names.iter().cloned());
+    columns.extend(names.iter().map(|d| format!("v({d})")));
+    Table {
+        file: "section.csv".into(),
+        columns,
+        rows: points
+            .iter()
+            .map(|p| {
+                std::iter::once(Cell::Num(p.t))
+                    .chain(p.y.iter().map(|v| Cell::Num(*v)))
+                    .collect()
+            })
+            .collect(),
+    }
+}

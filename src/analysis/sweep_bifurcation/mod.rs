@@ -1,0 +1,127 @@
+//! The `sweep bifurcation` analysis: a bifurcation diagram over one parameter from Poincaré
+//! sections (paper 000, Sect. 4, Fig. 7). For each start, the parameter values are passed in
+//! order and each value starts from the state the previous one ended in; per value, the
+//! transient is discarded, `keep` section points are kept and their period detected
+//! (`solve::poincare`), and the largest amplitude of the plotted DOF is measured.
+//!
+//! Options in `options.rs`. Writes `data.csv` (one row per kept section point: pass,
+//! parameter, start, time, the state, the detected period, the amplitude), `values.csv` (one
+//! row per pass, start and value), `bifurcation.svg/png` (the plotted DOF at the section
+//! points, one colour per start). The summary lists, per start and pass, the values where the
+//! detected period changes.
+//!
+//! The starts run in parallel (rayon), each chain in order, and are collected in order: the
+//! results do not depend on the thread count.
+
+mod chain;
+mod options;
+mod report;
+
+use super::diagnostics::AnalysisError;
+use super::results::Results;
+use crate::lang::ast::Analysis;
+use crate::lang::{resolve, Override, Program};
+use crate::model::{assemble, Model, System};
+use crate::solve::poincare::forcing_period;
+use chain::{chain, Outcome};
+use options::Options;
+use rayon::prelude::*;
+
+/// One start's outcomes per pass.
+type Passes = Vec<Vec<Outcome>>;
+
+pub fn run(
+    prog: &Program,
+    a: &Analysis,
+    overrides: &[Override],
+    model: &Model,
+    sys: &System,
+) -> Result<Results, AnalysisError> {
+    let opts = Options::read(a, model, sys)?;
+    // Refused once here rather than at every value.
+    if let Err(e) = crate::solve::ode::Hybrid::new(sys, opts.smooth_only) {
+        return Err(AnalysisError::Unsupported {
+            message: format!("sweep bifurcation of `{}`: {e}", model.name),
+            at: a.span,
+            help: "the diagram integrates the model as `simulate` does; see `simulate` for the elements it supports".into(),
+        });
+    }
+    if forcing_period(sys).is_none() {
+        return Err(AnalysisError::BadOption {
+            name: "param".into(),
+            reason: format!("`{}` has no harmonic forcing", model.name),
+            at: a.span,
+            help: "a bifurcation diagram of a forced system: give it a load `Q * cos(Omega * t)`"
+                .into(),
+        });
+    }
+    let start = std::time::Instant::now();
+    // The model at every value of every pass, resolved once and shared by the starts.
+    let systems: Vec<Vec<Result<System, String>>> = opts
+        .passes
+        .iter()
+        .map(|(_, values)| {
+            values
+                .par_iter()
+                .map(|v| system_at(prog, &model.name, overrides, &opts.param, *v))
+                .collect()
+        })
+        .collect();
+    let total = opts.starts.len() * opts.passes.iter().map(|p| p.1.len()).sum::<usize>();
+    let bar = progress_bar(total, &model.name);
+    let outcomes: Vec<Passes> = opts
+        .starts
+        .par_iter()
+        .map(|(_, y0)| {
+            let mut y = y0.clone();
+            let mut passes = Vec::new();
+            for ((_, values), systems) in opts.passes.iter().zip(&systems) {
+                let (pass, end) = chain(&opts, systems, values, &y, || bar.inc(1));
+                passes.push(pass);
+                y = end;
+            }
+            passes
+        })
+        .collect();
+    bar.finish_and_clear();
+    Ok(report::results(
+        &opts,
+        &outcomes,
+        model,
+        sys,
+        start.elapsed().as_secs_f64(),
+    ))
+}
+
+/// The model resolved and assembled with `param = value` (over the command line's value).
+fn system_at(
+    prog: &Program,
+    model: &str,
+    overrides: &[Override],
+    param: &str,
+    value: f64,
+) -> Result<System, String> {
+    let mut ov: Vec<Override> = overrides
+        .iter()
+        .filter(|o| o.name != param)
+        .cloned()
+        .collect();
+    ov.push(Override {
+        name: param.into(),
+        value,
+    });
+    let model = resolve(prog, model, &ov).map_err(|f| f.render_plain())?;
+    Ok(assemble(&model))
+}
+
+fn progress_bar(count: usize, model: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(count as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} sweep bifurcation {msg} [{bar:30}] {pos}/{len} values ({elapsed})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message(model.to_string());
+    bar
+}

@@ -1,0 +1,170 @@
+//! Periods of Poincaré section sequences: the smallest shift that maps a sequence of section
+//! points onto itself, in forcing periods, or none (quasi-periodic or chaotic motion); and
+//! the forcing period of a system, for stroboscopic sections. Shared by `sweep bifurcation`
+//! and, later, the attractor matching of `basins`.
+//!
+//! A period-`p` orbit of a forced system returns to every section point after `p` forcing
+//! periods `T`: on the stroboscopic section the sequence repeats after `p` points; on a
+//! crossing section after as many points as the orbit crosses the section in `pT`, and the
+//! time between repeated points is then `pT` too. So the period is read from the shift in
+//! time, whatever the section.
+//!
+//! # References
+//! Nayfeh and Balachandran, *Applied Nonlinear Dynamics*, Wiley 1995, Sect. 5.6 (Poincaré
+//! sections of periodic, quasi-periodic and chaotic motions).
+
+use crate::model::System;
+use crate::solve::ode::driver::SectionPoint;
+
+/// Largest distance of `Δt / T` from a whole number for a repeat of the section points to
+/// count as a period (dimensionless): the section times of a periodic motion repeat to the
+/// integration's accuracy, far below this; a quasi-periodic repeat within the point tolerance
+/// lands anywhere in between.
+const PERIOD_TIME_SLACK: f64 = 1e-3;
+
+/// Smallest state scale by which the point tolerance is made relative (a motion at rest).
+const STATE_SCALE_FLOOR: f64 = 1e-300;
+
+/// What the section points show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Periodicity {
+    /// Returns to every point after `period` forcing periods, `points` section points.
+    Periodic { period: usize, points: usize },
+    /// No period up to the maximum: quasi-periodic, chaotic, or of a longer period.
+    Aperiodic,
+}
+
+/// The period of the section sequence `points` (in time order) of a system forced with
+/// period `forcing` (s): the smallest shift `q ≤ len/2` with `|P_{i+q} − P_i|∞ ≤ tol · S`
+/// for every `i` (`S` the largest |coordinate| over the points) whose time shift is a whole
+/// number `p ≤ max_period` of forcing periods.
+pub fn period_of(
+    points: &[SectionPoint],
+    forcing: f64,
+    max_period: usize,
+    tol: f64,
+) -> Periodicity {
+    let scale = points
+        .iter()
+        .flat_map(|p| p.y.iter())
+        .fold(STATE_SCALE_FLOOR, |s, v| s.max(v.abs()));
+    let close = |a: &SectionPoint, b: &SectionPoint| {
+        a.y.iter()
+            .zip(&b.y)
+            .all(|(x, y)| (x - y).abs() <= tol * scale)
+    };
+    for q in 1..=points.len() / 2 {
+        if !points.iter().zip(&points[q..]).all(|(a, b)| close(a, b)) {
+            continue;
+        }
+        let shift = (points[q].t - points[0].t) / forcing;
+        let p = shift.round();
+        if (shift - p).abs() > PERIOD_TIME_SLACK || p < 1.0 {
+            continue;
+        }
+        return if p as usize <= max_period {
+            Periodicity::Periodic {
+                period: p as usize,
+                points: q,
+            }
+        } else {
+            Periodicity::Aperiodic
+        };
+    }
+    Periodicity::Aperiodic
+}
+
+/// The forcing period `2π/Ω` of `sys` (s), `Ω` the lowest frequency of its harmonic loads
+/// and base motions; `None` when nothing harmonic drives it (or a drive is not a sum of
+/// harmonics).
+pub fn forcing_period(sys: &System) -> Option<f64> {
+    let drives = sys
+        .forces
+        .iter()
+        .map(|f| &f.f)
+        .chain(sys.base.iter().map(|b| &b.y));
+    let mut omega = f64::INFINITY;
+    for f in drives {
+        let (_, terms) = f.harmonics()?;
+        for h in terms.iter().filter(|h| h.omega != 0.0) {
+            omega = omega.min(h.omega.abs());
+        }
+    }
+    omega
+        .is_finite()
+        .then(|| 2.0 * std::f64::consts::PI / omega)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn points(values: &[f64], dt: f64) -> Vec<SectionPoint> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| SectionPoint {
+                t: i as f64 * dt,
+                y: vec![*v, 0.5],
+            })
+            .collect()
+    }
+
+    #[test]
+    fn periods_one_two_and_four_and_none() {
+        let seq =
+            |pattern: &[f64]| -> Vec<f64> { (0..40).map(|i| pattern[i % pattern.len()]).collect() };
+        let p1 = period_of(&points(&seq(&[0.3]), 2.0), 2.0, 8, 1e-9);
+        assert_eq!(
+            p1,
+            Periodicity::Periodic {
+                period: 1,
+                points: 1
+            }
+        );
+        let p2 = period_of(&points(&seq(&[0.3, -0.1]), 2.0), 2.0, 8, 1e-9);
+        assert_eq!(
+            p2,
+            Periodicity::Periodic {
+                period: 2,
+                points: 2
+            }
+        );
+        let p4 = period_of(&points(&seq(&[0.3, -0.1, 0.2, -0.2]), 2.0), 2.0, 8, 1e-9);
+        assert_eq!(
+            p4,
+            Periodicity::Periodic {
+                period: 4,
+                points: 4
+            }
+        );
+        assert_eq!(
+            period_of(&points(&seq(&[0.3, -0.1, 0.2, -0.2]), 2.0), 2.0, 3, 1e-9),
+            Periodicity::Aperiodic
+        );
+        // An irrational rotation never repeats.
+        let quasi: Vec<f64> = (0..40).map(|i| (i as f64 * 2f64.sqrt()).sin()).collect();
+        assert_eq!(
+            period_of(&points(&quasi, 2.0), 2.0, 8, 1e-6),
+            Periodicity::Aperiodic
+        );
+    }
+
+    #[test]
+    fn two_crossings_per_period_make_period_one() {
+        // A crossing section hit twice per forcing period T = 3 at uneven times.
+        let pts: Vec<SectionPoint> = (0..20)
+            .map(|i| SectionPoint {
+                t: (i / 2) as f64 * 3.0 + if i % 2 == 0 { 0.4 } else { 1.9 },
+                y: vec![if i % 2 == 0 { 1.0 } else { -0.7 }],
+            })
+            .collect();
+        assert_eq!(
+            period_of(&pts, 3.0, 8, 1e-9),
+            Periodicity::Periodic {
+                period: 1,
+                points: 2
+            }
+        );
+    }
+}
