@@ -18,6 +18,7 @@
 //! `f_nl = G − S Q_c`. Exact like the factorised form (every mode is kept); a 40-DOF beam's
 //! point costs a sum over 40 modes instead of an LU of each 78 × 78 harmonic block.
 
+use super::elements::Layout;
 use super::tolerances::{MODAL_COUPLING_TOL, RIGID_MODE_TOL};
 use super::Balance;
 use crate::solve::cont::Problem;
@@ -55,8 +56,11 @@ impl Modal {
         let modes = crate::solve::modes::dense::solve(&hb.m, &hb.k).ok()?;
         let phi = modes.shapes;
         let omega2: Vec<f64> = modes.omega.iter().map(|w| w * w).collect();
+        // A rigid mode makes K singular (its Cholesky factor fails); one the round-off
+        // of the eigensolver hides (`ε λ_max` in ω²) is caught by `RIGID_MODE_TOL`.
         let top = omega2.iter().copied().fold(0.0, f64::max);
-        if omega2.iter().any(|w2| *w2 <= RIGID_MODE_TOL * top) {
+        if hb.k.clone().cholesky().is_none() || omega2.iter().any(|w2| *w2 <= RIGID_MODE_TOL * top)
+        {
             return None;
         }
         let modal_c = phi.transpose() * &hb.c * &phi;
@@ -249,6 +253,8 @@ struct Block {
 pub struct Condensed<'a> {
     hb: &'a Balance,
     keep: Vec<usize>,
+    /// Where the kept coefficients sit (`Q_c[p·n_c + j]`), for the nonlinear forces.
+    layout: Layout,
     /// The modal sums, when the damping allows them (else every block is factorised).
     modal: Option<Modal>,
     cache: RefCell<Option<(f64, std::rc::Rc<Vec<Block>>)>>,
@@ -268,6 +274,7 @@ impl<'a> Condensed<'a> {
         let keep = hb.nonlinear_dofs();
         (!keep.is_empty() && keep.len() < hb.dofs()).then(|| Condensed {
             hb,
+            layout: Layout::kept(hb.dofs(), &keep),
             keep,
             modal: None,
             cache: RefCell::new(None),
@@ -443,27 +450,15 @@ impl<'a> Condensed<'a> {
         (s, g)
     }
 
-    /// The nonlinear forces (and Jacobian) at the kept DOFs.
+    /// The nonlinear forces (and Jacobian) at the kept DOFs, assembled in the kept layout
+    /// (`Balance::nonlinear_in`): nothing of the full size per call.
     fn nonlinear(
         &self,
         qc: &DVector<f64>,
         omega: f64,
         jac: bool,
     ) -> (DVector<f64>, Option<DMatrix<f64>>) {
-        let (n, nc) = (self.hb.dofs(), self.keep.len());
-        let mut q = DVector::zeros(self.hb.dim());
-        for p in 0..self.width() {
-            for (j, &i) in self.keep.iter().enumerate() {
-                q[p * n + i] = qc[p * nc + j];
-            }
-        }
-        let (f, jfull) = self.hb.nonlinear(&q, omega, jac);
-        let idx: Vec<usize> = (0..self.width())
-            .flat_map(|p| self.keep.iter().map(move |&i| p * n + i))
-            .collect();
-        let fc = DVector::from_iterator(idx.len(), idx.iter().map(|&r| f[r]));
-        let jc = jfull.map(|j| DMatrix::from_fn(idx.len(), idx.len(), |a, b| j[(idx[a], idx[b])]));
-        (fc, jc)
+        self.hb.nonlinear_in(&self.layout, qc, omega, jac)
     }
 }
 
