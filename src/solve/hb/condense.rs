@@ -35,24 +35,20 @@ enum Back {
     Modal { k: usize, omega: f64 },
 }
 
-/// The undamped modes when they diagonalise `C` too (module docs).
-pub(super) struct Modal {
-    /// Mass-normalised shapes, one column per mode.
+/// The undamped modes of a balance when they diagonalise `C` too, computed once per balance
+/// (`Balance::modes`).
+#[derive(Clone)]
+pub(super) struct Modes {
     phi: DMatrix<f64>,
-    pub(super) omega2: Vec<f64>,
-    /// Modal damping `φ_rᵀ C φ_r`.
-    pub(super) damping: Vec<f64>,
-    /// The kept rows of `phi`.
-    pub(super) phi_c: DMatrix<f64>,
-    /// The modal loads `φᵀ F_p` of every coefficient `p` (columns).
-    loads: DMatrix<f64>,
+    omega2: Vec<f64>,
+    damping: Vec<f64>,
 }
 
-impl Modal {
+impl Modes {
     /// `None` unless `C` is diagonal in the modes (off-diagonal terms below
     /// `MODAL_COUPLING_TOL` of the largest modal damping) and no mode is rigid (the static
     /// block would be singular).
-    fn new(hb: &Balance, keep: &[usize]) -> Option<Modal> {
+    fn new(hb: &Balance) -> Option<Modes> {
         let modes = crate::solve::modes::dense::solve(&hb.m, &hb.k).ok()?;
         let phi = modes.shapes;
         let omega2: Vec<f64> = modes.omega.iter().map(|w| w * w).collect();
@@ -76,6 +72,36 @@ impl Modal {
         if off > MODAL_COUPLING_TOL * largest.max(f64::MIN_POSITIVE) {
             return None;
         }
+        Some(Modes {
+            damping: modal_c.diagonal().iter().copied().collect(),
+            phi,
+            omega2,
+        })
+    }
+}
+
+/// The undamped modes when they diagonalise `C` too (module docs).
+pub(super) struct Modal {
+    /// Mass-normalised shapes, one column per mode.
+    phi: DMatrix<f64>,
+    pub(super) omega2: Vec<f64>,
+    /// Modal damping `φ_rᵀ C φ_r`.
+    pub(super) damping: Vec<f64>,
+    /// The kept rows of `phi`.
+    pub(super) phi_c: DMatrix<f64>,
+    /// The modal loads `φᵀ F_p` of every coefficient `p` (columns).
+    loads: DMatrix<f64>,
+}
+
+impl Modal {
+    /// `None` unless `C` is diagonal in the modes (`Modes::new`); the loads are the
+    /// balance's at its present `level`.
+    fn new(hb: &Balance, keep: &[usize]) -> Option<Modal> {
+        let Modes {
+            phi,
+            omega2,
+            damping,
+        } = hb.modes.get_or_init(|| Modes::new(hb)).clone()?;
         let n = hb.dofs();
         let f = hb.excitation();
         let loads = DMatrix::from_fn(phi.ncols(), hb.aft.width(), |r, p| {
@@ -83,7 +109,7 @@ impl Modal {
         });
         let phi_c = DMatrix::from_fn(keep.len(), phi.ncols(), |a, r| phi[(keep[a], r)]);
         Some(Modal {
-            damping: modal_c.diagonal().iter().copied().collect(),
+            damping,
             phi,
             omega2,
             phi_c,
