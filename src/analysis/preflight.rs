@@ -11,30 +11,43 @@ use super::diagnostics::AnalysisError;
 use super::options::{bytes_text, OptionReader, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
 use crate::lang::ast::{Analysis, AnalysisKind};
 use crate::lang::units::Dim;
+use crate::model::system::Attach;
 use crate::model::{Model, System};
 
 /// Bytes of one `f64`.
 const F64: f64 = std::mem::size_of::<f64>() as f64;
 
-/// Dense `dim × dim` matrices Hill's method holds at once (the mass and damping blocks and
-/// the `2·dim × 2·dim` companion matrix: 1 + 1 + 4).
+/// Dense `dim × dim` matrices Hill's full method holds at once (the mass and damping blocks
+/// and the `2·dim × 2·dim` companion matrix: 1 + 1 + 4).
 const HILL_MATRICES: f64 = 6.0;
+
+/// Dense `n × n` matrices the condensed Hill problem's set-up holds at once (the balance's
+/// K, M, C, the modes' shapes and the eigensolver's factor and work copy; `hb::condense`).
+const MODAL_MATRICES: f64 = 6.0;
+
+/// Dense complex `d × d` matrices, `d = n_c (2H + 1)`, the condensed Hill problem holds at a
+/// point (`hb::hill::reduced`: B, its change of basis both ways, R, R', T and its LU, A).
+const REDUCED_MATRICES: f64 = 8.0;
+
+/// An entry of `C − αM − βK` below this fraction of the largest of C, M and K (each scaled
+/// by its coefficient) counts as zero: the damping is proportional (dimensionless).
+const PROPORTIONAL_TOL: f64 = 1e-12;
 
 /// Checks the request of `a` on the assembled system.
 pub fn check(a: &Analysis, model: &Model, sys: &System) -> Result<(), AnalysisError> {
     let opts = OptionReader::unchecked(a, model);
     match a.kind {
-        AnalysisKind::ContinueFrf => continue_frf(&opts, sys),
+        AnalysisKind::ContinueFrf => continue_frf(&opts, model, sys),
         AnalysisKind::SweepRegimes => sweep_regimes(&opts, model),
         _ => Ok(()),
     }
 }
 
 /// `continue frf`: the sampled harmonic basis (`samples × (2H + 1)`, twice) and, with
-/// stability on, Hill's dense matrices on the `n(2H + 1)` unknowns must fit in
-/// `MAX_REQUEST_BYTES`; `samples` must resolve the harmonics (`samples ≥ 2H + 1`); the steps
-/// must be ordered (`min_step ≤ step ≤ max_step`), else one of them cannot take effect.
-fn continue_frf(opts: &OptionReader, sys: &System) -> Result<(), AnalysisError> {
+/// stability on, Hill's matrices (`hill_bytes`) must fit in `MAX_REQUEST_BYTES`; `samples`
+/// must resolve the harmonics (`samples ≥ 2H + 1`); the steps must be ordered
+/// (`min_step ≤ step ≤ max_step`), else one of them cannot take effect.
+fn continue_frf(opts: &OptionReader, model: &Model, sys: &System) -> Result<(), AnalysisError> {
     let Ok(h) = opts
         .count("harmonics", 1)
         .map(|h| h.unwrap_or(super::continue_frf::DEFAULT_HARMONICS))
@@ -61,7 +74,7 @@ fn continue_frf(opts: &OptionReader, sys: &System) -> Result<(), AnalysisError> 
     let stability = opts.choice("stability", &["true", "false"]).ok().flatten() != Some("false");
     let dim = sys.n() as f64 * width;
     let hill = if stability {
-        HILL_MATRICES * dim * dim * F64
+        hill_bytes(model, sys, width)
     } else {
         0.0
     };
@@ -120,6 +133,56 @@ fn continue_frf(opts: &OptionReader, sys: &System) -> Result<(), AnalysisError> 
         }
     }
     Ok(())
+}
+
+/// The memory of Hill's method per `hb::Hill`: condensed onto the nonlinear DOFs where it
+/// can be (`MODAL_MATRICES` of `n × n` and `REDUCED_MATRICES` of the condensed size), the full
+/// companion matrix (`HILL_MATRICES` of `n (2H + 1)` squared) where it cannot. The condensed
+/// problem needs a DOF the nonlinear elements leave free, a proportional damping (C = αM + βK
+/// with the model's Rayleigh coefficients, or none) and no rigid mode (a DOF without
+/// stiffness is one). A point whose condensed roots fail also goes to the full matrix, but
+/// that is not known here: only a certain fallback is estimated at full size.
+fn hill_bytes(model: &Model, sys: &System, width: f64) -> f64 {
+    let n = sys.n();
+    let mut kept: Vec<usize> = sys
+        .nonlinear
+        .iter()
+        .flat_map(|e| e.a.iter().chain(&e.b))
+        .filter_map(|at| match at {
+            Attach::Dof(i) => Some(*i),
+            _ => None,
+        })
+        .collect();
+    kept.sort_unstable();
+    kept.dedup();
+    let rigid = (0..n).any(|i| sys.k.get(i, i).is_none_or(|k| *k == 0.0));
+    let condenses = !kept.is_empty() && kept.len() < n && !rigid && proportional(model, sys);
+    if condenses {
+        let (n, reduced) = (n as f64, kept.len() as f64 * width);
+        MODAL_MATRICES * n * n * F64 + REDUCED_MATRICES * 2.0 * reduced * reduced * F64
+    } else {
+        let dim = n as f64 * width;
+        HILL_MATRICES * dim * dim * F64
+    }
+}
+
+/// Whether `C = αM + βK` with the model's Rayleigh coefficients (0 without), entry by entry
+/// to `PROPORTIONAL_TOL`.
+fn proportional(model: &Model, sys: &System) -> bool {
+    let (alpha, beta) = model.damping.map_or((0.0, 0.0), |r| (r.alpha, r.beta));
+    let largest = |m: &sprs::CsMat<f64>, scale: f64| {
+        m.iter().map(|(v, _)| (scale * v).abs()).fold(0.0, f64::max)
+    };
+    let tol = PROPORTIONAL_TOL
+        * largest(&sys.c, 1.0)
+            .max(largest(&sys.m, alpha))
+            .max(largest(&sys.k, beta));
+    let at = |m: &sprs::CsMat<f64>, i: usize, j: usize| m.get(i, j).copied().unwrap_or(0.0);
+    [&sys.c, &sys.m, &sys.k].iter().all(|pattern| {
+        pattern.iter().all(|(_, (i, j))| {
+            (at(&sys.c, i, j) - alpha * at(&sys.m, i, j) - beta * at(&sys.k, i, j)).abs() <= tol
+        })
+    })
 }
 
 /// `sweep regimes`: the grid's `data.csv` has one row per cell, at most `MAX_OUTPUT_ROWS`;

@@ -58,6 +58,9 @@ pub struct Balance {
     /// of `continue frf`.
     pub level: f64,
     pub gaps: GapMethod,
+    /// The undamped modes of `(M, K)` and their modal damping, once (`condense.rs`; a dense
+    /// eigenproblem of n, which the branch's and Hill's condensations share).
+    pub(super) modes: std::sync::OnceLock<Option<super::condense::Modes>>,
 }
 
 impl Balance {
@@ -77,6 +80,7 @@ impl Balance {
             c: dense_of(&sys.c),
             elements,
             constant,
+            modes: std::sync::OnceLock::new(),
         })
     }
 

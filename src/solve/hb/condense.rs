@@ -18,6 +18,7 @@
 //! `f_nl = G − S Q_c`. Exact like the factorised form (every mode is kept); a 40-DOF beam's
 //! point costs a sum over 40 modes instead of an LU of each 78 × 78 harmonic block.
 
+use super::elements::Layout;
 use super::tolerances::{MODAL_COUPLING_TOL, RIGID_MODE_TOL};
 use super::Balance;
 use crate::solve::cont::Problem;
@@ -34,29 +35,28 @@ enum Back {
     Modal { k: usize, omega: f64 },
 }
 
-/// The undamped modes when they diagonalise `C` too (module docs).
-pub(super) struct Modal {
-    /// Mass-normalised shapes, one column per mode.
+/// The undamped modes of a balance when they diagonalise `C` too, computed once per balance
+/// (`Balance::modes`).
+#[derive(Clone)]
+pub(super) struct Modes {
     phi: DMatrix<f64>,
-    pub(super) omega2: Vec<f64>,
-    /// Modal damping `φ_rᵀ C φ_r`.
-    pub(super) damping: Vec<f64>,
-    /// The kept rows of `phi`.
-    pub(super) phi_c: DMatrix<f64>,
-    /// The modal loads `φᵀ F_p` of every coefficient `p` (columns).
-    loads: DMatrix<f64>,
+    omega2: Vec<f64>,
+    damping: Vec<f64>,
 }
 
-impl Modal {
+impl Modes {
     /// `None` unless `C` is diagonal in the modes (off-diagonal terms below
     /// `MODAL_COUPLING_TOL` of the largest modal damping) and no mode is rigid (the static
     /// block would be singular).
-    fn new(hb: &Balance, keep: &[usize]) -> Option<Modal> {
+    fn new(hb: &Balance) -> Option<Modes> {
         let modes = crate::solve::modes::dense::solve(&hb.m, &hb.k).ok()?;
         let phi = modes.shapes;
         let omega2: Vec<f64> = modes.omega.iter().map(|w| w * w).collect();
+        // A rigid mode makes K singular (its Cholesky factor fails); one the round-off
+        // of the eigensolver hides (`ε λ_max` in ω²) is caught by `RIGID_MODE_TOL`.
         let top = omega2.iter().copied().fold(0.0, f64::max);
-        if omega2.iter().any(|w2| *w2 <= RIGID_MODE_TOL * top) {
+        if hb.k.clone().cholesky().is_none() || omega2.iter().any(|w2| *w2 <= RIGID_MODE_TOL * top)
+        {
             return None;
         }
         let modal_c = phi.transpose() * &hb.c * &phi;
@@ -72,6 +72,36 @@ impl Modal {
         if off > MODAL_COUPLING_TOL * largest.max(f64::MIN_POSITIVE) {
             return None;
         }
+        Some(Modes {
+            damping: modal_c.diagonal().iter().copied().collect(),
+            phi,
+            omega2,
+        })
+    }
+}
+
+/// The undamped modes when they diagonalise `C` too (module docs).
+pub(super) struct Modal {
+    /// Mass-normalised shapes, one column per mode.
+    phi: DMatrix<f64>,
+    pub(super) omega2: Vec<f64>,
+    /// Modal damping `φ_rᵀ C φ_r`.
+    pub(super) damping: Vec<f64>,
+    /// The kept rows of `phi`.
+    pub(super) phi_c: DMatrix<f64>,
+    /// The modal loads `φᵀ F_p` of every coefficient `p` (columns).
+    loads: DMatrix<f64>,
+}
+
+impl Modal {
+    /// `None` unless `C` is diagonal in the modes (`Modes::new`); the loads are the
+    /// balance's at its present `level`.
+    fn new(hb: &Balance, keep: &[usize]) -> Option<Modal> {
+        let Modes {
+            phi,
+            omega2,
+            damping,
+        } = hb.modes.get_or_init(|| Modes::new(hb)).clone()?;
         let n = hb.dofs();
         let f = hb.excitation();
         let loads = DMatrix::from_fn(phi.ncols(), hb.aft.width(), |r, p| {
@@ -79,7 +109,7 @@ impl Modal {
         });
         let phi_c = DMatrix::from_fn(keep.len(), phi.ncols(), |a, r| phi[(keep[a], r)]);
         Some(Modal {
-            damping: modal_c.diagonal().iter().copied().collect(),
+            damping,
             phi,
             omega2,
             phi_c,
@@ -249,6 +279,8 @@ struct Block {
 pub struct Condensed<'a> {
     hb: &'a Balance,
     keep: Vec<usize>,
+    /// Where the kept coefficients sit (`Q_c[p·n_c + j]`), for the nonlinear forces.
+    layout: Layout,
     /// The modal sums, when the damping allows them (else every block is factorised).
     modal: Option<Modal>,
     cache: RefCell<Option<(f64, std::rc::Rc<Vec<Block>>)>>,
@@ -268,6 +300,7 @@ impl<'a> Condensed<'a> {
         let keep = hb.nonlinear_dofs();
         (!keep.is_empty() && keep.len() < hb.dofs()).then(|| Condensed {
             hb,
+            layout: Layout::kept(hb.dofs(), &keep),
             keep,
             modal: None,
             cache: RefCell::new(None),
@@ -443,27 +476,15 @@ impl<'a> Condensed<'a> {
         (s, g)
     }
 
-    /// The nonlinear forces (and Jacobian) at the kept DOFs.
+    /// The nonlinear forces (and Jacobian) at the kept DOFs, assembled in the kept layout
+    /// (`Balance::nonlinear_in`): nothing of the full size per call.
     fn nonlinear(
         &self,
         qc: &DVector<f64>,
         omega: f64,
         jac: bool,
     ) -> (DVector<f64>, Option<DMatrix<f64>>) {
-        let (n, nc) = (self.hb.dofs(), self.keep.len());
-        let mut q = DVector::zeros(self.hb.dim());
-        for p in 0..self.width() {
-            for (j, &i) in self.keep.iter().enumerate() {
-                q[p * n + i] = qc[p * nc + j];
-            }
-        }
-        let (f, jfull) = self.hb.nonlinear(&q, omega, jac);
-        let idx: Vec<usize> = (0..self.width())
-            .flat_map(|p| self.keep.iter().map(move |&i| p * n + i))
-            .collect();
-        let fc = DVector::from_iterator(idx.len(), idx.iter().map(|&r| f[r]));
-        let jc = jfull.map(|j| DMatrix::from_fn(idx.len(), idx.len(), |a, b| j[(idx[a], idx[b])]));
-        (fc, jc)
+        self.hb.nonlinear_in(&self.layout, qc, omega, jac)
     }
 }
 

@@ -55,6 +55,9 @@ impl Law {
     }
 }
 
+/// DOF weights `(dof, w)` of a relative displacement `u = Σ w q`.
+type Weights = [(usize, f64)];
+
 /// A nonlinear element of the balance.
 #[derive(Debug, Clone)]
 pub(super) enum Element {
@@ -197,31 +200,51 @@ impl Balance {
     }
 
     /// The coefficients of an element's `u = x_a − x_b`.
-    fn relative(&self, q: &DVector<f64>, a: Option<usize>, b: Option<usize>) -> Vec<f64> {
+    fn relative(
+        &self,
+        q: &DVector<f64>,
+        at: &Layout,
+        a: Option<usize>,
+        b: Option<usize>,
+    ) -> Vec<f64> {
         (0..self.aft.width())
-            .map(|p| a.map_or(0.0, |i| q[p * self.n + i]) - b.map_or(0.0, |j| q[p * self.n + j]))
+            .map(|p| a.map_or(0.0, |i| q[at.at(p, i)]) - b.map_or(0.0, |j| q[at.at(p, j)]))
             .collect()
     }
 
-    /// `F_nl(Q)` and, if asked, its Jacobian.
+    /// `F_nl(Q)` and, if asked, its Jacobian, on every coefficient.
     pub(crate) fn nonlinear(
         &self,
         q: &DVector<f64>,
         omega: f64,
         with_jacobian: bool,
     ) -> (DVector<f64>, Option<DMatrix<f64>>) {
-        let mut f = DVector::zeros(self.dim());
-        let mut jac = with_jacobian.then(|| DMatrix::zeros(self.dim(), self.dim()));
+        self.nonlinear_in(&Layout::full(self.n), q, omega, with_jacobian)
+    }
+
+    /// `F_nl(Q)` and, if asked, its Jacobian in the coefficient layout `at` (`q` in it too):
+    /// on the kept DOFs' coefficients only, nothing of the full size is built, so a call
+    /// costs the elements' transforms whatever the model's size.
+    pub(crate) fn nonlinear_in(
+        &self,
+        at: &Layout,
+        q: &DVector<f64>,
+        omega: f64,
+        with_jacobian: bool,
+    ) -> (DVector<f64>, Option<DMatrix<f64>>) {
+        let dim = at.stride * self.aft.width();
+        let mut f = DVector::zeros(dim);
+        let mut jac = with_jacobian.then(|| DMatrix::zeros(dim, dim));
         for element in &self.elements {
             match element {
                 Element::Sampled { a, b, law } => {
-                    self.add_sampled(q, omega, (*a, *b, *law), &mut f, jac.as_mut())
+                    self.add_sampled(q, at, omega, (*a, *b, *law), &mut f, jac.as_mut())
                 }
                 Element::Friction {
                     tangent,
                     normal,
                     contact,
-                } => self.add_friction(q, tangent, normal, contact, &mut f, jac.as_mut()),
+                } => self.add_friction(q, at, (tangent, normal), contact, &mut f, jac.as_mut()),
             }
         }
         (f, jac)
@@ -231,13 +254,13 @@ impl Balance {
     fn add_sampled(
         &self,
         q: &DVector<f64>,
+        at: &Layout,
         omega: f64,
         (a, b, law): (Option<usize>, Option<usize>, Law),
         f: &mut DVector<f64>,
         jac: Option<&mut DMatrix<f64>>,
     ) {
-        let n = self.n;
-        let uq = self.relative(q, a, b);
+        let uq = self.relative(q, at, a, b);
         let (coef, je) = match (law, self.gaps) {
             (Law::Gap { k, g, sides }, GapMethod::Exact) => {
                 gap::forces(&uq, k, g, sides, jac.is_some())
@@ -255,14 +278,14 @@ impl Balance {
         for (dof, sign) in [(a, 1.0), (b, -1.0)] {
             let Some(i) = dof else { continue };
             for (p, v) in coef.iter().enumerate() {
-                f[p * n + i] += sign * v;
+                f[at.at(p, i)] += sign * v;
             }
             if let (Some(jac), Some(je)) = (jac.as_deref_mut(), je.as_ref()) {
                 for (other, s2) in [(a, 1.0), (b, -1.0)] {
                     let Some(j) = other else { continue };
                     for p in 0..je.nrows() {
                         for r in 0..je.ncols() {
-                            jac[(p * n + i, r * n + j)] += sign * s2 * je[(p, r)];
+                            jac[(at.at(p, i), at.at(r, j))] += sign * s2 * je[(p, r)];
                         }
                     }
                 }
@@ -276,25 +299,25 @@ impl Balance {
     fn add_friction(
         &self,
         q: &DVector<f64>,
-        tangent: &[(usize, f64)],
-        normal: &[(usize, f64)],
+        at: &Layout,
+        (tangent, normal): (&Weights, &Weights),
         contact: &FrictionContact,
         f: &mut DVector<f64>,
         jac: Option<&mut DMatrix<f64>>,
     ) {
-        let (n, h2) = (self.n, 2 * self.aft.harmonics);
+        let h2 = 2 * self.aft.harmonics;
         let project = |w: &[(usize, f64)]| -> Vec<f64> {
             (1..=h2)
-                .map(|p| w.iter().map(|&(i, wi)| wi * q[p * n + i]).sum())
+                .map(|p| w.iter().map(|&(i, wi)| wi * q[at.at(p, i)]).sum())
                 .collect()
         };
         let out = contact.forces(&project(tangent), &project(normal));
         for p in 0..h2 {
             for &(i, wi) in tangent {
-                f[(p + 1) * n + i] += wi * out.fx[p];
+                f[at.at(p + 1, i)] += wi * out.fx[p];
             }
             for &(i, wi) in normal {
-                f[(p + 1) * n + i] += wi * out.fy[p];
+                f[at.at(p + 1, i)] += wi * out.fy[p];
             }
         }
         let Some(jac) = jac else { return };
@@ -308,11 +331,46 @@ impl Balance {
                 for &(j, wj) in cols {
                     for p in 0..h2 {
                         for r in 0..h2 {
-                            jac[((p + 1) * n + i, (r + 1) * n + j)] += wi * wj * block[(p, r)];
+                            jac[(at.at(p + 1, i), at.at(r + 1, j))] += wi * wj * block[(p, r)];
                         }
                     }
                 }
             }
         }
+    }
+}
+
+/// Where coefficient `p` of DOF `i` sits in a coefficient vector: `p·stride + slot(i)`, the
+/// full layout (`stride = n`, `slot(i) = i`) or the condensed one (`stride = n_c`, `slot(i)`
+/// the position of `i` among the kept DOFs, `condense.rs`).
+pub(crate) struct Layout {
+    stride: usize,
+    /// The position of each DOF, `None` for the identity.
+    slot: Option<Vec<usize>>,
+}
+
+impl Layout {
+    /// The full layout of `n` DOFs.
+    pub(crate) fn full(n: usize) -> Layout {
+        Layout {
+            stride: n,
+            slot: None,
+        }
+    }
+
+    /// The layout of the `keep` DOFs (ascending) of `n`; the others have no place.
+    pub(crate) fn kept(n: usize, keep: &[usize]) -> Layout {
+        let mut slot = vec![usize::MAX; n];
+        for (j, &i) in keep.iter().enumerate() {
+            slot[i] = j;
+        }
+        Layout {
+            stride: keep.len(),
+            slot: Some(slot),
+        }
+    }
+
+    fn at(&self, p: usize, i: usize) -> usize {
+        p * self.stride + self.slot.as_ref().map_or(i, |s| s[i])
     }
 }

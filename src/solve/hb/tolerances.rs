@@ -41,8 +41,11 @@ pub(super) const BALANCING_RATIO: f64 = 0.95;
 // Modal condensation (`condense.rs`).
 
 /// `ω_r²` below this fraction of the largest counts as a rigid-body mode, which rules the
-/// modal sums out (dimensionless).
-pub(super) const RIGID_MODE_TOL: f64 = 1e-12;
+/// modal sums out (dimensionless). About 5 ε: the dense eigensolver's error on ω² is
+/// `ε λ_max`, where a rigid mode lands; a fine beam mesh has real modes at 1e-13 of its
+/// largest (500 elements: 2.7e-13, rotations of tiny inertia), which 1e-12 took for rigid.
+/// Singular K (`condense.rs`, by Cholesky) is the first test.
+pub(super) const RIGID_MODE_TOL: f64 = 1e-15;
 
 /// Off-diagonal modal damping below this fraction of the largest diagonal term counts as
 /// zero: the modes diagonalise C and the modal sums apply (dimensionless).
