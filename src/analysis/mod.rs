@@ -10,6 +10,7 @@ mod modes;
 mod nsmodes;
 pub(crate) mod options;
 mod preflight;
+mod progress;
 pub(crate) mod results;
 mod simulate;
 mod sweep_bifurcation;

@@ -68,7 +68,7 @@ pub fn run(
         })
         .collect();
     let total = opts.starts.len() * opts.passes.iter().map(|p| p.1.len()).sum::<usize>();
-    let bar = progress_bar(total, &model.name);
+    let bar = super::progress::bar(total, "sweep bifurcation", "values", &model.name);
     let outcomes: Vec<Passes> = opts
         .starts
         .par_iter()
@@ -112,16 +112,4 @@ fn system_at(
     });
     let model = resolve(prog, model, &ov).map_err(|f| f.render_plain())?;
     Ok(assemble(&model))
-}
-
-fn progress_bar(count: usize, model: &str) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(count as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} sweep bifurcation {msg} [{bar:30}] {pos}/{len} values ({elapsed})",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar.set_message(model.to_string());
-    bar
 }

@@ -68,7 +68,7 @@ pub fn run(
     };
     let (nx, ny) = sweep.shape();
     let start = std::time::Instant::now();
-    let bar = progress_bar(nx * ny, &model.name);
+    let bar = super::progress::bar(nx * ny, "sweep regimes", "cells", &model.name);
 
     // Analytic: per column, in parallel; cells stored row-major in y (cell k = j·nx + i).
     let columns: Vec<Column> = if sweep.analytic_on() {
@@ -130,20 +130,6 @@ pub fn run(
         warnings: warnings(sys, &sweep, &base_setup, &tally),
         wall_s,
     })
-}
-
-/// A progress bar over the cells on stderr (indicatif hides it when stderr is not a
-/// terminal).
-fn progress_bar(cells: usize, model: &str) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(cells as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} sweep regimes {msg} [{bar:30}] {pos}/{len} cells ({elapsed})",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar.set_message(model.to_string());
-    bar
 }
 
 /// Numeric: every cell, in parallel (`None` everywhere for `method = analytic`); each cell is
