@@ -163,10 +163,13 @@ const ANALYSES: &[&str] = &[
     "sweep regimes M { x = r1 in 0.5..1.5 by 0.5, y = beta in 0.2..0.6 by 0.2, cycles = 4 }",
     "continue frf M { param = Omega in 0.5..1.5, harmonics = 3, max_points = 200 }",
     "sweep bifurcation M { param = Omega in 1..2 }",
+    "sweep bifurcation M { param = Omega in 1..2 by 0.5, transient = 4, keep = 4 }",
     "basins M { }",
     "continue periodic M { }",
     "continue backbone M { }",
     "nsmodes M { }",
+    "nsmodes M { period = 1..4, points = 5 }",
+    "nsmodes M { impacts = 3, period = 1..4, points = 3 }",
 ];
 
 /// Every analysis kind on every small model: no panic, no abort, and every refusal or
