@@ -153,35 +153,20 @@ fn results_do_not_depend_on_the_thread_count_and_both_passes_run() {
 
 #[test]
 fn a_start_naming_no_dof_and_an_unforced_model_are_located_diagnostics() {
-    let dir = root().join("target/test-out/bifurcation/bad");
-    std::fs::create_dir_all(&dir).expect("dir");
-    let file = dir.join("case.nsd");
     let text = std::fs::read_to_string(root().join("models/seed0/two_mass_freeplay.nsd")).expect("model")
         + "\nsweep bifurcation two_mass_freeplay { param = Omega in 1.2..1.3 by 0.05, starts = { a = { m3 = 0.1 } } }\n";
-    std::fs::write(&file, text).expect("write");
-    let (code, _, stderr) = nsd(&[
-        "run",
-        file.to_str().expect("utf-8"),
-        "--out",
-        dir.to_str().expect("utf-8"),
-    ]);
+    let (code, _, stderr, _) = run_text(&text, "bifurcation/bad", &[]);
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains("nsd::analysis::bad_option") && stderr.contains("`m3` is not a DOF"),
         "{stderr}"
     );
     // A model without harmonic forcing is refused once, not at every value.
-    std::fs::write(
-        &file,
+    let (code, _, stderr, _) = run_text(
         "model q(Omega = 1) {\n mass m1 = 1\n spring ground -- m1 { k = 1 }\n}\nsweep bifurcation q { param = Omega in 1..2 by 0.5, section = crossing(\"m1\", 0, rising) }\n",
-    )
-    .expect("write");
-    let (code, _, stderr) = nsd(&[
-        "run",
-        file.to_str().expect("utf-8"),
-        "--out",
-        dir.to_str().expect("utf-8"),
-    ]);
+        "bifurcation/unforced",
+        &[],
+    );
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains("nsd::analysis::bad_option") && stderr.contains("no harmonic forcing"),

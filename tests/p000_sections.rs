@@ -123,20 +123,8 @@ fn crossings_are_located_to_round_off_on_the_closed_form_orbit() {
 
 #[test]
 fn a_bad_section_is_a_located_diagnostic() {
-    let dir = root().join("target/test-out/sections/bad");
-    std::fs::create_dir_all(&dir).expect("dir");
-    let file = dir.join("case.nsd");
-    std::fs::write(
-        &file,
-        model() + "simulate lin { t = 0..10, section = crossing(\"m9\", 0, rising) }\n",
-    )
-    .expect("write");
-    let (code, _, stderr) = nsd(&[
-        "run",
-        file.to_str().expect("utf-8"),
-        "--out",
-        dir.to_str().expect("utf-8"),
-    ]);
+    let text = model() + "simulate lin { t = 0..10, section = crossing(\"m9\", 0, rising) }\n";
+    let (code, _, stderr, _) = run_text(&text, "sections/bad", &[]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("nsd::analysis::bad_option"), "{stderr}");
     assert!(
