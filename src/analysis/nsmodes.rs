@@ -132,6 +132,8 @@ struct Point<'a> {
     branch: usize,
     admissible: bool,
     reason: String,
+    /// The orbit's energy (used by the table and the plot).
+    energy: f64,
 }
 
 /// The family's points over the grid, their branches from `Tracker`.
@@ -145,6 +147,7 @@ fn family<'a>(osc: &'a Oscillator, impacts: usize, grid: &[f64]) -> Vec<Point<'a
                 branch,
                 admissible: verdict.admissible(),
                 reason: verdict.reason(),
+                energy: orbit.energy(),
                 orbit,
             }
         })
@@ -242,7 +245,7 @@ fn table(family: &[Point], impacts: usize, names: &[String]) -> Table {
             let mut row: Vec<Cell> = vec![
                 o.period().into(),
                 (TAU / o.period()).into(),
-                o.energy().into(),
+                p.energy.into(),
                 (p.branch as f64 + 1.0).into(),
             ];
             row.extend(o.lambda().into_iter().map(Cell::Num));
@@ -277,7 +280,7 @@ fn frequency_energy(family: &[Point], osc: &Oscillator, (lo, hi): (f64, f64), mo
             } else {
                 "not admissible"
             };
-            let (x, y) = (p.orbit.energy().log10(), TAU / p.orbit.period());
+            let (x, y) = (p.energy.log10(), TAU / p.orbit.period());
             match &mut current {
                 Some(s) if s.dashed != p.admissible => {
                     s.x.push(x);
@@ -301,7 +304,7 @@ fn frequency_energy(family: &[Point], osc: &Oscillator, (lo, hi): (f64, f64), mo
     }
     let energies = family
         .iter()
-        .map(|p| p.orbit.energy().log10())
+        .map(|p| p.energy.log10())
         .filter(|e| e.is_finite());
     let (e0, e1) = energies.fold((f64::MAX, f64::MIN), |(a, b), e| (a.min(e), b.max(e)));
     let (w_lo, w_hi) = (TAU / hi, TAU / lo);

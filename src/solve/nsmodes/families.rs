@@ -41,7 +41,7 @@ pub fn one_impact(osc: &Oscillator, period: f64) -> Option<Orbit<'_>> {
 /// (`α = ±β`, eq. 7.23: a continuum at fixed impact times, or none) are left out.
 pub fn two_impacts(osc: &Oscillator, period: f64) -> Vec<Orbit<'_>> {
     let at = osc.at(period);
-    let shortest = osc.periods().into_iter().fold(f64::INFINITY, f64::min);
+    let shortest = osc.shortest_period();
     let f = |t1: f64| at.upsilon(period - 2.0 * t1);
     // Stop short of the trivial root at T/2.
     let end = 0.5 * period - 0.5 * shortest / SCAN_PER_PERIOD;
@@ -63,7 +63,7 @@ pub fn two_impacts(osc: &Oscillator, period: f64) -> Vec<Orbit<'_>> {
 /// The roots of `φ_T(T)` in `[lo, hi]` (eq. 7.15: increasing between harmonics, so one per
 /// interval between consecutive harmonics), to round-off.
 pub fn phi_roots(osc: &Oscillator, lo: f64, hi: f64) -> Vec<f64> {
-    let shortest = osc.periods().into_iter().fold(f64::INFINITY, f64::min);
+    let shortest = osc.shortest_period();
     let unscaled = |t: f64| {
         let at = osc.at(t);
         at.phi_contact(t) / at.scale
@@ -124,8 +124,9 @@ pub fn bisect(f: &dyn Fn(f64) -> f64, (mut a, fa): (f64, f64), mut b: f64) -> f6
 /// the period.
 pub fn one_impact_edge(osc: &Oscillator, a: f64, b: f64) -> f64 {
     let lambda = |t: f64| one_impact(osc, t).map_or(0.0, |o| o.lambda()[0]);
-    if lambda(a) * lambda(b) < 0.0 {
-        return bisect(&lambda, (a, lambda(a)), b);
+    let la = lambda(a);
+    if la * lambda(b) < 0.0 {
+        return bisect(&lambda, (a, la), b);
     }
     let admissible = |t: f64| one_impact(osc, t).is_some_and(|o| o.admissibility().admissible());
     let before = admissible(a);
@@ -250,7 +251,7 @@ pub struct Bridge<'a> {
 
 /// The bridges with periods in `[lo, hi]`.
 pub fn bridges(osc: &Oscillator, lo: f64, hi: f64) -> Vec<Bridge<'_>> {
-    let shortest = osc.periods().into_iter().fold(f64::INFINITY, f64::min);
+    let shortest = osc.shortest_period();
     let difference = |t: f64| {
         let at = osc.at(t);
         (at.phi_contact(t) - at.phi_contact(0.0)) / at.scale

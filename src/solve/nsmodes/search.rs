@@ -7,21 +7,20 @@
 //! rotation of their flight sequence that is smallest lexicographically.
 
 use super::orbit::Orbit;
-use super::spectral::Oscillator;
+use super::spectral::{Oscillator, Period};
 use super::tolerances::{
     SEARCH_DISTINCT, SEARCH_MAX_ITERATIONS, SEARCH_MIN_FLIGHT, SEARCH_RESIDUAL, SEARCH_STEP,
 };
 use nalgebra::{DMatrix, DVector};
 
-/// The impulses `μ = λ/s*` and the residual `Π̃μ` for impact times `times` (last = T).
-fn residual(osc: &Oscillator, times: &[f64]) -> Option<(Vec<f64>, DVector<f64>)> {
-    let period = *times.last()?;
-    let at = osc.at(period);
+/// The impulses `μ = λ/s*` and the residual `Π̃μ` at the period `at` for impact times
+/// `times` (last = T).
+fn residual(at: &Period, g0: f64, times: &[f64]) -> Option<(Vec<f64>, DVector<f64>)> {
     let k = times.len();
     let mu = at
         .sigma_matrix(times)
         .lu()
-        .solve(&DVector::from_element(k, -osc.g0))?;
+        .solve(&DVector::from_element(k, -g0))?;
     let r = at.pi_matrix(times) * &mu;
     Some((mu.iter().copied().collect(), r))
 }
@@ -36,22 +35,20 @@ pub fn solve<'a>(osc: &'a Oscillator, period: f64, guess: &[f64]) -> Option<Orbi
         s.iter().copied().chain(std::iter::once(period)).collect()
     };
     let h = SEARCH_STEP * period;
+    // The period's functions, formed once for every residual of the search.
+    let at = osc.at(period);
     for _ in 0..SEARCH_MAX_ITERATIONS {
         let times = with_period(&s);
         if !ordered(&times, period) {
             return None;
         }
-        let (mu, r) = residual(osc, &times)?;
+        let (mu, r) = residual(&at, osc.g0, &times)?;
         let size = mu
             .iter()
             .fold(0.0, |m: f64, x| m.max(x.abs()))
             .max(f64::MIN_POSITIVE);
         if r.amax() <= SEARCH_RESIDUAL * size {
-            let orbit = Orbit {
-                at: osc.at(period),
-                times,
-                mu,
-            };
+            let orbit = Orbit { at, times, mu };
             return (!repeats(&orbit.flights(), period)).then_some(orbit);
         }
         let mut jac = DMatrix::zeros(r.len(), s.len());
@@ -59,8 +56,8 @@ pub fn solve<'a>(osc: &'a Oscillator, period: f64, guess: &[f64]) -> Option<Orbi
             let (mut up, mut down) = (s.clone(), s.clone());
             up[c] += h;
             down[c] -= h;
-            let (_, ru) = residual(osc, &with_period(&up))?;
-            let (_, rd) = residual(osc, &with_period(&down))?;
+            let (_, ru) = residual(&at, osc.g0, &with_period(&up))?;
+            let (_, rd) = residual(&at, osc.g0, &with_period(&down))?;
             jac.set_column(c, &((ru - rd) / (2.0 * h)));
         }
         let step = jac.svd(true, true).solve(&r, f64::EPSILON).ok()?;

@@ -96,9 +96,10 @@ impl Oscillator {
         self.omega.len()
     }
 
-    /// The linear periods `Tᵢ = 2π/ωᵢ`.
-    pub fn periods(&self) -> Vec<f64> {
-        self.omega.iter().map(|w| TAU / w).collect()
+    /// The shortest linear period `2π/ωₙ` (`omega` is ascending): the scale of the root
+    /// scans.
+    pub fn shortest_period(&self) -> f64 {
+        self.omega.last().map_or(f64::INFINITY, |w| TAU / w)
     }
 
     /// The functions at period `T`, scaled by the smallest `sin(ωᵢT/2)`.
