@@ -150,6 +150,13 @@ const SMALL_MODELS: &[(&str, &str)] = &[
         "gap_impact",
         "mass m1 = 1\n spring ground -- m1 { k = 1 }\n gap g: m1 -- ground { clearance = 0.1, law = impact(e = 0.8) }\n force m1 = 0.3 * cos(Omega * t)",
     ),
+    // A Jenkins element and a Coulomb contact on one mass: while both hold, the stick-break
+    // margin is identically zero over a step (the event search once subdivided it to its
+    // budget at every minimal step: a hang drawn by the test below).
+    (
+        "jenkins_and_coulomb",
+        "mass m1 = 1\n friction j: m1 -- ground { law = jenkins, kt = 3, force = beta }\n friction c: ground -- m1 { force = beta }\n force m1 = cos(Omega * t)\n base = 0.1 * cos(r1 * t)",
+    ),
     ("mass_only", "mass m1 = 1"),
     ("free_mass_forced", "mass m1 = 1\n force m1 = cos(Omega * t)"),
     ("nothing", ""),

@@ -83,7 +83,10 @@ fn bernstein(p: &[f64; 8], a: f64, b: f64) -> [f64; 8] {
 pub fn first_crossing(p: &[f64; 8], dir: Direction, x0: f64) -> Search {
     // Cheap exclusion first: on [0, 1], |p(x) − p₀| ≤ Σ_{k≥1} |p_k|, so a constant term
     // larger than that leaves no root (the usual case: far from contact).
-    if p[0].abs() > p[1..].iter().map(|c| c.abs()).sum::<f64>() {
+    // A function identically zero over the step (a stuck contact's margin that nothing
+    // moves) never changes sign: no event, rather than subdividing to the budget at every
+    // step.
+    if p[0].abs() > p[1..].iter().map(|c| c.abs()).sum::<f64>() || p.iter().all(|c| *c == 0.0) {
         return Search::None;
     }
     let mut budget = SUBDIVISION_BUDGET;
@@ -160,6 +163,14 @@ pub fn bisect(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A polynomial identically zero never changes sign: no event, decided at once.
+    #[test]
+    fn the_zero_polynomial_has_no_crossing() {
+        for dir in [Direction::Rising, Direction::Falling] {
+            assert_eq!(first_crossing(&[0.0; 8], dir, 0.0), Search::None);
+        }
+    }
 
     fn from_roots(roots: &[f64], scale: f64) -> [f64; 8] {
         let mut p = [0.0; 8];
