@@ -174,3 +174,23 @@ pub fn run_text(text: &str, tag: &str, args: &[&str]) -> (i32, String, String, P
     let (code, stdout, stderr) = nsd(&all);
     (code, stdout, stderr, dir)
 }
+
+/// The header and the rows of a CSV file, as numbers (a text or empty cell is NaN).
+pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let mut lines = text.lines();
+    let header = lines
+        .next()
+        .expect("header")
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let rows = lines
+        .map(|l| {
+            l.split(',')
+                .map(|x| x.parse().unwrap_or(f64::NAN))
+                .collect()
+        })
+        .collect();
+    (header, rows)
+}

@@ -154,3 +154,13 @@ pub(super) const HUMP_SKIP_MARGIN: f64 = 0.05;
 
 /// Points at which the cubic Hermite interpolant of a cell is probed for its maximum (count).
 pub(super) const HUMP_PROBES: usize = 8;
+
+/// A growing Hill root whose eigenvector's mean harmonic lies this far from 0 or farther is
+/// a truncation-edge copy of another exponent (`hill/centre.rs`): halfway between the ±½ of
+/// the two equal copies of a multiplier on the negative real axis and the 1 of a copy shifted
+/// by one harmonic (harmonics).
+pub(super) const EDGE_COPY_CENTRE: f64 = 0.75;
+
+/// Inverse-iteration sweeps for the eigenvector of a Hill root (from a constant vector; the
+/// root is converged, so each sweep multiplies the other components by ~1e-8 or less) (count).
+pub(super) const NULL_VECTOR_SWEEPS: usize = 3;

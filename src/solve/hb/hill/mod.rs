@@ -11,6 +11,7 @@ use super::tolerances::{
 use super::Balance;
 use nalgebra::{Complex, DMatrix, DVector};
 
+mod centre;
 mod reduced;
 
 /// Hill's method for one balance, set up once per branch (the modes of the condensed problem
@@ -52,7 +53,8 @@ impl Balance {
     /// derivative on the coefficients (`(c_k, s_k) → (k s_k, −k c_k)`) and `J` the balance
     /// Jacobian; it is solved through its companion form. Of its `2n(2H + 1)` roots the `2n`
     /// with the smallest `|Im s|` are the physically meaningful exponents (the others repeat
-    /// them shifted by multiples of iω and are spoiled by the truncation).
+    /// them shifted by multiples of iω and are spoiled by the truncation), less the growing
+    /// ones whose eigenvectors are not centred (edge copies, `centre.rs`).
     pub fn floquet(&self, q: &DVector<f64>, omega: f64) -> Vec<Complex<f64>> {
         let (n, dim) = (self.n, self.dim());
         let mut mbar = DMatrix::zeros(dim, dim);
@@ -68,26 +70,34 @@ impl Balance {
             a1.view_mut((c, s), (n, n)).copy_from(&km);
             a1.view_mut((s, c), (n, n)).copy_from(&(-km));
         }
-        let Some(minv) = mbar.try_inverse() else {
+        let Some(minv) = mbar.clone().try_inverse() else {
             return vec![];
         };
+        let jacobian = self.jacobian(q, omega);
         let mut companion = DMatrix::zeros(2 * dim, 2 * dim);
         companion
             .view_mut((0, dim), (dim, dim))
             .copy_from(&DMatrix::identity(dim, dim));
         companion
             .view_mut((dim, 0), (dim, dim))
-            .copy_from(&(-&minv * self.jacobian(q, omega)));
+            .copy_from(&(-&minv * &jacobian));
         companion
             .view_mut((dim, dim), (dim, dim))
-            .copy_from(&(-&minv * a1));
+            .copy_from(&(-&minv * &a1));
         let mut roots: Vec<Complex<f64>> = balanced(companion)
             .complex_eigenvalues()
             .iter()
             .copied()
             .collect();
         roots.sort_by(|a, b| a.im.abs().total_cmp(&b.im.abs()));
-        physical(roots, 2 * n, omega)
+        let complex = |a: &DMatrix<f64>| a.map(|x| Complex::new(x, 0.0));
+        let (mbar, a1, jacobian) = (complex(&mbar), complex(&a1), complex(&jacobian));
+        // The eigenvector of a root: the null vector of `s² M̄ + s A₁ + J`.
+        let centre = |s: Complex<f64>| {
+            let v = centre::null_vector(&(&mbar * (s * s) + &a1 * s + &jacobian))?;
+            centre::mean_harmonic(&centre::real_layout_weights(&v, n, self.aft.harmonics))
+        };
+        centre::without_edge_copies(physical(roots, 2 * n, omega), centre)
     }
 
     /// Stable when every meaningful Floquet exponent has `Re s < tol · (|s| + ω)`: relative,

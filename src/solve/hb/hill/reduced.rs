@@ -40,6 +40,7 @@ use super::super::tolerances::{
     ROOT_STEP_TOL, SCHUR_SWEEPS_PER_ROW,
 };
 use super::super::Balance;
+use super::centre;
 use nalgebra::{Complex, DMatrix, DVector};
 
 type C64 = Complex<f64>;
@@ -136,7 +137,16 @@ impl<'a> Reduced<'a> {
         let mut roots = self.far(omega);
         roots.extend(found);
         roots.sort_by(|a, b| a.im.abs().total_cmp(&b.im.abs()));
-        Some(super::physical(roots, 2 * self.modal().omega2.len(), omega))
+        let selected = super::physical(roots, 2 * self.modal().omega2.len(), omega);
+        // The eigenvector of a root on the kept DOFs: the null vector of `I + R(s) B`.
+        let nc = self.modal().phi_c.nrows();
+        let centre = |s: C64| {
+            let t =
+                DMatrix::<C64>::identity(b.nrows(), b.nrows()) + self.receptance(omega, s).0 * &b;
+            let z = centre::null_vector(&t)?;
+            centre::mean_harmonic(&centre::complex_layout_weights(&z, nc))
+        };
+        Some(centre::without_edge_copies(selected, centre))
     }
 
     /// Whether a pole `μ` lies within `KEEP_BAND` ω of the segment `{iy : |y| ≤ (H + ½)ω}`
