@@ -11,6 +11,7 @@ mod nsmodes;
 pub(crate) mod options;
 mod preflight;
 mod progress;
+mod reduce;
 pub(crate) mod results;
 mod simulate;
 mod sweep_bifurcation;

@@ -13,6 +13,7 @@ use crate::lang::ast::{Analysis, AnalysisKind};
 use crate::lang::units::Dim;
 use crate::model::system::Attach;
 use crate::model::{Model, System};
+use crate::solve::reduce::kept_dofs;
 
 /// Bytes of one `f64`.
 const F64: f64 = std::mem::size_of::<f64>() as f64;
@@ -72,11 +73,14 @@ fn continue_frf(opts: &OptionReader, model: &Model, sys: &System) -> Result<(), 
     }
     let aft = 2.0 * samples as f64 * width * F64;
     let stability = opts.choice("stability", &["true", "false"]).ok().flatten() != Some("false");
-    let dim = sys.n() as f64 * width;
-    let hill = if stability {
-        hill_bytes(model, sys, width)
-    } else {
-        0.0
+    // With `reduce = modes(m)` the balance and Hill's matrices have the reduced size (the
+    // kept DOFs, the monitored one at most, and m modes), at most the full companion matrix.
+    let reduced = reduced_size(opts, sys);
+    let dim = reduced.unwrap_or(sys.n()) as f64 * width;
+    let hill = match (stability, reduced) {
+        (false, _) => 0.0,
+        (true, Some(_)) => HILL_MATRICES * dim * dim * F64,
+        (true, None) => hill_bytes(model, sys, width),
     };
     if aft + hill > MAX_REQUEST_BYTES {
         let (key, help) = if aft >= hill {
@@ -163,6 +167,17 @@ fn hill_bytes(model: &Model, sys: &System, width: f64) -> f64 {
     } else {
         let dim = n as f64 * width;
         HILL_MATRICES * dim * dim * F64
+    }
+}
+
+/// The unknowns per harmonic of the model reduced by `reduce = modes(m)`, at most (the
+/// monitored DOF may be kept as well); `None` without a readable `reduce`.
+fn reduced_size(opts: &OptionReader, sys: &System) -> Option<usize> {
+    match opts.call("reduce").ok()?? {
+        (name, args, _) if name == "modes" && args.len() == 1 && args[0].0 >= 1.0 => {
+            Some((kept_dofs(sys, &[]).len() + 1 + args[0].0 as usize).min(sys.n()))
+        }
+        _ => None,
     }
 }
 

@@ -6,4 +6,5 @@ pub mod modes;
 pub mod nsmodes;
 pub mod ode;
 pub mod poincare;
+pub mod reduce;
 pub mod regimes;

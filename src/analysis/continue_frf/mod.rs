@@ -7,8 +7,9 @@
 //! `max_step`, `max_points`, `dof` (the monitored DOF, `"name"`; default the excited one,
 //! with the largest harmonic load), `condense` (onto the nonlinear elements' DOFs, `true`),
 //! `stability` (Hill's method per point, `true`), `gaps`
-//! (`exact` contact intervals or `aft`, for piecewise-linear gaps). Writes `data.csv` and
-//! `frf.svg`.
+//! (`exact` contact intervals or `aft`, for piecewise-linear gaps), `reduce = modes(m)`
+//! (Craig–Bampton with the monitored DOF kept; the table on the physical DOFs). Writes
+//! `data.csv` and `frf.svg`.
 //!
 //! `run` reads the options and sets up the balance; `branch` continues it, `points` reads
 //! the branch point by point (table, stability, bifurcations), `curve` draws the watched
@@ -60,6 +61,23 @@ const SLOW_STABILITY_S: f64 = 1.0;
 /// … and this many times longer than the branch itself.
 const SLOW_STABILITY_RATIO: f64 = 10.0;
 
+/// The options of `continue frf`.
+const OPTIONS: [&str; 13] = [
+    "param",
+    "harmonics",
+    "samples",
+    "excitation",
+    "step",
+    "min_step",
+    "max_step",
+    "max_points",
+    "dof",
+    "condense",
+    "stability",
+    "gaps",
+    "reduce",
+];
+
 /// The options read before the balance exists.
 struct Frf {
     /// The model parameter that is the excitation frequency, and its span in the source.
@@ -75,26 +93,17 @@ struct Frf {
 }
 
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
-    let opts = OptionReader::new(
+    let opts = OptionReader::new(a, model, &OPTIONS)?;
+    let frf = read_options(&opts, a, model, sys)?;
+    let keep: Vec<usize> = frf.monitored.into_iter().collect();
+    let reduced = super::reduce::read(&opts, sys, &keep, &model.name)?;
+    let hb = balance(
+        &opts,
+        &frf,
         a,
         model,
-        &[
-            "param",
-            "harmonics",
-            "samples",
-            "excitation",
-            "step",
-            "min_step",
-            "max_step",
-            "max_points",
-            "dof",
-            "condense",
-            "stability",
-            "gaps",
-        ],
+        reduced.as_ref().map_or(sys, |r| &r.system),
     )?;
-    let frf = read_options(&opts, a, model, sys)?;
-    let hb = balance(&opts, &frf, a, model, sys)?;
     let start = std::time::Instant::now();
     let failure = |e: &dyn std::fmt::Display| {
         AnalysisError::Numerical {
@@ -118,7 +127,10 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let reported: Vec<usize> = frf
         .monitored
         .map_or_else(|| (0..sys.n()).collect(), |i| vec![i]);
-    let watched = frf.monitored.or_else(|| hb.excited_dof()).unwrap_or(0);
+    let excited = hb
+        .excited_dof()
+        .map(|i| reduced.as_ref().map_or(i, |r| r.kept[i]));
+    let watched = frf.monitored.or(excited).unwrap_or(0);
     let post = std::time::Instant::now();
     let hill = frf.stability.then(|| Hill::new(&hb));
     // Hill's problem condensed onto the nonlinear DOFs (proportional damping), else full.
@@ -129,6 +141,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     };
     let read = Reading {
         hb: &hb,
+        basis: reduced.as_ref().map(|r| &r.basis),
         reported: &reported,
         watched,
         harmonics: frf.harmonics,
@@ -162,6 +175,10 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             stability_s / wall_s.max(f64::MIN_POSITIVE)
         ));
     }
+    let mut settings = settings(&frf, &names[watched], continued.condensed);
+    if let Some(r) = &reduced {
+        settings.insert("reduce".into(), super::reduce::summary(r, sys));
+    }
     if let Some(e) = &curve.stopped {
         summary.insert("failed".into(), json!(failure(e).to_string()));
         warnings.push(format!(
@@ -180,7 +197,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         }],
         plots: vec![plot],
         summary,
-        settings: settings(&frf, &names[watched], continued.condensed),
+        settings,
         params: model.params.clone(),
         warnings,
         wall_s,

@@ -5,7 +5,7 @@
 use crate::analysis::results::Cell;
 use crate::solve::cont::{locate, Point, Scale};
 use crate::solve::hb::{Balance, Hill, Unstable};
-use nalgebra::DVector;
+use nalgebra::{DMatrix, DVector};
 use serde_json::{json, Value};
 
 /// The relative tolerance on the real parts of the Floquet exponents (`hb::grows`).
@@ -14,6 +14,8 @@ const STABILITY_TOL: f64 = 1e-7;
 /// How the branch's points are read.
 pub(super) struct Reading<'a> {
     pub hb: &'a Balance,
+    /// `x = T q` when the balance is on a reduced model (`reduce`), else `None`.
+    pub basis: Option<&'a DMatrix<f64>>,
     /// The DOFs with columns in the table (the requested one, else all).
     pub reported: &'a [usize],
     /// The DOF whose peak, folds and plot are followed (the requested one, else the excited
@@ -117,10 +119,17 @@ impl Reading<'_> {
         out
     }
 
-    /// DOF `i`'s Fourier coefficients `[a0, a1, b1, …]` in the balance's unknowns `x`.
+    /// Physical DOF `i`'s Fourier coefficients `[a0, a1, b1, …]` in the balance's unknowns
+    /// `x` (on a reduced model, the row of `T` times each coefficient's block).
     fn coefficients(&self, x: &DVector<f64>, i: usize) -> Vec<f64> {
         let n = self.hb.dofs();
-        (0..self.hb.aft.width()).map(|p| x[p * n + i]).collect()
+        let width = self.hb.aft.width();
+        match self.basis {
+            None => (0..width).map(|p| x[p * n + i]).collect(),
+            Some(t) => (0..width)
+                .map(|p| (0..n).map(|c| t[(i, c)] * x[p * n + c]).sum())
+                .collect(),
+        }
     }
 
     /// The watched DOF's largest displacement over the reconstructed period.

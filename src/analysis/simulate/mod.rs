@@ -4,7 +4,8 @@
 //!
 //! Options: `t = t0..t1`, `x0 = { dof = value }`, `v0 = { … }`, `rtol`, `atol`, `max_step`,
 //! `events = exact | smooth`, `output = steps | every(dt) | at(t1, t2, …)`, `section` (a
-//! Poincaré section, `section.rs`).
+//! Poincaré section, `section.rs`), `reduce = modes(m)` (Craig–Bampton, `analysis::reduce`:
+//! the run on the reduced model, every output on the physical DOFs).
 //! Writes `data.csv` (`t`, each DOF, each `v(dof)`), `forces.csv` (the contact forces at the
 //! same samples, when the model has contact elements), `events.csv` (with each impact's
 //! impulse), `section.csv` (with `section`), `time_history.svg`, `phase.svg`.
@@ -23,40 +24,59 @@ use crate::solve::ode::driver::{
     integrate_with_section, Config, Failed, Method, Output, Section, Trajectory,
 };
 use crate::solve::ode::hybrid::Hybrid;
+use crate::solve::reduce::Reduced;
 use serde_json::{json, Map, Value};
 
 /// Resolution of the progress bar: the span `t0..t1` is shown in this many steps.
 const PROGRESS_STEPS: u64 = 1000;
 
+/// Relative change of the initial state by its projection onto the reduced space above which
+/// the run says so (dimensionless, relative to the largest initial entry).
+const INITIAL_STATE_TOL: f64 = 1e-9;
+
 /// How many DOFs the time-history plot draws (the CSV has them all).
 const PLOTTED_DOFS: usize = 4;
 
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
-    let (cfg, smooth_only) = read_options(a, model, sys)?;
-    let section = section::read(a, model, sys, cfg.t0)?;
-    let mut hybrid = Hybrid::new(sys, smooth_only).map_err(|e| AnalysisError::Unsupported {
+    let (mut cfg, smooth_only, reduced) = read_options(a, model, sys)?;
+    let mut section = section::read(a, model, sys, cfg.t0)?;
+    let mut notes = Vec::new();
+    if let Some(r) = &reduced {
+        start_reduced(r, &mut cfg, &mut section, &mut notes);
+    }
+    let solved = reduced.as_ref().map_or(sys, |r| &r.system);
+    let mut hybrid = Hybrid::new(solved, smooth_only).map_err(|e| AnalysisError::Unsupported {
         message: format!("simulate of `{}`: {e}", model.name),
         at: a.span,
         help: "this version integrates linear parts, polynomial springs, gaps (piecewise-linear exact or smoothed, Hertz, Kelvin–Voigt, Hunt–Crossley, Lankarani–Nikravesh), rigid stops between masses or to ground, rigid Coulomb contacts and Jenkins elements; 2-D friction contacts follow".into(),
     })?;
     hybrid.forces_at_samples = true;
     let start = std::time::Instant::now();
-    let settings = settings(&cfg, smooth_only);
+    let mut settings = settings(&cfg, smooth_only);
+    if let Some(r) = &reduced {
+        settings.insert("reduce".into(), super::reduce::summary(r, sys));
+    }
     let outcome = integrate_with_progress(&mut hybrid, &cfg, section.as_ref(), &model.name);
     match outcome {
-        Ok(traj) => Ok(report(
-            &traj,
-            &hybrid,
-            model,
-            sys,
-            settings,
-            start.elapsed().as_secs_f64(),
-        )),
+        Ok(traj) => {
+            let mut results = report(
+                &traj,
+                &hybrid,
+                reduced.as_ref(),
+                model,
+                sys,
+                settings,
+                start.elapsed().as_secs_f64(),
+            );
+            results.warnings.extend(notes);
+            Ok(results)
+        }
         Err(failed) => {
             let message = format!("simulate of `{}`: {}", model.name, failed.error);
             let mut partial = report(
                 &failed.partial,
                 &hybrid,
+                reduced.as_ref(),
                 model,
                 sys,
                 settings,
@@ -75,14 +95,19 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     }
 }
 
-/// The options as the integrator's `Config`, and whether every event is smoothed
-/// (`events = smooth`).
-fn read_options(a: &Analysis, model: &Model, sys: &System) -> Result<(Config, bool), Partial> {
+/// The options as the integrator's `Config`, whether every event is smoothed
+/// (`events = smooth`), and the reduced model (`reduce`).
+fn read_options(
+    a: &Analysis,
+    model: &Model,
+    sys: &System,
+) -> Result<(Config, bool, Option<Reduced>), Partial> {
     let opts = OptionReader::new(
         a,
         model,
         &[
             "t", "x0", "v0", "rtol", "atol", "max_step", "method", "events", "output", "section",
+            "reduce",
         ],
     )?;
     let (t0, t1) = opts.interval("t")?.ok_or_else(|| {
@@ -130,7 +155,35 @@ fn read_options(a: &Analysis, model: &Model, sys: &System) -> Result<(Config, bo
         output,
         method,
     };
-    Ok((cfg, smooth_only))
+    let reduced = super::reduce::read(&opts, sys, &[], &model.name)?;
+    Ok((cfg, smooth_only, reduced))
+}
+
+/// The run on the reduced model: the initial state projected (with a note when it does not
+/// lie in the reduced space), a crossing section's sum rewritten on the reduced coordinates.
+fn start_reduced(
+    r: &Reduced,
+    cfg: &mut Config,
+    section: &mut Option<Section>,
+    notes: &mut Vec<String>,
+) {
+    let y0 = r.project_state(&cfg.y0);
+    let back = r.expand_state(&y0);
+    let miss = back
+        .iter()
+        .zip(&cfg.y0)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    let size = cfg.y0.iter().map(|v| v.abs()).fold(0.0, f64::max);
+    if miss > INITIAL_STATE_TOL * size {
+        notes.push(format!(
+            "the initial state is not in the reduced space: its mass-weighted projection starts the run (largest change {miss:.3e}); the reduced space holds the kept DOFs' values with the interior at its static response to them plus the kept modes"
+        ));
+    }
+    cfg.y0 = y0;
+    if let Some(Section::Crossing { w, .. }) = section {
+        *w = r.weights(w);
+    }
 }
 
 /// `output = steps | every(dt) | at(t1, t2, …)`, checked against the interval `t0..t1`:
@@ -269,11 +322,15 @@ fn integrate_with_progress(
 fn report(
     traj: &Trajectory,
     hybrid: &Hybrid,
+    reduced: Option<&Reduced>,
     model: &Model,
     sys: &System,
     settings: Map<String, Value>,
     wall_s: f64,
 ) -> Results {
+    // Tables, plots and final state on the physical DOFs; the energy on the solved ones.
+    let expanded = reduced.map(|r| physical(traj, r));
+    let shown = expanded.as_ref().unwrap_or(traj);
     let mut warnings: Vec<String> = sys.warnings.iter().map(|w| w.message.clone()).collect();
     for t_star in &traj.zeno {
         warnings.push(format!(
@@ -282,22 +339,25 @@ fn report(
     }
     let names: Vec<String> = sys.dofs.iter().map(|d| d.name.clone()).collect();
     let force_names = hybrid.contact_force_names();
-    let mut tables = vec![states_table(traj, &names)];
+    let mut tables = vec![states_table(shown, &names)];
     if !force_names.is_empty() {
         tables.push(forces_table(traj, &force_names));
     }
     tables.push(events_table(traj));
     if !traj.section.is_empty() {
-        tables.push(section::table(&traj.section, &names));
+        tables.push(section::table(&shown.section, &names));
     }
-    let mut summary = summary(traj, hybrid, &names);
+    let mut summary = summary(shown, &names);
+    if let Some(drift) = energy_drift(traj, hybrid) {
+        summary.insert("energy_drift".into(), json!(drift));
+    }
     summary.extend(largest_forces(traj, &force_names));
     Results {
         name: String::new(),
         kind: "simulate".into(),
         model: model.name.clone(),
         tables,
-        plots: plots(traj, &model.name, &names),
+        plots: plots(shown, &model.name, &names),
         summary,
         settings,
         params: model.params.clone(),
@@ -459,9 +519,8 @@ fn plots(traj: &Trajectory, model: &str, names: &[String]) -> Vec<Plot> {
     plots
 }
 
-/// The run's counters, its final state and, where the model is conservative, the energy
-/// drift from the initial state.
-fn summary(traj: &Trajectory, hybrid: &Hybrid, names: &[String]) -> Map<String, Value> {
+/// The run's counters and its final state.
+fn summary(traj: &Trajectory, names: &[String]) -> Map<String, Value> {
     let n = names.len();
     let mut final_state = Map::new();
     for (i, d) in names.iter().enumerate() {
@@ -481,10 +540,20 @@ fn summary(traj: &Trajectory, hybrid: &Hybrid, names: &[String]) -> Map<String, 
     summary.insert("stiff_steps".into(), json!(traj.stiff_steps));
     summary.insert("stiff_switches".into(), json!(traj.stiff_switches));
     summary.insert("final".into(), json!(final_state));
-    if let Some(drift) = energy_drift(traj, hybrid) {
-        summary.insert("energy_drift".into(), json!(drift));
-    }
     summary
+}
+
+/// The samples, final state and section points of a run on the reduced model, on the
+/// physical DOFs (`x = T q`).
+fn physical(traj: &Trajectory, r: &Reduced) -> Trajectory {
+    let mut out = traj.clone();
+    for y in out.y.iter_mut().chain([&mut out.final_state]) {
+        *y = r.expand_state(y);
+    }
+    for p in &mut out.section {
+        p.y = r.expand_state(&p.y);
+    }
+    out
 }
 
 /// `max |E − E₀| / |E₀|` with `E₀` the energy of the initial state at `t0` (not of the first

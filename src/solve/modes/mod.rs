@@ -99,17 +99,7 @@ pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<M
             dense: true,
         });
     }
-    let reduced = if n <= DENSE_LIMIT {
-        let mut r = dense::solve(&dense_of(&m), &dense_of(&k))?;
-        if let Some(c) = count.filter(|c| *c < n) {
-            r.omega.truncate(c);
-            r.shapes = r.shapes.columns(0, c).into_owned();
-            r.residual.truncate(c);
-        }
-        r
-    } else {
-        lanczos::solve(&m, &k, count.unwrap_or(DEFAULT_SPARSE_COUNT))?
-    };
+    let reduced = of_pencil(&m, &k, count)?;
     // Expand tied coordinates back to every DOF.
     let mut shapes = DMatrix::zeros(sys.n(), reduced.omega.len());
     for (dof, slot) in tie.iter().enumerate() {
@@ -123,6 +113,26 @@ pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<M
         residual: reduced.residual,
         dense: reduced.dense,
     })
+}
+
+/// The lowest `count` modes of the pencil `(M, K)` given as matrices (every mode of a small
+/// one when `count` is `None`): dense up to `DENSE_LIMIT` rows, else shift-invert Lanczos.
+pub fn of_pencil(
+    m: &CsMat<f64>,
+    k: &CsMat<f64>,
+    count: Option<usize>,
+) -> Result<Modes, ModesError> {
+    let n = m.rows();
+    if n > DENSE_LIMIT {
+        return lanczos::solve(m, k, count.unwrap_or(DEFAULT_SPARSE_COUNT));
+    }
+    let mut r = dense::solve(&dense_of(m), &dense_of(k))?;
+    if let Some(c) = count.filter(|c| *c < n) {
+        r.omega.truncate(c);
+        r.shapes = r.shapes.columns(0, c).into_owned();
+        r.residual.truncate(c);
+    }
+    Ok(r)
 }
 
 /// Adds the stiffness `block` acting on the relative displacement `x_a − x_b` of two

@@ -10,14 +10,19 @@ use nalgebra::{DMatrix, DVector};
 /// ones take the sparse LDLᵀ, whose cost grows with the fill rather than with `n³`.
 const DENSE_MASS_SOLVE_MAX_DOFS: usize = 500;
 
+/// Largest fraction of nonzero entries of a mass matrix factorised densely at any size: a
+/// sparser one (a beam's band, a Craig–Bampton arrow) takes the sparse LDLᵀ, whose solves
+/// cost `O(nnz(L))` against the dense `n²` (dimensionless).
+const DENSE_MASS_MIN_DENSITY: f64 = 0.1;
+
 /// `M` factorised for repeated solves.
 pub(super) enum MassSolver {
     /// Lumped masses: the inverse of the diagonal.
     Diagonal(Vec<f64>),
-    /// A consistent mass matrix of at most `DENSE_MASS_SOLVE_MAX_DOFS` DOFs: its Cholesky
-    /// factor.
+    /// A consistent mass matrix of at most `DENSE_MASS_SOLVE_MAX_DOFS` DOFs and at least
+    /// `DENSE_MASS_MIN_DENSITY` nonzeros: its Cholesky factor.
     Dense(nalgebra::Cholesky<f64, nalgebra::Dyn>),
-    /// A larger consistent mass matrix: its sparse LDLᵀ factor.
+    /// A larger or sparser consistent mass matrix: its sparse LDLᵀ factor.
     Sparse(Box<sprs_ldl::LdlNumeric<f64, usize>>),
 }
 
@@ -35,7 +40,9 @@ impl MassSolver {
                 return Err(Unsupported::SingularMass);
             }
             Ok(MassSolver::Diagonal(inv.iter().map(|m| 1.0 / m).collect()))
-        } else if n <= DENSE_MASS_SOLVE_MAX_DOFS {
+        } else if n <= DENSE_MASS_SOLVE_MAX_DOFS
+            && sys.m.nnz() as f64 >= DENSE_MASS_MIN_DENSITY * (n * n) as f64
+        {
             let mut m = DMatrix::zeros(n, n);
             for (v, (i, j)) in sys.m.iter() {
                 m[(i, j)] += *v;
