@@ -114,21 +114,27 @@ impl<'a> Reduced<'a> {
             // pulls the stuck modes there) is dropped if it fails or meets another root:
             // there the selection's exponents are stood in for anyway (`far`).
             let beyond = !self.near(theta, omega);
+            // Newton from the start itself first; only a start that fails or lands on a root
+            // already found is moved closer (`relinearised`, an eigenproblem of A per move:
+            // on a reduced model every mode is kept and A is as large as the modes × harmonics).
+            let known = |s: &C64| {
+                found
+                    .iter()
+                    .any(|f| (f - s).norm() <= DISTINCT_ROOT_TOL * (s.norm() + omega))
+            };
             let s = match uncoupled {
                 Some(i) => Some(kept[i].mu),
                 None => self
-                    .relinearised(&b, &kept, omega, theta)
-                    .and_then(|t| self.newton(&b, omega, t)),
+                    .newton(&b, omega, theta)
+                    .filter(|s| !known(s))
+                    .or_else(|| {
+                        self.relinearised(&b, &kept, omega, theta)
+                            .and_then(|t| self.newton(&b, omega, t))
+                    }),
             };
             // Two starts on one root would lose another: the point goes to the full matrix.
             let s = match s {
-                Some(s)
-                    if !found
-                        .iter()
-                        .any(|f| (f - s).norm() <= DISTINCT_ROOT_TOL * (s.norm() + omega)) =>
-                {
-                    s
-                }
+                Some(s) if !known(&s) => s,
                 _ if beyond => continue,
                 _ => return None,
             };
