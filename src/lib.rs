@@ -6,6 +6,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod fmt_cmd;
 pub mod io;
 pub mod lang;
 pub mod model;
