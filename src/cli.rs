@@ -34,6 +34,16 @@ enum Command {
     Repl { file: Option<PathBuf> },
     /// Format .nsd files in place (folders are walked); `--check` prints a diff and exits 1 instead.
     Fmt(FmtArgs),
+    /// Run the analyses that each file's `expect` statements name and check them (folders are walked).
+    Test(TestArgs),
+}
+
+// The arguments of `nsd test`.
+#[derive(Args)]
+struct TestArgs {
+    /// Files or folders (default: the current folder).
+    #[arg(default_value = ".")]
+    files: Vec<PathBuf>,
 }
 
 // The arguments of `nsd fmt`.
@@ -97,6 +107,7 @@ enum BatchCommand {
     Check(CheckArgs),
     Run(RunArgs),
     Fmt(FmtArgs),
+    Test(TestArgs),
 }
 
 /// Prints every diagnostic of a failure to stderr.
@@ -114,6 +125,7 @@ pub fn parse() -> Invocation {
             Command::Run(args) => Invocation::Batch(Batch(BatchCommand::Run(args))),
             Command::Repl { file } => Invocation::Repl(file),
             Command::Fmt(args) => Invocation::Batch(Batch(BatchCommand::Fmt(args))),
+            Command::Test(args) => Invocation::Batch(Batch(BatchCommand::Test(args))),
         },
         Err(e) => {
             let code = if e.use_stderr() { 1 } else { 0 };
@@ -130,6 +142,7 @@ pub fn execute(batch: Batch) -> i32 {
         BatchCommand::Check(args) => check(&args),
         BatchCommand::Run(args) => run(&args),
         BatchCommand::Fmt(args) => crate::fmt_cmd::run(&args.files, args.check),
+        BatchCommand::Test(args) => crate::testrun::run(&args.files),
     }
 }
 

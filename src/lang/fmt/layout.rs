@@ -117,7 +117,8 @@ fn gap_wanted(toks: &[Token], i: usize, f: &Facts) -> &'static str {
     if t.kind == Kind::Comment || (is(p, "{") && !is(t, "}")) || (is(t, "}") && !is(p, "{")) {
         return " ";
     }
-    if is(p, "(") || is(p, "[") || is(t, ")") || is(t, "]") || is(t, ",") || is(t, ":") {
+    let closing = is(t, ")") || is(t, "]") || is(t, ",") || is(t, ":") || is(t, "%");
+    if is(p, "(") || is(p, "[") || closing {
         return "";
     }
     if is(p, "{") || is(t, ".") || is(p, ".") || is(t, "..") || is(p, "..") {
