@@ -145,6 +145,8 @@ fn layout_rules() {
         // Continuations get one more level; comments stay on their lines.
         ("model m {\n# first\nparam a = 1,\nb = 2 # two\nforce x = a\n* cos(t)\n}\n",
          "model m {\n  # first\n  param a = 1,\n    b = 2 # two\n  force x = a\n    * cos(t)\n}\n"),
+        // A byte-order mark is dropped; an empty block is `{}`.
+        ("\u{feff}model m {  }\n", "model m {}\n"),
         // Unary minus stays on its operand; a unit after a number keeps `^` spaced apart.
         ("model m { gravity = (0,-9.81 ,0)\n param q = -a - -b, r = 2 m ^ 2 }\n",
          "model m {\n  gravity = (0, -9.81, 0)\n  param q = -a - -b, r = 2 m ^ 2\n}\n"),

@@ -96,7 +96,7 @@ pub fn check_targets(prog: &Program) -> Result<(), Failure> {
             let help = suggest(
                 &e.analysis.name,
                 names.iter().map(String::as_str),
-                "an expectation names an analysis by its `as` name (or its kind, e.g. `modes`)",
+                "name an analysis of this file, by its `as` name or else its kind",
             );
             let err = ExpectError::UnknownAnalysis {
                 name: e.analysis.name.clone(),

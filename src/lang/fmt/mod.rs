@@ -23,8 +23,10 @@ pub enum FmtError {
     Changed,
 }
 
-/// The canonical layout of `text` (which must parse).
+/// The canonical layout of `text` (which must parse). A byte-order mark is dropped, as the
+/// loader drops it.
 pub fn format(text: &str) -> Result<String, FmtError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let file = FileId(0);
     parse_file(text, file).map_err(FmtError::Parse)?;
     let tokens = lex::lex(text);
