@@ -1,11 +1,12 @@
 //! The `nsd fmt [--check] FILES…` shell: formats `.nsd` files in place through
 //! `lang::fmt::format`, or with `--check` prints a unified diff of each file that is not
-//! formatted and exits 1 (for CI). Folders are walked for `.nsd` files.
+//! formatted and exits 1 (for CI). Folders are walked for `.nsd` files (hidden ones skipped).
 
 use crate::lang::fmt::{format, FmtError};
 use std::path::{Path, PathBuf};
 
-/// The `.nsd` files named or under the folders named, sorted within each folder.
+/// The `.nsd` files named or under the folders named (hidden ones skipped), sorted within
+/// each folder.
 pub fn nsd_files(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
@@ -23,7 +24,12 @@ pub fn nsd_files(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
+        let entry = entry?;
+        // Hidden files and folders (`.git`, editors' and tests' scratch files) are not models.
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
         if path.is_dir() {
             walk(&path, out)?;
         } else if path.extension().is_some_and(|e| e == "nsd") {
