@@ -104,3 +104,19 @@ fn expectations_are_formatted_and_keep_their_meaning() {
         "model m { mass a = 1 }\nmodes m as open\nexpect open.dofs = 1\nexpect open.natural_frequencies[1] = 0 +- 1e-9%\n"
     );
 }
+
+#[test]
+fn a_failed_analysis_or_an_unloadable_file_fails_the_run() {
+    let text =
+        "model m {\n  mass a = 1\n  spring a -- ground { k = 1 }\n  force a = 1 / (1 - t)\n}\n\
+                simulate m as run { t = 0..2 }\nexpect run.events = 0\n";
+    let path = temp_file("failed", "m.nsd", text);
+    std::fs::write(path.with_file_name("broken.nsd"), "model b { mass = }\n").expect("written");
+    let dir = path.parent().expect("a folder").display().to_string();
+    let (code, stdout, stderr) = nsd(&["test", &dir]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stderr.contains("nsd::test::analysis_failed"), "{stderr}");
+    assert!(stderr.contains("nsd::parse::syntax"), "{stderr}");
+    // One unchecked expectation and one file that did not load.
+    assert!(stdout.ends_with("0 passed, 2 failed\n"), "{stdout}");
+}
