@@ -27,6 +27,9 @@ struct Facts {
     square: Vec<bool>,
     /// For a `{`: the index of its `}`, and whether it opens a model, component or `for` body.
     brace: Vec<Option<(usize, bool)>>,
+    /// Before each token: how many brackets are open, and whether the innermost is a body `{`
+    /// or none (the top level), where statements, and so continuations, live.
+    open: Vec<(usize, bool)>,
 }
 
 fn is(t: &Token, s: &str) -> bool {
@@ -88,10 +91,29 @@ impl Facts {
             }
             prev = Some(t);
         }
+        let mut stack: Vec<bool> = Vec::new();
+        let open = toks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let here = (stack.len(), stack.last().is_none_or(|&body| body));
+                match t.text.as_str() {
+                    _ if t.kind != Kind::Punct => {}
+                    "{" => stack.push(brace[i].is_some_and(|b: (usize, bool)| b.1)),
+                    "(" | "[" => stack.push(false),
+                    "}" | ")" | "]" => {
+                        stack.pop();
+                    }
+                    _ => {}
+                }
+                here
+            })
+            .collect();
         Facts {
             unary,
             square: square.into_iter().map(|s| s == Some(true)).collect(),
             brace,
+            open,
         }
     }
 }
@@ -182,45 +204,41 @@ fn continues_before(t: &Token, line: &[Token]) -> bool {
     }
 }
 
+/// The end (exclusive) of the line that starts at token `start`.
+fn line_end(toks: &[Token], start: usize) -> usize {
+    (start + 1..toks.len())
+        .find(|&j| toks[j].breaks > 0)
+        .unwrap_or(toks.len())
+}
+
+/// The line of tokens `start..end` with its indentation: the brackets open before it, one
+/// less per bracket it starts by closing, one more if it continues a statement.
+fn line(toks: &[Token], f: &Facts, start: usize, end: usize) -> Line {
+    let line = &toks[start..end];
+    let closers = line
+        .iter()
+        .take_while(|t| is(t, "}") || is(t, ")") || is(t, "]"))
+        .count();
+    let (depth, in_statements) = f.open[start];
+    let last_code = toks[..start].iter().rev().find(|t| t.kind != Kind::Comment);
+    let continued = in_statements
+        && line[0].kind != Kind::Comment
+        && closers == 0
+        && (last_code.is_some_and(continues_after) || continues_before(&line[0], line));
+    Line {
+        start,
+        end,
+        level: depth.saturating_sub(closers) + usize::from(continued),
+    }
+}
+
 /// Splits the tokens into lines and gives each its indentation.
 fn lines(toks: &[Token], f: &Facts) -> Vec<Line> {
-    let mut out: Vec<Line> = Vec::new();
-    // Open brackets: whether each is a body `{` (statements inside, so continuations count).
-    let mut open: Vec<bool> = Vec::new();
-    let mut last_code: Option<&Token> = None;
+    let mut out = Vec::new();
     let mut start = 0;
     while start < toks.len() {
-        let end = (start + 1..toks.len())
-            .find(|&j| toks[j].breaks > 0)
-            .unwrap_or(toks.len());
-        let line = &toks[start..end];
-        let closers = line
-            .iter()
-            .take_while(|t| is(t, "}") || is(t, ")") || is(t, "]"))
-            .count();
-        let in_statements = open.last().is_none_or(|&body| body);
-        let continued = in_statements
-            && line[0].kind != Kind::Comment
-            && closers == 0
-            && (last_code.is_some_and(continues_after) || continues_before(&line[0], line));
-        let level = open.len().saturating_sub(closers) + usize::from(continued);
-        for (j, t) in line.iter().enumerate() {
-            if t.kind != Kind::Punct {
-                continue;
-            }
-            match t.text.as_str() {
-                "{" => open.push(f.brace[start + j].is_some_and(|b| b.1)),
-                "(" | "[" => open.push(false),
-                "}" | ")" | "]" => {
-                    open.pop();
-                }
-                _ => {}
-            }
-        }
-        if let Some(t) = line.iter().rev().find(|t| t.kind != Kind::Comment) {
-            last_code = Some(t);
-        }
-        out.push(Line { start, end, level });
+        let end = line_end(toks, start);
+        out.push(line(toks, f, start, end));
         start = end;
     }
     out
@@ -295,12 +313,14 @@ fn shape_blocks(toks: &mut [Token], f: &Facts) {
 
 /// The rendered width (in characters) of the line holding token `at`.
 fn width_of_line_at(toks: &[Token], f: &Facts, at: usize) -> usize {
-    let all = lines(toks, f);
-    let Some(line) = all.iter().find(|l| l.start <= at && at < l.end) else {
-        return 0;
-    };
+    let start = (1..=at).rev().find(|&j| toks[j].breaks > 0).unwrap_or(0);
     let mut s = String::new();
-    render_line(toks, line, f, &mut s);
+    render_line(
+        toks,
+        &line(toks, f, start, line_end(toks, start)),
+        f,
+        &mut s,
+    );
     s.chars().count()
 }
 
