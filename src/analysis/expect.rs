@@ -120,10 +120,18 @@ pub fn check(prog: &Program, e: &Expect, summary: &Map<String, Value>) -> Result
         return Ok(());
     }
     let off = match (&e.value, actual.as_f64()) {
-        (ExpectValue::Number(x), Some(a)) if (a - x).fract() == 0.0 => {
-            format!(" (off by {})", a - x)
+        (ExpectValue::Number(x), Some(a)) => {
+            // Short differences as they are (`-0.5`, `1`), long ones to 4 digits (`-3.267e-4`).
+            let d = (a - x).to_string();
+            format!(
+                " (off by {})",
+                if d.len() <= 8 {
+                    d
+                } else {
+                    format!("{:.3e}", a - x)
+                }
+            )
         }
-        (ExpectValue::Number(x), Some(a)) => format!(" (off by {:.3e})", a - x),
         _ => String::new(),
     };
     let at = e
