@@ -32,6 +32,29 @@ enum Command {
     Run(RunArgs),
     /// Interactive session: load files, set parameters, run analyses.
     Repl { file: Option<PathBuf> },
+    /// Format .nsd files in place (folders are walked); `--check` prints a diff and exits 1 instead.
+    Fmt(FmtArgs),
+    /// Run the analyses that each file's `expect` statements name and check them (folders are walked).
+    Test(TestArgs),
+}
+
+// The arguments of `nsd test`.
+#[derive(Args)]
+struct TestArgs {
+    /// Files or folders (default: the current folder).
+    #[arg(default_value = ".")]
+    files: Vec<PathBuf>,
+}
+
+// The arguments of `nsd fmt`.
+#[derive(Args)]
+struct FmtArgs {
+    /// Files or folders.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Change nothing; print a unified diff of each file not formatted and exit 1.
+    #[arg(long)]
+    check: bool,
 }
 
 // The arguments of `nsd check` (no doc comment: clap would take it for the command's help).
@@ -83,6 +106,8 @@ pub struct Batch(BatchCommand);
 enum BatchCommand {
     Check(CheckArgs),
     Run(RunArgs),
+    Fmt(FmtArgs),
+    Test(TestArgs),
 }
 
 /// Prints every diagnostic of a failure to stderr.
@@ -99,6 +124,8 @@ pub fn parse() -> Invocation {
             Command::Check(args) => Invocation::Batch(Batch(BatchCommand::Check(args))),
             Command::Run(args) => Invocation::Batch(Batch(BatchCommand::Run(args))),
             Command::Repl { file } => Invocation::Repl(file),
+            Command::Fmt(args) => Invocation::Batch(Batch(BatchCommand::Fmt(args))),
+            Command::Test(args) => Invocation::Batch(Batch(BatchCommand::Test(args))),
         },
         Err(e) => {
             let code = if e.use_stderr() { 1 } else { 0 };
@@ -114,6 +141,8 @@ pub fn execute(batch: Batch) -> i32 {
     match batch.0 {
         BatchCommand::Check(args) => check(&args),
         BatchCommand::Run(args) => run(&args),
+        BatchCommand::Fmt(args) => crate::fmt_cmd::run(&args.files, args.check),
+        BatchCommand::Test(args) => crate::testrun::run(&args.files),
     }
 }
 

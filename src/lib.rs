@@ -6,12 +6,14 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod fmt_cmd;
 pub mod io;
 pub mod lang;
 pub mod model;
 pub mod repl;
 pub mod solve;
 pub mod span;
+pub mod testrun;
 
 /// Runs the whole front end (parse, resolve every model, assemble, modes of small systems)
 /// on a text and discards the result: the entry point of the fuzz target and the

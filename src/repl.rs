@@ -15,7 +15,7 @@ use rustyline::{Context, Editor, Helper};
 use std::path::{Path, PathBuf};
 
 /// Language keywords and analysis kinds offered by completion.
-const KEYWORDS: [&str; 30] = [
+const KEYWORDS: [&str; 31] = [
     "model",
     "component",
     "import",
@@ -44,6 +44,7 @@ const KEYWORDS: [&str; 30] = [
     "continue periodic",
     "continue backbone",
     "nsmodes",
+    "expect",
     "ground",
     "rayleigh",
 ];

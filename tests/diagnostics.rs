@@ -1,5 +1,6 @@
 //! Golden diagnostics: every file in `tests/diagnostics/` holds one user mistake and names
-//! the code it must produce (`# expect: error[CODE]`). The rendered report (no colour,
+//! the code it must produce (`# expect: error[CODE]`; a test comment, unrelated to the
+//! language's `expect` statement, whose failures are checked here too). The rendered report (no colour,
 //! width 80) is snapshotted; the code, a label and a help line are also asserted directly,
 //! so a blindly accepted snapshot cannot hide a regression. Caret lines under a source line
 //! (`#     ^^^^ error[CODE]`, after typst's and rust-analyzer's test annotations) give the
@@ -25,12 +26,27 @@ fn failures(path: &Path) -> Vec<Failure> {
     }
     if out.is_empty() {
         for a in &prog.analyses {
-            if let Err(e) = nsd::analysis::run(&prog, a, &[]) {
-                out.push(e.failure);
+            match nsd::analysis::run(&prog, a, &[]) {
+                Ok(r) => out.extend(expectations(&prog, &r)),
+                Err(e) => out.push(e.failure),
             }
         }
     }
     out
+}
+
+/// The failed `expect`s on one analysis's results, as `nsd test` reports them.
+fn expectations(prog: &Program, r: &nsd::analysis::Results) -> Vec<Failure> {
+    prog.expects
+        .iter()
+        .filter(|e| e.analysis.name == r.name)
+        .filter_map(|e| {
+            nsd::analysis::expect::check(prog, e, &r.summary)
+                .err()
+                .map(|err| (e, err))
+        })
+        .map(|(e, err)| Failure::one(Failure::located(&prog.sources, e.span.file, err)))
+        .collect()
 }
 
 /// Everything a user would see for this file, rendered.

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use serde_json::Value;
 
-/// Runs `analyses` appended to a seed-3 model (its own analyses dropped) and returns the
+/// Runs `analyses` appended to a seed-3 model (its own analyses and expectations dropped) and returns the
 /// JSON lines of the `continue frf` ones.
 fn frf(model: &str, analyses: &str, tag: &str) -> Vec<Value> {
     let dir = root().join("target/test-out/p003_friction").join(tag);
@@ -15,7 +15,7 @@ fn frf(model: &str, analyses: &str, tag: &str) -> Vec<Value> {
         std::fs::read_to_string(root().join(format!("models/seed3/{model}.nsd"))).expect("model");
     let own: String = text
         .lines()
-        .filter(|l| !l.starts_with("modes"))
+        .filter(|l| !l.starts_with("modes") && !l.starts_with("expect"))
         .map(|l| format!("{l}\n"))
         .collect();
     let path = root().join("models/seed3").join(format!(".{tag}.nsd"));

@@ -5,6 +5,7 @@
 pub(crate) mod check;
 mod continue_frf;
 pub(crate) mod diagnostics;
+pub mod expect;
 pub(crate) mod finite;
 mod modes;
 mod nsmodes;
@@ -172,7 +173,8 @@ pub fn name_of(a: &Analysis) -> String {
         .map_or_else(|| a.kind.slug(), |n| n.name.clone())
 }
 
-/// Checks that analysis names are unique (they name result folders).
+/// Checks that analysis names are unique (they name result folders) and that every `expect`
+/// names one of them.
 pub fn check_names(prog: &Program) -> Result<(), Failure> {
     let mut seen = std::collections::HashSet::new();
     for a in &prog.analyses {
@@ -188,5 +190,5 @@ pub fn check_names(prog: &Program) -> Result<(), Failure> {
             )));
         }
     }
-    Ok(())
+    expect::check_targets(prog)
 }

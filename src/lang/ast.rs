@@ -24,6 +24,7 @@ pub enum Item {
     Model(Template),
     Component(Template),
     Analysis(Analysis),
+    Expect(Expect),
 }
 
 /// A model or a component: a named, parameterised list of statements.
@@ -334,5 +335,41 @@ pub struct Analysis {
     pub model: Ident,
     pub name: Option<Ident>,
     pub options: Option<Options>,
+    pub span: Span,
+}
+
+/// `expect NAME.key[i] = value ± tolerance`: a summary value an analysis must report.
+#[derive(Debug, Clone)]
+pub struct Expect {
+    /// The analysis (its `as` name or its slug).
+    pub analysis: Ident,
+    /// Keys and 1-based indices into its summary, at least one.
+    pub path: Vec<PathStep>,
+    pub value: ExpectValue,
+    /// The expected value as written.
+    pub value_span: Span,
+    pub tolerance: Option<Tolerance>,
+    pub span: Span,
+}
+
+/// One step into a summary: `.key` or `[n]` (1-based, as written; `0` is reported later).
+#[derive(Debug, Clone)]
+pub enum PathStep {
+    Key(Ident),
+    Index { n: usize, span: Span },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExpectValue {
+    Number(f64),
+    Bool(bool),
+    Text(String),
+}
+
+/// `± amount`, or `± amount%` of the expected value.
+#[derive(Debug, Clone)]
+pub struct Tolerance {
+    pub amount: f64,
+    pub relative: bool,
     pub span: Span,
 }

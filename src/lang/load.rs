@@ -4,7 +4,7 @@
 //! **Invariant:** this module and the shells are the only places in `src/lang` that read
 //! files (`.nsd` sources and the MatrixMarket files that models import).
 
-use super::ast::{Analysis, File, Item, Template};
+use super::ast::{Analysis, Expect, File, Item, Template};
 use super::diagnostics::{Failure, ResolveError};
 use super::parse::parse_file;
 use super::source::SourceMap;
@@ -33,6 +33,8 @@ pub struct Program {
     pub model_order: Vec<String>,
     /// Analyses of the root file (imported files contribute templates only).
     pub analyses: Vec<Analysis>,
+    /// `expect` statements of the root file (checked by `nsd test`).
+    pub expects: Vec<Expect>,
 }
 
 impl Program {
@@ -113,6 +115,10 @@ impl Program {
                 Item::Component(t) => (TemplateKind::Component, t),
                 Item::Analysis(a) if root => {
                     self.analyses.push(a.clone());
+                    continue;
+                }
+                Item::Expect(e) if root => {
+                    self.expects.push(e.clone());
                     continue;
                 }
                 _ => continue,

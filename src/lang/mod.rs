@@ -5,6 +5,7 @@
 pub(crate) mod ast;
 pub(crate) mod diagnostics;
 pub(crate) mod eval;
+pub mod fmt;
 pub(crate) mod load;
 mod mtx;
 pub(crate) mod options;

@@ -7,6 +7,7 @@
 //! built in `stmt.rs`, expressions in `expr.rs`, and pest's errors become `ParseError`s in
 //! `syntax_error.rs`.
 
+mod expect;
 mod expr;
 mod stmt;
 mod syntax_error;
@@ -107,6 +108,7 @@ impl Builder {
             Rule::model => Item::Model(self.template(p)),
             Rule::component => Item::Component(self.template(p)),
             Rule::analysis => Item::Analysis(self.analysis(p)),
+            Rule::expect => Item::Expect(self.expect(p)),
             r => unreachable!("grammar: unexpected item {r:?}"),
         }
     }

@@ -53,7 +53,7 @@ pub(super) fn syntax_error(e: Error<Rule>, file: FileId, text: &str) -> ParseErr
 fn rule_name(rule: Rule) -> &'static str {
     match rule {
         Rule::EOI => "end of file",
-        Rule::file | Rule::item => "`model`, `component`, `import` or an analysis",
+        Rule::file | Rule::item => "`model`, `component`, `import`, an analysis or `expect`",
         Rule::import => "`import`",
         Rule::model => "`model`",
         Rule::component => "`component`",
@@ -110,6 +110,13 @@ fn rule_name(rule: Rule) -> &'static str {
         Rule::assign => "`=`",
         Rule::open_brace => "`{`",
         Rule::close_brace => "`}`",
+        Rule::expect | Rule::kw_expect => "`expect`",
+        Rule::expect_path => "a summary value (`analysis.key`)",
+        Rule::expect_value => "an expected number, `true`, `false` or a string",
+        Rule::boolean => "`true` or `false`",
+        Rule::pm => "`±`",
+        Rule::tolerance => "a tolerance",
+        Rule::percent => "`%`",
         Rule::WHITESPACE | Rule::unit_gap => "",
     }
 }

@@ -1,0 +1,104 @@
+//! The `nsd fmt [--check] FILES…` shell: formats `.nsd` files in place through
+//! `lang::fmt::format`, or with `--check` prints a unified diff of each file that is not
+//! formatted and exits 1 (for CI). Folders are walked for `.nsd` files (hidden ones skipped).
+
+use crate::lang::fmt::{format, FmtError};
+use std::path::{Path, PathBuf};
+
+/// The `.nsd` files named or under the folders named (hidden ones skipped), sorted within
+/// each folder.
+pub fn nsd_files(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found)?;
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        // Hidden files and folders (`.git`, editors' and tests' scratch files) are not models.
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "nsd") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Runs `nsd fmt`; returns the exit code (1 when a file cannot be read, parsed or written,
+/// or with `check` when one is not formatted).
+pub fn run(paths: &[PathBuf], check: bool) -> i32 {
+    let files = match nsd_files(paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error[nsd::fmt::io]: cannot list the files: {e}");
+            return 1;
+        }
+    };
+    let mut code = 0;
+    for file in files {
+        if let Err(()) = one(&file, check) {
+            code = 1;
+        }
+    }
+    code
+}
+
+/// Formats one file; `Err` when it fails or (with `check`) differs.
+fn one(file: &Path, check: bool) -> Result<(), ()> {
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        eprintln!("error[nsd::fmt::io]: cannot read {}: {e}", file.display());
+    })?;
+    let formatted = match format(&text) {
+        Ok(f) => f,
+        Err(FmtError::Parse(_)) => {
+            // The loader renders the syntax error with its source and file name.
+            if let Err(f) =
+                crate::lang::Program::from_source(&file.display().to_string(), &text, None)
+            {
+                crate::cli::print_failure(&f);
+            }
+            eprintln!(
+                "error[nsd::fmt::parse]: {} does not parse; not formatted",
+                file.display()
+            );
+            return Err(());
+        }
+        Err(FmtError::Changed) => {
+            eprintln!(
+                "error[nsd::fmt::internal]: formatting {} would change its tokens; left as is (please report)",
+                file.display()
+            );
+            return Err(());
+        }
+    };
+    if formatted == text {
+        return Ok(());
+    }
+    if check {
+        let name = file.display().to_string();
+        let diff = similar::TextDiff::from_lines(&text, &formatted);
+        print!(
+            "{}",
+            diff.unified_diff().context_radius(3).header(&name, &name)
+        );
+        return Err(());
+    }
+    std::fs::write(file, formatted).map_err(|e| {
+        eprintln!("error[nsd::fmt::io]: cannot write {}: {e}", file.display());
+    })
+}

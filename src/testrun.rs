@@ -1,0 +1,105 @@
+//! The `nsd test [FILES|DIRS]` shell: for each `.nsd` file, runs the analyses that its
+//! `expect` statements name (no others, no result folders), checks every expectation
+//! (`analysis::expect`), prints a coded diagnostic at each one that fails and
+//! `N passed, M failed` at the end; exit 1 when anything failed or a file did not load.
+
+use crate::analysis::{self, expect};
+use crate::cli::print_failure;
+use crate::lang::{Failure, Program};
+use std::path::{Path, PathBuf};
+
+/// Expectations passed and failed (a file that does not load counts as one failure).
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+}
+
+/// Runs `nsd test`; returns the exit code.
+pub fn run(paths: &[PathBuf]) -> i32 {
+    let files = match crate::fmt_cmd::nsd_files(paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error[nsd::test::io]: cannot list the files: {e}");
+            return 1;
+        }
+    };
+    let mut total = Tally::default();
+    for file in &files {
+        let t = one(file);
+        if t.passed + t.failed > 0 {
+            println!(
+                "{}: {} passed, {} failed",
+                file.display(),
+                t.passed,
+                t.failed
+            );
+        }
+        total.passed += t.passed;
+        total.failed += t.failed;
+    }
+    println!("{} passed, {} failed", total.passed, total.failed);
+    i32::from(total.failed > 0)
+}
+
+/// The expectations of one file.
+fn one(file: &Path) -> Tally {
+    let failed_load = |f: Failure| {
+        print_failure(&f);
+        Tally {
+            passed: 0,
+            failed: 1,
+        }
+    };
+    let prog = match Program::load(file) {
+        Ok(p) => p,
+        Err(f) => return failed_load(f),
+    };
+    if prog.expects.is_empty() {
+        return Tally::default();
+    }
+    if let Err(f) = analysis::check_names(&prog) {
+        return failed_load(f);
+    }
+    let mut tally = Tally::default();
+    for a in &prog.analyses {
+        let name = analysis::name_of(a);
+        let expects: Vec<_> = prog
+            .expects
+            .iter()
+            .filter(|e| e.analysis.name == name)
+            .collect();
+        if expects.is_empty() {
+            continue;
+        }
+        let summary = match analysis::run(&prog, a, &[]) {
+            Ok(r) => r.summary,
+            Err(f) => {
+                print_failure(&f.failure);
+                for e in &expects {
+                    let err = expect::ExpectError::AnalysisFailed {
+                        analysis: name.clone(),
+                        at: e.span,
+                    };
+                    report(&prog, e.span.file, err);
+                }
+                tally.failed += expects.len();
+                continue;
+            }
+        };
+        for e in expects {
+            match expect::check(&prog, e, &summary) {
+                Ok(()) => tally.passed += 1,
+                Err(err) => {
+                    report(&prog, e.span.file, err);
+                    tally.failed += 1;
+                }
+            }
+        }
+    }
+    tally
+}
+
+fn report(prog: &Program, file: crate::span::FileId, err: expect::ExpectError) {
+    print_failure(&Failure::one(Failure::located(&prog.sources, file, err)));
+}

@@ -1,0 +1,122 @@
+//! `expect` statements and `nsd test`, through the binary: the seed models' expectations
+//! pass; an altered expected value fails with exit 1 and a coded diagnostic on the value;
+//! `nsd run` ignores expectations; `nsd check` rejects one naming an unknown analysis.
+
+mod common;
+
+use common::{nsd, root};
+use std::path::PathBuf;
+
+/// A fresh folder under the system's temp dir holding `file` with `text`.
+fn temp_file(tag: &str, file: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nsd-expect-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp folder");
+    let path = dir.join(file);
+    std::fs::write(&path, text).expect("written");
+    path
+}
+
+#[test]
+fn the_seed_models_meet_their_expectations() {
+    let (code, stdout, stderr) = nsd(&["test", "models"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let last = stdout.lines().last().expect("a tally line");
+    let passed: usize = last
+        .strip_suffix(" passed, 0 failed")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("tally: {last}"));
+    // 11 seed files carry 35 expectations (paper 001 eq. 24, fixed–free chains, paper 004
+    // Sect. 7.2, Euler–Bernoulli for paper 003's cantilever).
+    assert!(passed >= 35, "{stdout}");
+    assert!(
+        stdout.contains("models/seed4/serial_impact.nsd: 9 passed, 0 failed"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_altered_value_fails_with_the_coded_diagnostic() {
+    let text = std::fs::read_to_string(root().join("models/seed4/serial_impact.nsd"))
+        .expect("the seed model")
+        .replace(
+            "expect one_impact.phi_roots[1] = 3.7397 ± 5e-5",
+            "expect one_impact.phi_roots[1] = 3.7400 ± 5e-5",
+        );
+    let path = temp_file("altered", "serial_impact.nsd", &text);
+    let (code, stdout, stderr) = nsd(&["test", &path.display().to_string()]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.ends_with("8 passed, 1 failed\n"), "{stdout}");
+    assert!(stderr.contains("nsd::test::expect_failed"), "{stderr}");
+    assert!(
+        stderr.contains("`one_impact.phi_roots[1]` is 3.7396"),
+        "{stderr}"
+    );
+    // The label sits on the value as written, the help gives the reported one.
+    assert!(stderr.contains("expected 3.7400 ± 5e-5"), "{stderr}");
+    assert!(stderr.contains("the analysis reported 3.7396"), "{stderr}");
+    // `run` writes results and ignores expectations.
+    let out = path.with_file_name("results");
+    let (code, _, stderr) = nsd(&[
+        "run",
+        &path.display().to_string(),
+        "--only",
+        "modes",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn unknown_keys_and_analyses_are_named_with_a_suggestion() {
+    let text = "model m { mass a = 1 kg\n spring a -- ground { k = 4 N/m } }\nmodes m as open\n\
+                expect open.natural_frequncies[1] = 2 ± 1e-12\nexpect open.dofs = 1\n";
+    let path = temp_file("keys", "m.nsd", text);
+    let (code, stdout, stderr) = nsd(&["test", &path.display().to_string()]);
+    assert_eq!(code, 1);
+    assert!(stdout.ends_with("1 passed, 1 failed\n"), "{stdout}");
+    assert!(stderr.contains("nsd::test::unknown_key"), "{stderr}");
+    assert!(
+        stderr.contains("did you mean `natural_frequencies`?"),
+        "{stderr}"
+    );
+    let fixed = text.replace("frequncies", "frequencies");
+    std::fs::write(&path, &fixed).expect("written");
+    assert_eq!(nsd(&["test", &path.display().to_string()]).0, 0);
+    std::fs::write(&path, fixed.replace("expect open.", "expect opn.")).expect("written");
+    for cmd in ["test", "check"] {
+        let (code, _, stderr) = nsd(&[cmd, &path.display().to_string()]);
+        assert_eq!(code, 1, "{cmd}");
+        assert!(
+            stderr.contains("nsd::test::unknown_analysis"),
+            "{cmd}: {stderr}"
+        );
+        assert!(stderr.contains("did you mean `open`?"), "{cmd}: {stderr}");
+    }
+}
+
+#[test]
+fn expectations_are_formatted_and_keep_their_meaning() {
+    let text = "model m { mass a = 1 }\nmodes m as open\nexpect open . dofs=1\nexpect open.natural_frequencies [1]=0+-1e-9 %\n";
+    let out = nsd::lang::fmt::format(text).expect("formats");
+    assert_eq!(
+        out,
+        "model m { mass a = 1 }\nmodes m as open\nexpect open.dofs = 1\nexpect open.natural_frequencies[1] = 0 +- 1e-9%\n"
+    );
+}
+
+#[test]
+fn a_failed_analysis_or_an_unloadable_file_fails_the_run() {
+    let text =
+        "model m {\n  mass a = 1\n  spring a -- ground { k = 1 }\n  force a = 1 / (1 - t)\n}\n\
+                simulate m as run { t = 0..2 }\nexpect run.events = 0\n";
+    let path = temp_file("failed", "m.nsd", text);
+    std::fs::write(path.with_file_name("broken.nsd"), "model b { mass = }\n").expect("written");
+    let dir = path.parent().expect("a folder").display().to_string();
+    let (code, stdout, stderr) = nsd(&["test", &dir]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stderr.contains("nsd::test::analysis_failed"), "{stderr}");
+    assert!(stderr.contains("nsd::parse::syntax"), "{stderr}");
+    // One unchecked expectation and one file that did not load.
+    assert!(stdout.ends_with("0 passed, 2 failed\n"), "{stdout}");
+}
