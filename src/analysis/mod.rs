@@ -2,6 +2,7 @@
 //! calls its backend and returns `Results`. Statements without a backend yet fail with
 //! `nsd::analysis::unavailable`.
 
+mod basins;
 pub(crate) mod check;
 mod continue_frf;
 pub(crate) mod diagnostics;
@@ -88,6 +89,7 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
         AnalysisKind::SweepBifurcation => {
             sweep_bifurcation::run(prog, a, overrides, &model, &sys).map_err(located)?
         }
+        AnalysisKind::Basins => basins::run(a, &model, &sys).map_err(located)?,
         AnalysisKind::SweepRegimes => {
             sweep_regimes::run(prog, a, overrides, &model, &sys).map_err(located)?
         }

@@ -1,0 +1,168 @@
+//! The `basins` analysis: a grid over two state coordinates (the others fixed), each cell
+//! labelled by the attractor its motion reaches (paper 000, Sect. 5.2, Figs. 13–16).
+//!
+//! Each cell is integrated from its state at `t = 0`, one forcing period at a time, until it
+//! is recognised by recurrence or settles on a cycle (`cell.rs`); settled cycles are matched
+//! against the attractors found so far or added (`attractor.rs`). Options in `options.rs`;
+//! tables, plot and summary in `report.rs`.
+//!
+//! Determinism: the cells run in chunks of a fixed schedule (`CHUNK_FIRST` doubling up to
+//! `CHUNK_MAX`, whatever the thread count). Within a chunk the cells run in parallel (rayon)
+//! against what was known when the chunk began; then, in cell-index order, each outcome is
+//! settled: a cycle is matched or becomes the next attractor (ids in order of first finding),
+//! and the boxes the motion visited are labelled with its attractor (the first label a box
+//! gets stays). So the labels, the attractor table and every file but the timings are the
+//! same for any number of threads.
+
+mod attractor;
+mod cell;
+mod options;
+mod report;
+
+use super::diagnostics::AnalysisError;
+use super::results::Results;
+use crate::lang::ast::Analysis;
+use crate::model::{Model, System};
+use crate::solve::poincare::{forcing_period, same_cycle};
+use attractor::Attractor;
+use cell::{run_cell, CellRun, Fate, Known};
+use options::Options;
+use rayon::prelude::*;
+
+/// Cells of the first chunk: few, so the first attractors are known early.
+const CHUNK_FIRST: usize = 16;
+/// Cells of the largest chunk (each chunk doubles the last): large enough to keep the
+/// threads busy, small enough that what is learnt is soon used.
+const CHUNK_MAX: usize = 1024;
+
+/// Most labelled boxes kept (about 1 GB at 64 bytes each for a 4-DOF state): past it, new
+/// boxes are not labelled and cells rely on the attractors' capture radius alone.
+const MAX_BOXES: usize = 16_000_000;
+
+/// How a cell's label was reached (the `exit` column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Exit {
+    Recurrence,
+    Settled,
+    Unresolved,
+    Failed,
+}
+
+/// One cell's row: attractor id (0: none), periods integrated, how it ended.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Label {
+    pub id: u32,
+    pub periods: usize,
+    pub exit: Exit,
+}
+
+pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
+    let opts = Options::read(a, model, sys)?;
+    if let Err(e) = crate::solve::ode::Hybrid::new(sys, opts.smooth_only) {
+        return Err(AnalysisError::Unsupported {
+            message: format!("basins of `{}`: {e}", model.name),
+            at: a.span,
+            help: "the map integrates the model as `simulate` does; see `simulate` for the elements it supports".into(),
+        });
+    }
+    let Some(forcing) = forcing_period(sys) else {
+        let reader = super::options::OptionReader::unchecked(a, model);
+        return Err(options::no_forcing(&reader, model));
+    };
+    let start = std::time::Instant::now();
+    let (nx, total) = (
+        opts.x.values.len(),
+        opts.x.values.len() * opts.y.values.len(),
+    );
+    let state = |k: usize| {
+        let mut y = opts.fixed.clone();
+        y[opts.x.index] = opts.x.values[k % nx];
+        y[opts.y.index] = opts.y.values[k / nx];
+        y
+    };
+    let bar = super::progress::bar(total, "basins", "cells", &model.name);
+    let mut map = Map::default();
+    let mut labels = Vec::with_capacity(total);
+    let (mut next, mut chunk) = (0, CHUNK_FIRST);
+    while next < total {
+        let end = (next + chunk).min(total);
+        let runs: Vec<CellRun> = (next..end)
+            .into_par_iter()
+            .map(|k| {
+                let run = run_cell(&opts, sys, forcing, &map.known, state(k));
+                bar.inc(1);
+                run
+            })
+            .collect();
+        for run in runs {
+            labels.push(map.settle(&opts, sys, forcing, run));
+        }
+        (next, chunk) = (end, (2 * chunk).min(CHUNK_MAX));
+    }
+    bar.finish_and_clear();
+    Ok(report::results(
+        &opts,
+        &labels,
+        &map.attractors,
+        model,
+        sys,
+        start.elapsed().as_secs_f64(),
+    ))
+}
+
+/// The attractors and labelled boxes so far.
+#[derive(Default)]
+struct Map {
+    attractors: Vec<Attractor>,
+    known: Known,
+}
+
+impl Map {
+    /// Settles one cell's outcome (in cell-index order): its label, and what it teaches.
+    fn settle(&mut self, opts: &Options, sys: &System, forcing: f64, run: CellRun) -> Label {
+        let (id, exit) = match run.fate {
+            Fate::Recurred(id) => (id, Exit::Recurrence),
+            Fate::Settled(cycle) => match self.matching(&cycle, opts.cell) {
+                Some(id) => (id, Exit::Settled),
+                None => {
+                    let id = self.attractors.len() as u32 + 1;
+                    match Attractor::new(opts, sys, forcing, &cycle, id) {
+                        // Polished, it may show its own period and be a known one.
+                        Ok(a) => match self.matching(&a.cycle, opts.cell) {
+                            Some(known) => (known, Exit::Settled),
+                            None => {
+                                self.known.cycles.push(a.cycle.clone());
+                                self.attractors.push(a);
+                                (id, Exit::Settled)
+                            }
+                        },
+                        Err(_) => (0, Exit::Failed),
+                    }
+                }
+            },
+            Fate::Unresolved => (0, Exit::Unresolved),
+            Fate::Failed(_) => (0, Exit::Failed),
+        };
+        if id > 0 {
+            for key in run.visited {
+                if self.known.boxes.len() >= MAX_BOXES {
+                    break;
+                }
+                self.known.boxes.entry(key).or_insert(id);
+            }
+        }
+        Label {
+            id,
+            periods: run.periods,
+            exit,
+        }
+    }
+
+    /// The known attractor that `cycle` is (`None`: a new one).
+    fn matching(&self, cycle: &[Vec<f64>], cell: f64) -> Option<u32> {
+        self.attractors
+            .iter()
+            .find(|a| same_cycle(cycle, &a.cycle, cell))
+            .map(|a| a.id)
+    }
+}
