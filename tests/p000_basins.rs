@@ -335,3 +335,66 @@ fn a_sign_check_integrator_misclassifies_cells_that_nsd_does_not() {
     assert!(wrong >= 1, "ode45 misclassified {wrong} of {agreed}");
     eprintln!("ode45 (tol 1e-6, max step 0.05) misclassifies {wrong} of {agreed} cells");
 }
+
+/// `--shard i/4` × 4 then `merge` writes the single run's files byte for byte (the map cut
+/// into blocks of 32 cells, so each shard holds one of the 4 blocks), and `--resume` keeps a
+/// shard already written.
+#[test]
+fn four_shards_merged_are_the_single_run() {
+    let options = format!("{SMALL_GRID}, block = 32");
+    let single = run_basins("two_mass_freeplay", &options, "shards_single", "2");
+    let dir = root().join("target/test-out/basins/shards");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("case.nsd");
+    let text = std::fs::read_to_string(root().join(MODEL)).expect("model")
+        + &format!("\nbasins two_mass_freeplay as b {{ {options} }}\n");
+    std::fs::write(&file, text).expect("write");
+    let run = |i: usize, extra: &[&str]| {
+        let shard = format!("{i}/4");
+        let mut args = vec![
+            "run",
+            file.to_str().expect("utf-8"),
+            "--only",
+            "b",
+            "--set",
+            "Omega=1.2",
+            "--shard",
+            &shard,
+            "--out",
+            dir.to_str().expect("utf-8"),
+        ];
+        args.extend_from_slice(extra);
+        nsd(&args)
+    };
+    for i in 0..4 {
+        let (code, _, stderr) = run(i, &[]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let (code, _, stderr) = run(2, &["--resume"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("skipped (--resume)"), "{stderr}");
+    let merged = dir.join("merged");
+    let (code, _, stderr) = nsd(&[
+        "merge",
+        dir.join("b.shards").to_str().expect("utf-8"),
+        "--out",
+        merged.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    for f in ["data.csv", "attractors.csv", "section.csv", "basins.svg"] {
+        let a = std::fs::read(single.join(f)).expect("single");
+        let b = std::fs::read(merged.join("b").join(f)).expect("merged");
+        assert!(a == b, "{f} differs between the single run and the merged shards");
+    }
+    // Three of the four shards cannot make the map.
+    std::fs::remove_file(dir.join("b.shards/shard-3-of-4.json")).expect("removed");
+    let (code, _, stderr) = nsd(&[
+        "merge",
+        dir.join("b.shards").to_str().expect("utf-8"),
+        "--out",
+        merged.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("blocks 3 of 4 are missing"), "{stderr}");
+}

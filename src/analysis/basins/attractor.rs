@@ -12,7 +12,7 @@
 use super::options::Options;
 use crate::analysis::sweep_bifurcation::chain::AMPLITUDE_SAMPLES;
 use crate::model::System;
-use crate::solve::ode::driver::{Section, SectionPoint};
+use crate::solve::ode::driver::Section;
 use crate::solve::ode::Hybrid;
 use crate::solve::poincare::{distance, run_span};
 
@@ -24,7 +24,7 @@ const POLISH_FACTOR: f64 = 10.0;
 const POLISH_MAX_PERIODS: usize = 3000;
 
 /// One attractor of the map.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct Attractor {
     /// From 1, in the order found (cells in index order).
     pub id: u32,
@@ -34,8 +34,8 @@ pub(super) struct Attractor {
     pub cycle: Vec<Vec<f64>>,
     /// The representative state at `t = 0` (forcing phase 0): the cycle's first point.
     pub rep: Vec<f64>,
-    /// Its points on the analysis's `section` over one period from `rep` (t from 0).
-    pub points: Vec<SectionPoint>,
+    /// Its points `(t, state)` on the analysis's `section` over one period from `rep`.
+    pub points: Vec<(f64, Vec<f64>)>,
     /// The largest |x| of the plotted DOF over one period.
     pub amplitude: f64,
     /// `|P^p(rep) − rep|∞` after polishing.
@@ -94,7 +94,11 @@ impl Attractor {
             .map(|p| p.y.clone())
             .collect();
         let section = Some(&opts.section);
-        let points = run_span(&mut hybrid, tol, span, y.clone(), section, vec![])?.section;
+        let points = run_span(&mut hybrid, tol, span, y.clone(), section, vec![])?
+            .section
+            .into_iter()
+            .map(|p| (p.t, p.y))
+            .collect();
         Ok(Attractor {
             id,
             period,

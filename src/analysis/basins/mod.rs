@@ -18,6 +18,7 @@ mod attractor;
 mod cell;
 mod options;
 mod report;
+mod shard;
 
 use super::diagnostics::AnalysisError;
 use super::results::Results;
@@ -40,7 +41,7 @@ const CHUNK_MAX: usize = 1024;
 const MAX_BOXES: usize = 16_000_000;
 
 /// How a cell's label was reached (the `exit` column).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(super) enum Exit {
     Recurrence,
     Settled,
@@ -49,7 +50,7 @@ pub(super) enum Exit {
 }
 
 /// One cell's row: attractor id (0: none), periods integrated, how it ended.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(super) struct Label {
     pub id: u32,
     pub periods: usize,
@@ -57,6 +58,39 @@ pub(super) struct Label {
 }
 
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
+    let start = std::time::Instant::now();
+    let (opts, forcing) = prepare(a, model, sys)?;
+    let blocks = (0..opts.blocks()).collect::<Vec<_>>();
+    let outcomes = run_blocks(&opts, sys, forcing, &blocks, &model.name);
+    let ctx = shard::Context::new(&opts, model, sys);
+    let (labels, attractors) = shard::join(outcomes, opts.cell);
+    Ok(report::results(
+        &ctx,
+        &labels,
+        &attractors,
+        start.elapsed().as_secs_f64(),
+    ))
+}
+
+/// `--shard index/count`: the blocks `b` with `b mod count = index`, as the shard's JSON
+/// (`shard.rs`), for `merge` to join.
+pub fn run_shard(
+    a: &Analysis,
+    model: &Model,
+    sys: &System,
+    (index, count): (usize, usize),
+) -> Result<serde_json::Value, AnalysisError> {
+    let (opts, forcing) = prepare(a, model, sys)?;
+    let blocks: Vec<usize> = (0..opts.blocks()).filter(|b| b % count == index).collect();
+    let outcomes = run_blocks(&opts, sys, forcing, &blocks, &model.name);
+    let ctx = shard::Context::new(&opts, model, sys);
+    Ok(shard::payload(ctx, (index, count), blocks, outcomes))
+}
+
+pub use shard::merge;
+
+/// The options, checked to run: an integrable model under harmonic forcing (its period).
+fn prepare(a: &Analysis, model: &Model, sys: &System) -> Result<(Options, f64), AnalysisError> {
     let opts = Options::read(a, model, sys)?;
     if let Err(e) = crate::solve::ode::Hybrid::new(sys, opts.smooth_only) {
         return Err(AnalysisError::Unsupported {
@@ -69,45 +103,72 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
         let reader = super::options::OptionReader::unchecked(a, model);
         return Err(options::no_forcing(&reader, model));
     };
-    let start = std::time::Instant::now();
-    let (nx, total) = (
-        opts.x.values.len(),
-        opts.x.values.len() * opts.y.values.len(),
-    );
+    Ok((opts, forcing))
+}
+
+/// One block's cells labelled with the block's own attractors (ids from 1).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Block {
+    labels: Vec<Label>,
+    attractors: Vec<Attractor>,
+}
+
+/// Runs the blocks `blocks` (indices), each on its own, in order.
+fn run_blocks(
+    opts: &Options,
+    sys: &System,
+    forcing: f64,
+    blocks: &[usize],
+    model: &str,
+) -> Vec<Block> {
+    let cells = |b: usize| opts.block_range(b);
+    let total = blocks.iter().map(|b| cells(*b).len()).sum();
+    let bar = super::progress::bar(total, "basins", "cells", model);
+    let out = blocks
+        .iter()
+        .map(|b| run_block(opts, sys, forcing, cells(*b), &bar))
+        .collect();
+    bar.finish_and_clear();
+    out
+}
+
+/// The cells `range` in chunks (see the module header), against what this block learns.
+fn run_block(
+    opts: &Options,
+    sys: &System,
+    forcing: f64,
+    range: std::ops::Range<usize>,
+    bar: &indicatif::ProgressBar,
+) -> Block {
+    let nx = opts.x.values.len();
     let state = |k: usize| {
         let mut y = opts.fixed.clone();
         y[opts.x.index] = opts.x.values[k % nx];
         y[opts.y.index] = opts.y.values[k / nx];
         y
     };
-    let bar = super::progress::bar(total, "basins", "cells", &model.name);
     let mut map = Map::default();
-    let mut labels = Vec::with_capacity(total);
-    let (mut next, mut chunk) = (0, CHUNK_FIRST);
-    while next < total {
-        let end = (next + chunk).min(total);
+    let mut labels = Vec::with_capacity(range.len());
+    let (mut next, mut chunk) = (range.start, CHUNK_FIRST);
+    while next < range.end {
+        let end = (next + chunk).min(range.end);
         let runs: Vec<CellRun> = (next..end)
             .into_par_iter()
             .map(|k| {
-                let run = run_cell(&opts, sys, forcing, &map.known, state(k));
+                let run = run_cell(opts, sys, forcing, &map.known, state(k));
                 bar.inc(1);
                 run
             })
             .collect();
         for run in runs {
-            labels.push(map.settle(&opts, sys, forcing, run));
+            labels.push(map.settle(opts, sys, forcing, run));
         }
         (next, chunk) = (end, (2 * chunk).min(CHUNK_MAX));
     }
-    bar.finish_and_clear();
-    Ok(report::results(
-        &opts,
-        &labels,
-        &map.attractors,
-        model,
-        sys,
-        start.elapsed().as_secs_f64(),
-    ))
+    Block {
+        labels,
+        attractors: map.attractors,
+    }
 }
 
 /// The attractors and labelled boxes so far.

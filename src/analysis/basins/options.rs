@@ -6,7 +6,7 @@
 //! (stroboscopic points compared for the period, 32), `max_period` (8), `tol` (the period's
 //! point tolerance relative to the largest coordinate, 1e-4), `cell` (the side of the
 //! recurrence boxes and the capture radius of an attractor, in the state's units; default
-//! the wider grid axis's span / 200), `plot` (the DOF whose amplitude is tabled, default the first grid
+//! the wider grid axis's span / 200), `block` (cells per independently mapped block, 65536), `plot` (the DOF whose amplitude is tabled, default the first grid
 //! coordinate's), `rtol`, `atol`, `events`.
 
 use super::super::diagnostics::AnalysisError;
@@ -34,6 +34,10 @@ const DEFAULT_PERIOD_TOL: f64 = 1e-4;
 /// the grid's resolution): on the free-play model at Ω = 1.2 (a −1..1 grid of 41 × 41), boxes
 /// of 0.01, 0.001 and 1e-5 label every cell alike, boxes of 0.05 differ on 4 % of them.
 const BOXES_PER_SPAN: f64 = 200.0;
+/// Default cells per block (`block`): a block is mapped on its own (its own attractors found
+/// again, its own boxes), so `--shard` can hand blocks to separate processes; 65536 keeps a
+/// 200 × 200 map in one block.
+const DEFAULT_BLOCK: usize = 65536;
 /// Most cells of one map (a 2000 × 2000 grid): above it the map would run for days.
 const MAX_CELLS: usize = 4_000_000;
 /// Bytes held per cell while the map runs (its label, count and exit, and the boxes its
@@ -43,7 +47,7 @@ const BYTES_PER_CELL: f64 = 1100.0;
 const GRID_EXAMPLE: &str = "write `grid = { m1 = -1..1 by 0.01, v.m1 = -1..1 by 0.01 }`";
 
 /// One axis of the grid: the state coordinate, its name and its values.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(super) struct Axis {
     pub index: usize,
     pub name: String,
@@ -68,6 +72,8 @@ pub(super) struct Options {
     pub rtol: f64,
     pub atol: f64,
     pub smooth_only: bool,
+    /// Cells per block: each block of consecutive cells is mapped on its own.
+    pub block: usize,
 }
 
 impl Options {
@@ -88,6 +94,7 @@ impl Options {
                 "rtol",
                 "atol",
                 "events",
+                "block",
             ],
         )?;
         let (x, y) = grid(a, model, sys, &opts)?;
@@ -117,9 +124,23 @@ impl Options {
             rtol,
             atol,
             smooth_only: opts.choice("events", &["exact", "smooth"])? == Some("smooth"),
+            block: opts.count("block", 1)?.unwrap_or(DEFAULT_BLOCK),
             x,
             y,
         })
+    }
+}
+
+impl Options {
+    /// The number of blocks.
+    pub fn blocks(&self) -> usize {
+        (self.x.values.len() * self.y.values.len()).div_ceil(self.block)
+    }
+
+    /// The cells of block `b` (indices, the first coordinate fastest).
+    pub fn block_range(&self, b: usize) -> std::ops::Range<usize> {
+        let total = self.x.values.len() * self.y.values.len();
+        (b * self.block).min(total)..((b + 1) * self.block).min(total)
     }
 }
 

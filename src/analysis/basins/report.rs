@@ -6,9 +6,9 @@
 
 use super::attractor::Attractor;
 use super::options::Options;
+use super::shard::Context;
 use super::{Exit, Label};
 use crate::analysis::results::{Cell, CellMap, Plot, Results, Table};
-use crate::model::{Model, System};
 use serde_json::{json, Map, Value};
 
 /// Colours of the attractors, in id order (then repeated), and of the cells without one.
@@ -34,14 +34,12 @@ fn exit_text(e: Exit) -> &'static str {
 }
 
 pub(super) fn results(
-    opts: &Options,
+    ctx: &Context,
     labels: &[Label],
     attractors: &[Attractor],
-    model: &Model,
-    sys: &System,
     wall_s: f64,
 ) -> Results {
-    let names: Vec<String> = sys.dofs.iter().map(|d| d.name.clone()).collect();
+    let (names, opts) = (&ctx.names, ctx);
     let state_columns = || {
         names
             .iter()
@@ -112,10 +110,10 @@ pub(super) fn results(
         rows: attractors
             .iter()
             .flat_map(|a| {
-                a.points.iter().map(move |p| {
-                    [a.id as f64, p.t]
+                a.points.iter().map(move |(t, y)| {
+                    [a.id as f64, *t]
                         .iter()
-                        .chain(&p.y)
+                        .chain(y)
                         .map(|v| Cell::Num(*v))
                         .collect()
                 })
@@ -124,7 +122,7 @@ pub(super) fn results(
     };
     let summary = summary(labels, attractors);
     let exits = |e: Exit| labels.iter().filter(|l| l.exit == e).count();
-    let mut warnings: Vec<String> = sys.warnings.iter().map(|w| w.message.clone()).collect();
+    let mut warnings = ctx.warnings.clone();
     if exits(Exit::Failed) > 0 {
         warnings.push(format!(
             "{} cells failed to integrate (attractor 0 in data.csv)",
@@ -134,12 +132,12 @@ pub(super) fn results(
     Results {
         name: String::new(),
         kind: "basins".into(),
-        model: model.name.clone(),
+        model: ctx.model.clone(),
         tables: vec![data, table, section],
-        plots: vec![plot(opts, labels, attractors, &model.name)],
+        plots: vec![plot(ctx, labels, attractors)],
         summary,
-        settings: settings(opts),
-        params: model.params.clone(),
+        settings: ctx.settings.clone(),
+        params: ctx.params.clone(),
         warnings,
         wall_s,
     }
@@ -175,7 +173,7 @@ fn summary(labels: &[Label], attractors: &[Attractor]) -> Map<String, Value> {
 }
 
 /// The map: one colour per attractor, grey where none was found (paper 000, Figs. 13, 16).
-fn plot(opts: &Options, labels: &[Label], attractors: &[Attractor], model: &str) -> Plot {
+fn plot(opts: &Context, labels: &[Label], attractors: &[Attractor]) -> Plot {
     let mut legend: Vec<(String, [u8; 3])> = attractors
         .iter()
         .map(|a| {
@@ -201,7 +199,7 @@ fn plot(opts: &Options, labels: &[Label], attractors: &[Attractor], model: &str)
         .collect();
     Plot {
         file: "basins.svg".into(),
-        title: format!("{model}: basins of attraction"),
+        title: format!("{}: basins of attraction", opts.model),
         x_label: opts.x.name.clone(),
         y_label: opts.y.name.clone(),
         series: vec![],
@@ -214,7 +212,8 @@ fn plot(opts: &Options, labels: &[Label], attractors: &[Attractor], model: &str)
     }
 }
 
-fn settings(opts: &Options) -> Map<String, Value> {
+/// The settings in `meta.json`.
+pub(super) fn settings(opts: &Options) -> Map<String, Value> {
     let axis = |a: &super::options::Axis| json!({ "coordinate": a.name, "from": a.values.first(), "to": a.values.last(), "points": a.values.len() });
     let mut s = Map::new();
     s.insert("x".into(), axis(&opts.x));
@@ -228,6 +227,7 @@ fn settings(opts: &Options) -> Map<String, Value> {
     s.insert("cell".into(), json!(opts.cell));
     s.insert("rtol".into(), json!(opts.rtol));
     s.insert("atol".into(), json!(opts.atol));
+    s.insert("block".into(), json!(opts.block));
     s.insert(
         "events".into(),
         json!(if opts.smooth_only { "smooth" } else { "exact" }),
