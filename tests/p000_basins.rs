@@ -385,7 +385,10 @@ fn four_shards_merged_are_the_single_run() {
     for f in ["data.csv", "attractors.csv", "section.csv", "basins.svg"] {
         let a = std::fs::read(single.join(f)).expect("single");
         let b = std::fs::read(merged.join("b").join(f)).expect("merged");
-        assert!(a == b, "{f} differs between the single run and the merged shards");
+        assert!(
+            a == b,
+            "{f} differs between the single run and the merged shards"
+        );
     }
     // Three of the four shards cannot make the map.
     std::fs::remove_file(dir.join("b.shards/shard-3-of-4.json")).expect("removed");
@@ -397,4 +400,28 @@ fn four_shards_merged_are_the_single_run() {
     ]);
     assert_eq!(code, 1);
     assert!(stderr.contains("blocks 3 of 4 are missing"), "{stderr}");
+}
+
+/// A wrong `grid` is a coded diagnostic on the option, with a help line.
+#[test]
+fn a_wrong_grid_is_a_located_diagnostic() {
+    let model = std::fs::read_to_string(root().join(MODEL)).expect("model");
+    for (grid, said) in [
+        ("grid = { m1 = -1..1 by 0.5 }", "expected two coordinates"),
+        (
+            "grid = { m1 = -1..1 by 0.5, m3 = 0..1 by 0.5 }",
+            "`m3` is not a DOF",
+        ),
+        ("grid = { m1 = -1..1 by 0.5, v.m1 = 1..0 by 0.5 }", "a < b"),
+        (
+            "grid = { m1 = -1..1 by 0.5, m1 = 0..1 by 0.5 }",
+            "the same coordinate twice",
+        ),
+    ] {
+        let text = format!("{model}\nbasins two_mass_freeplay as b {{ {grid} }}\n");
+        let (code, _, stderr, _) = run_text(&text, "basins/bad_grid", &["--only", "b"]);
+        assert_eq!(code, 1, "{grid}");
+        assert!(stderr.contains("nsd::analysis::bad_option"), "{stderr}");
+        assert!(stderr.contains(said), "{grid}: {stderr}");
+    }
 }

@@ -147,3 +147,20 @@ fn least_period(cycle: Vec<Vec<f64>>, tol: f64) -> usize {
         .find(|d| (0..p).all(|i| distance(&cycle[i], &cycle[(i + d) % p]) <= tol * scale))
         .unwrap_or(p.max(1))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::least_period;
+
+    #[test]
+    fn a_cycle_of_repeated_points_has_its_own_least_period() {
+        let (a, b) = (vec![0.1, -0.2], vec![0.3, 0.05]);
+        // Eight points of a period-1 orbit (a spiral's multiple, polished) are period 1.
+        assert_eq!(least_period(vec![a.clone(); 8], 1e-6), 1);
+        // a, b, a, b is period 2; a, b, a, a is its own length.
+        let abab = vec![a.clone(), b.clone(), a.clone(), b.clone()];
+        assert_eq!(least_period(abab, 1e-6), 2);
+        let abaa = vec![a.clone(), b, a.clone(), a];
+        assert_eq!(least_period(abaa, 1e-6), 4);
+    }
+}
