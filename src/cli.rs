@@ -85,7 +85,7 @@ struct RunArgs {
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     shard: Option<(usize, usize)>,
     /// With `--shard`: skip a shard whose file is already written.
-    #[arg(long)]
+    #[arg(long, requires = "shard")]
     resume: bool,
 }
 
