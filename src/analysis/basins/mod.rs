@@ -13,6 +13,10 @@
 //! and the boxes the motion visited are labelled with its attractor (the first label a box
 //! gets stays). So the labels, the attractor table and every file but the timings are the
 //! same for any number of threads.
+//!
+//! The grid is cut into blocks of `block` consecutive cells, each mapped on its own as above
+//! and joined in order (`shard.rs`): the unit of `nsd run --shard i/n` and `nsd merge`, whose
+//! joined files are the single run's.
 
 mod attractor;
 mod cell;
