@@ -1,4 +1,4 @@
-//! The command-line shell (`nsd check | run | repl`): parses arguments with clap, calls the
+//! The command-line shell (`nsd check | run | merge | repl`): parses arguments with clap, calls the
 //! pipeline, prints diagnostics to stderr and results to stdout, returns the exit code
 //! (0 success, 1 the model or command is wrong, 2 a numerical failure).
 //!
@@ -30,6 +30,8 @@ enum Command {
     Check(CheckArgs),
     /// Run the analyses of a file; results go to DIR/<name>/.
     Run(RunArgs),
+    /// Join the shards of `run --shard` (folders DIR/NAME.shards) into the single run's results.
+    Merge(MergeArgs),
     /// Interactive session: load files, set parameters, run analyses.
     Repl { file: Option<PathBuf> },
     /// Format .nsd files in place (folders are walked); `--check` prints a diff and exits 1 instead.
@@ -55,6 +57,20 @@ struct FmtArgs {
     /// Change nothing; print a unified diff of each file not formatted and exit 1.
     #[arg(long)]
     check: bool,
+}
+
+// The arguments of `nsd merge`.
+#[derive(Args)]
+struct MergeArgs {
+    /// Folders holding shard files (`NAME.shards/`, or folders containing them).
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// Output folder.
+    #[arg(long, default_value = "results")]
+    out: PathBuf,
+    /// Print one JSON object per analysis to stdout.
+    #[arg(long)]
+    json: bool,
 }
 
 // The arguments of `nsd check` (no doc comment: clap would take it for the command's help).
@@ -87,6 +103,28 @@ struct RunArgs {
     /// Run only the analysis of this name.
     #[arg(long)]
     only: Option<String>,
+    /// Compute one deterministic slice `i/n` (0 ≤ i < n) of a `basins` map into
+    /// DIR/NAME.shards/; `nsd merge` joins the slices.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
+    /// With `--shard`: skip a shard whose file is already written.
+    #[arg(long, requires = "shard")]
+    resume: bool,
+}
+
+/// `i/n` with `0 ≤ i < n`.
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{s}`: expected I/N with 0 ≤ I < N, e.g. `--shard 0/4`");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if i < n {
+        Ok((i, n))
+    } else {
+        Err(bad())
+    }
 }
 
 /// What the command line asks for.
@@ -108,6 +146,7 @@ enum BatchCommand {
     Run(RunArgs),
     Fmt(FmtArgs),
     Test(TestArgs),
+    Merge(MergeArgs),
 }
 
 /// Prints every diagnostic of a failure to stderr.
@@ -123,6 +162,7 @@ pub fn parse() -> Invocation {
         Ok(cli) => match cli.command {
             Command::Check(args) => Invocation::Batch(Batch(BatchCommand::Check(args))),
             Command::Run(args) => Invocation::Batch(Batch(BatchCommand::Run(args))),
+            Command::Merge(args) => Invocation::Batch(Batch(BatchCommand::Merge(args))),
             Command::Repl { file } => Invocation::Repl(file),
             Command::Fmt(args) => Invocation::Batch(Batch(BatchCommand::Fmt(args))),
             Command::Test(args) => Invocation::Batch(Batch(BatchCommand::Test(args))),
@@ -143,6 +183,7 @@ pub fn execute(batch: Batch) -> i32 {
         BatchCommand::Run(args) => run(&args),
         BatchCommand::Fmt(args) => crate::fmt_cmd::run(&args.files, args.check),
         BatchCommand::Test(args) => crate::testrun::run(&args.files),
+        BatchCommand::Merge(args) => merge(&args),
     }
 }
 
@@ -249,41 +290,141 @@ fn run(args: &RunArgs) -> i32 {
     );
     let mut code = 0;
     for a in selected {
+        if let Some(shard) = args.shard {
+            code = code.max(run_shard(&prog, a, &ov, shard, args, &hash));
+            continue;
+        }
         match analysis::run(&prog, a, &ov) {
-            Ok(r) => match crate::io::report::write(out, &r, &hash) {
-                Ok(Written { dir, warnings }) => {
-                    if as_json {
-                        emit(&format!(
-                            "{}",
-                            json!({"name": r.name, "kind": r.kind, "out": dir.display().to_string(), "summary": r.summary})
-                        ));
-                    } else {
-                        emit(&format!(
-                            "{} ({} of {}): {} in {:.3} s → {}",
-                            r.name,
-                            r.kind,
-                            r.model,
-                            summary_line(&r.summary),
-                            r.wall_s,
-                            dir.display()
-                        ));
-                        for w in r.warnings.iter().chain(&warnings) {
-                            emit(&format!("  warning: {w}"));
-                        }
-                    }
-                }
-                Err(e) => {
-                    eprintln!(
-                        "error[nsd::io::write]: cannot write results of `{}` to {}: {e}",
-                        r.name,
-                        out.display()
-                    );
-                    code = code.max(1);
-                }
-            },
+            Ok(r) => code = code.max(written(&r, out, &hash, as_json)),
             Err(failure) => {
                 code = code.max(failure.exit_code);
                 failed(a, failure, out, &hash, as_json);
+            }
+        }
+    }
+    code
+}
+
+/// Writes the results folder and reports it on stdout; the exit code.
+fn written(r: &analysis::Results, out: &Path, hash: &str, as_json: bool) -> i32 {
+    match crate::io::report::write(out, r, hash) {
+        Ok(Written { dir, warnings }) => {
+            if as_json {
+                emit(&format!(
+                    "{}",
+                    json!({"name": r.name, "kind": r.kind, "out": dir.display().to_string(), "summary": r.summary})
+                ));
+            } else {
+                emit(&format!(
+                    "{} ({} of {}): {} in {:.3} s → {}",
+                    r.name,
+                    r.kind,
+                    r.model,
+                    summary_line(&r.summary),
+                    r.wall_s,
+                    dir.display()
+                ));
+                for w in r.warnings.iter().chain(&warnings) {
+                    emit(&format!("  warning: {w}"));
+                }
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!(
+                "error[nsd::io::write]: cannot write results of `{}` to {}: {e}",
+                r.name,
+                out.display()
+            );
+            1
+        }
+    }
+}
+
+/// `run --shard i/n`: the slice written to `OUT/NAME.shards/shard-i-of-n.json` (atomically;
+/// with `--resume`, a slice already written is kept). The exit code.
+fn run_shard(
+    prog: &Program,
+    a: &crate::lang::ast::Analysis,
+    ov: &[Override],
+    (i, n): (usize, usize),
+    args: &RunArgs,
+    hash: &str,
+) -> i32 {
+    let dir = args.out.join(format!("{}.shards", analysis::name_of(a)));
+    let file = dir.join(format!("shard-{i}-of-{n}.json"));
+    if args.resume && crate::io::report::read_json(&file).is_ok() {
+        eprintln!("{} exists: skipped (--resume)", file.display());
+        return 0;
+    }
+    match analysis::run_shard(prog, a, ov, (i, n)) {
+        Ok(mut v) => {
+            v["source_hash"] = Value::String(hash.into());
+            match crate::io::report::write_json(&file, &v) {
+                Ok(()) => {
+                    emit(&format!(
+                        "shard {i}/{n} of `{}` → {}",
+                        analysis::name_of(a),
+                        file.display()
+                    ));
+                    0
+                }
+                Err(e) => {
+                    eprintln!(
+                        "error[nsd::io::write]: cannot write {}: {e}",
+                        file.display()
+                    );
+                    1
+                }
+            }
+        }
+        Err(failure) => {
+            print_failure(&failure.failure);
+            failure.exit_code
+        }
+    }
+}
+
+/// `merge DIR…`: every `shard-*.json` in the folders (or in their `*.shards` subfolders),
+/// grouped by analysis, joined and written as a single run's results. The exit code.
+fn merge(args: &MergeArgs) -> i32 {
+    let mut groups: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+    for dir in &args.dirs {
+        let files = match crate::io::report::shard_files(dir) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("error[nsd::io::read]: cannot read {}: {e}", dir.display());
+                return 1;
+            }
+        };
+        for f in files {
+            match crate::io::report::read_json(&f) {
+                Ok(v) => {
+                    let name = v["name"].as_str().unwrap_or_default().to_string();
+                    groups.entry(name).or_default().push(v);
+                }
+                Err(e) => {
+                    eprintln!("error[nsd::io::read]: {}: {e}", f.display());
+                    return 1;
+                }
+            }
+        }
+    }
+    if groups.is_empty() {
+        eprintln!("error[nsd::merge::empty]: no shard files (shard-*.json) in the folders given");
+        return 1;
+    }
+    let mut code = 0;
+    for (name, shards) in groups {
+        let hash = shards[0]["source_hash"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        match analysis::merge_shards(&shards) {
+            Ok(r) => code = code.max(written(&r, &args.out, &hash, args.json)),
+            Err(e) => {
+                eprintln!("error[nsd::merge::inconsistent]: `{name}`: {e}");
+                code = 1;
             }
         }
     }

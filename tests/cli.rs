@@ -198,7 +198,7 @@ fn exit_codes() {
     let unavailable = dir.join("unavailable.nsd");
     std::fs::write(
         &unavailable,
-        "model m { mass a = 1\n spring a -- ground { k = 1 } }\nbasins m\n",
+        "model m { mass a = 1\n spring a -- ground { k = 1 } }\ncontinue periodic m\n",
     )
     .expect("write");
     let (code, _, stderr) = nsd(&[

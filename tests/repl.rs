@@ -70,7 +70,7 @@ fn analyses_run_when_typed_and_by_name() {
     assert!(r.text.contains(&format!("{}", 11f64.sqrt())), "{}", r.text);
     assert!(s.eval(":run m1").text.contains("natural_frequencies"));
     assert!(s.eval(":run nope").text.contains("no analysis `nope`"));
-    let r = s.eval("basins osc { }");
+    let r = s.eval("continue periodic osc { }");
     assert!(r.text.contains("nsd::analysis::unavailable"), "{}", r.text);
 }
 

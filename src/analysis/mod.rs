@@ -2,6 +2,7 @@
 //! calls its backend and returns `Results`. Statements without a backend yet fail with
 //! `nsd::analysis::unavailable`.
 
+mod basins;
 pub(crate) mod check;
 mod continue_frf;
 pub(crate) mod diagnostics;
@@ -34,26 +35,24 @@ pub struct RunFailure {
     pub partial: Option<Box<Results>>,
 }
 
-/// Resolves the analysis's model with the overrides, assembles it and runs the analysis.
-pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Results, RunFailure> {
-    let located = |e: AnalysisError| {
-        let code = e.exit_code();
-        let file = e.span().file;
-        RunFailure {
-            failure: Failure::one(Failure::located(&prog.sources, file, e)),
-            exit_code: code,
-            partial: None,
-        }
-    };
-    // A numerical failure keeps what was computed before it (exit code 2).
-    let keep = |p: Partial| {
-        let mut f = located(p.error);
-        f.partial = p.results.map(|mut r| {
-            r.name = name_of(a);
-            r
-        });
-        f
-    };
+/// A failure located in the analysis's file (exit code by kind, nothing computed).
+fn located(prog: &Program, e: AnalysisError) -> RunFailure {
+    let code = e.exit_code();
+    let file = e.span().file;
+    RunFailure {
+        failure: Failure::one(Failure::located(&prog.sources, file, e)),
+        exit_code: code,
+        partial: None,
+    }
+}
+
+/// The analysis's model resolved with the overrides it declares, assembled, and the request
+/// checked before it runs (`preflight`).
+fn setup(
+    prog: &Program,
+    a: &Analysis,
+    overrides: &[Override],
+) -> Result<(Vec<Override>, crate::model::Model, crate::model::System), RunFailure> {
     if prog.template(&a.model.name).is_none() {
         let e = crate::lang::diagnostics::ResolveError::UnknownModel {
             name: a.model.name.clone(),
@@ -70,8 +69,8 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
             partial: None,
         });
     }
-    let overrides = &overrides_for(prog, &a.model.name, overrides);
-    let model = resolve(prog, &a.model.name, overrides).map_err(|failure| RunFailure {
+    let overrides = overrides_for(prog, &a.model.name, overrides);
+    let model = resolve(prog, &a.model.name, &overrides).map_err(|failure| RunFailure {
         failure,
         exit_code: 1,
         partial: None,
@@ -81,12 +80,30 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
         exit_code: 1,
         partial: None,
     })?;
-    preflight::check(a, &model, &sys).map_err(located)?;
+    preflight::check(a, &model, &sys).map_err(|e| located(prog, e))?;
+    Ok((overrides, model, sys))
+}
+
+/// Resolves the analysis's model with the overrides, assembles it and runs the analysis.
+pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Results, RunFailure> {
+    let located = |e: AnalysisError| located(prog, e);
+    // A numerical failure keeps what was computed before it (exit code 2).
+    let keep = |p: Partial| {
+        let mut f = located(p.error);
+        f.partial = p.results.map(|mut r| {
+            r.name = name_of(a);
+            r
+        });
+        f
+    };
+    let (overrides, model, sys) = setup(prog, a, overrides)?;
+    let overrides = &overrides;
     let mut results = match a.kind {
         AnalysisKind::Modes => modes::run(a, &model, &sys).map_err(located)?,
         AnalysisKind::Simulate => simulate::run(a, &model, &sys).map_err(keep)?,
         AnalysisKind::ContinueFrf => continue_frf::run(a, &model, &sys).map_err(keep)?,
         AnalysisKind::NsModes => nsmodes::run(a, &model, &sys).map_err(located)?,
+        AnalysisKind::Basins => basins::run(a, &model, &sys).map_err(located)?,
         AnalysisKind::SweepBifurcation => {
             sweep_bifurcation::run(prog, a, overrides, &model, &sys).map_err(located)?
         }
@@ -102,6 +119,44 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
     };
     results.name = name_of(a);
     Ok(results)
+}
+
+/// `nsd run --shard index/count`: one deterministic slice of a sharded analysis (`basins`)
+/// as JSON, with the analysis's name; `merge` joins the slices.
+pub fn run_shard(
+    prog: &Program,
+    a: &Analysis,
+    overrides: &[Override],
+    shard: (usize, usize),
+) -> Result<serde_json::Value, RunFailure> {
+    let (_, model, sys) = setup(prog, a, overrides)?;
+    let AnalysisKind::Basins = a.kind else {
+        return Err(located(
+            prog,
+            AnalysisError::Unsupported {
+                message: format!("`{}` cannot be sharded", a.kind.keyword()),
+                at: a.span,
+                help:
+                    "`--shard` splits `basins` maps; run the other analyses whole (`--only NAME`)"
+                        .into(),
+            },
+        ));
+    };
+    let mut v = basins::run_shard(a, &model, &sys, shard).map_err(|e| located(prog, e))?;
+    v["name"] = serde_json::Value::String(name_of(a));
+    Ok(v)
+}
+
+/// `nsd merge`: the shards of one analysis (as `run_shard` wrote them) joined into the
+/// results of a single run.
+pub fn merge_shards(shards: &[serde_json::Value]) -> Result<Results, String> {
+    let mut r = basins::merge(shards)?;
+    r.name = shards
+        .first()
+        .and_then(|s| s["name"].as_str())
+        .ok_or("a shard without the analysis's name")?
+        .into();
+    Ok(r)
 }
 
 /// The overrides that `model` declares a parameter for: a `--set` on a file with several

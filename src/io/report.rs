@@ -77,6 +77,48 @@ pub fn write(out: &Path, r: &Results, source_hash: &str) -> std::io::Result<Writ
     })
 }
 
+/// Writes `v` as pretty JSON to `path` atomically (a temporary file renamed into place), its
+/// folder created.
+pub fn write_json(path: &Path, v: &Value) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let text = serde_json::to_string(v).map_err(std::io::Error::other)?;
+    std::fs::write(&tmp, text + "\n")?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Reads a JSON file.
+pub fn read_json(path: &Path) -> std::io::Result<Value> {
+    let text = std::fs::read_to_string(path)?;
+    serde_json::from_str(&text).map_err(std::io::Error::other)
+}
+
+/// The shard files (`shard-*.json`) in `dir` and in its `*.shards` subfolders, sorted.
+pub fn shard_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let is_shard = |p: &Path| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("shard-") && n.ends_with(".json"))
+    };
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let p = entry?.path();
+        if p.is_dir() && p.extension().is_some_and(|e| e == "shards") {
+            for inner in std::fs::read_dir(&p)? {
+                let q = inner?.path();
+                if is_shard(&q) {
+                    out.push(q);
+                }
+            }
+        } else if is_shard(&p) {
+            out.push(p);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// Writes every plot into `dir` as SVG and PNG. A plot that cannot be drawn (e.g. no finite
 /// axis range) is left out and named in the returned warnings: the data are in the CSV, and
 /// the reader learns why the picture is missing.

@@ -1,7 +1,8 @@
 //! Periods of Poincaré section sequences: the smallest shift that maps a sequence of section
 //! points onto itself, in forcing periods, or none (quasi-periodic or chaotic motion); and
-//! the forcing period of a system, for stroboscopic sections. Shared by `sweep bifurcation`
-//! and, later, the attractor matching of `basins`.
+//! the forcing period of a system, for stroboscopic sections; a run over whole forcing
+//! periods; and the matching of two cycles of section points (the same orbit entered at any
+//! phase). Shared by `sweep bifurcation` and `basins`.
 //!
 //! A period-`p` orbit of a forced system returns to every section point after `p` forcing
 //! periods `T`: on the stroboscopic section the sequence repeats after `p` points; on a
@@ -14,7 +15,10 @@
 //! sections of periodic, quasi-periodic and chaotic motions).
 
 use crate::model::System;
-use crate::solve::ode::driver::SectionPoint;
+use crate::solve::ode::driver::{
+    integrate_with_section, Config, Method, Output, Section, SectionPoint, Trajectory,
+};
+use crate::solve::ode::{Hybrid, Tolerances};
 
 /// Largest distance of `Δt / T` from a whole number for a repeat of the section points to
 /// count as a period (dimensionless): the section times of a periodic motion repeat to the
@@ -72,6 +76,45 @@ pub fn period_of(
         };
     }
     Periodicity::Aperiodic
+}
+
+/// Integrates `h` from `(t0, y0)` over `span` seconds at the tolerances `(rtol, atol)`,
+/// recording `section` and the samples at the times `samples` (absolute): the one run of
+/// `sweep bifurcation`'s transients and windows and of `basins`' forcing periods. The error
+/// is the integrator's message.
+pub fn run_span(
+    h: &mut Hybrid,
+    (rtol, atol): (f64, f64),
+    (t0, span): (f64, f64),
+    y0: Vec<f64>,
+    section: Option<&Section>,
+    samples: Vec<f64>,
+) -> Result<Trajectory, String> {
+    let cfg = Config {
+        t0,
+        t1: t0 + span,
+        y0,
+        tol: Tolerances {
+            rtol,
+            atol,
+            max_step: span,
+        },
+        output: Output::At(samples),
+        method: Method::Auto,
+    };
+    integrate_with_section(h, &cfg, section, &mut |_| {}).map_err(|f| f.error.to_string())
+}
+
+/// Whether the cycles `a` and `b` of section states are one orbit, entered at any phase:
+/// as many points, and each point of `a` within `tol` (∞-norm, in the state's units) of a
+/// point of `b`. A period-`p` orbit met at another forcing phase is the same cycle shifted.
+pub fn same_cycle(a: &[Vec<f64>], b: &[Vec<f64>], tol: f64) -> bool {
+    a.len() == b.len() && a.iter().all(|p| b.iter().any(|q| distance(p, q) <= tol))
+}
+
+/// The ∞-norm distance of two states.
+pub fn distance(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).fold(0.0, |d, (x, y)| d.max((x - y).abs()))
 }
 
 /// The forcing period `2π/Ω` of `sys` (s), `Ω` the lowest frequency of its harmonic loads
@@ -148,6 +191,15 @@ mod tests {
             period_of(&points(&quasi, 2.0), 2.0, 8, 1e-6),
             Periodicity::Aperiodic
         );
+    }
+
+    #[test]
+    fn a_cycle_entered_at_another_phase_is_the_same_cycle() {
+        let a = vec![vec![1.0, 0.0], vec![-1.0, 0.5], vec![0.2, 0.2]];
+        let shifted = vec![a[2].clone(), a[0].clone(), vec![-1.0 + 1e-7, 0.5]];
+        assert!(same_cycle(&a, &shifted, 1e-6));
+        assert!(!same_cycle(&a, &shifted, 1e-8));
+        assert!(!same_cycle(&a, &a[..2], 1.0));
     }
 
     #[test]

@@ -5,15 +5,13 @@
 
 use super::options::Options;
 use crate::model::System;
-use crate::solve::ode::driver::{
-    integrate_with_section, Config, Method, Output, Section, SectionPoint,
-};
-use crate::solve::ode::{Hybrid, Tolerances};
-use crate::solve::poincare::{forcing_period, period_of, Periodicity};
+use crate::solve::ode::driver::{Section, SectionPoint};
+use crate::solve::ode::Hybrid;
+use crate::solve::poincare::{forcing_period, period_of, run_span, Periodicity};
 
 /// Samples per forcing period over the kept window on which the amplitude is measured (the
 /// relative error of a sampled sinusoid's peak is 1 − cos(π/64) ≈ 1.2e-3).
-const AMPLITUDE_SAMPLES: usize = 64;
+pub(in crate::analysis) const AMPLITUDE_SAMPLES: usize = 64;
 
 /// Forcing periods integrated after the transient per kept point of a crossing section, at
 /// most (a motion crossing the section less often than this ends the window short).
@@ -94,27 +92,21 @@ fn at_value(opts: &Options, sys: &System, y0: &[f64]) -> Result<(Outcome, Vec<f6
         crossing => crossing.clone(),
     };
     let mut run = |y0: Vec<f64>, periods: usize, section: Option<&Section>, sampled: bool| {
-        let t1 = periods as f64 * forcing;
         let samples = match sampled {
             false => vec![],
             true => (0..=periods * AMPLITUDE_SAMPLES)
                 .map(|i| i as f64 * forcing / AMPLITUDE_SAMPLES as f64)
                 .collect(),
         };
-        let cfg = Config {
-            t0: 0.0,
-            t1,
+        let span = (0.0, periods as f64 * forcing);
+        run_span(
+            &mut hybrid,
+            (opts.rtol, opts.atol),
+            span,
             y0,
-            tol: Tolerances {
-                rtol: opts.rtol,
-                atol: opts.atol,
-                max_step: t1,
-            },
-            output: Output::At(samples),
-            method: Method::Auto,
-        };
-        integrate_with_section(&mut hybrid, &cfg, section, &mut |_| {})
-            .map_err(|f| f.error.to_string())
+            section,
+            samples,
+        )
     };
     let (mut y, transient) = match opts.settle {
         None => (

@@ -13,8 +13,8 @@
 //! The starts run in parallel (rayon), each chain in order, and are collected in order: the
 //! results do not depend on the thread count.
 
-mod chain;
-mod options;
+pub(in crate::analysis) mod chain;
+pub(in crate::analysis) mod options;
 mod report;
 
 use super::diagnostics::AnalysisError;

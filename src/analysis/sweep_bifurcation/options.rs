@@ -12,7 +12,7 @@ use super::super::diagnostics::AnalysisError;
 use super::super::options::{dof_by_path, OptionReader};
 use super::super::simulate::section;
 use super::super::tolerances::integrator_tolerances;
-use crate::lang::ast::{Analysis, Value};
+use crate::lang::ast::{Analysis, NodeRef, Options as Options_, Value};
 use crate::lang::eval;
 use crate::lang::units::Dim;
 use crate::model::{Model, System};
@@ -152,7 +152,6 @@ fn starts(
     let Value::Block(block) = v else {
         return Err(opts.bad_value("starts", v.span(), "expected a block of starts", example));
     };
-    let scope = section::param_scope(model);
     let mut out = Vec::new();
     for start in &block.entries {
         let Value::Block(inner) = &start.value else {
@@ -163,34 +162,7 @@ fn starts(
                 example,
             ));
         };
-        let mut y = vec![0.0; 2 * n];
-        for e in &inner.entries {
-            let names: Vec<&str> = e
-                .key
-                .segments
-                .iter()
-                .map(|s| s.name.name.as_str())
-                .collect();
-            let (offset, path) = match names.split_first() {
-                Some((&"v", rest)) if !rest.is_empty() => (n, rest.join(".")),
-                _ => (0, names.join(".")),
-            };
-            let dof = dof_by_path(sys, &path)
-                .filter(|_| e.key.segments.iter().all(|s| s.index.is_none()));
-            let Some(dof) = dof else {
-                let names = sys.dofs.iter().map(|d| d.name.as_str());
-                return Err(opts.bad_value(
-                    "starts",
-                    e.key.span,
-                    &format!("`{path}` is not a DOF of `{}`", model.name),
-                    &crate::lang::diagnostics::suggest(&path, names, "the DOFs are"),
-                ));
-            };
-            let Value::Expr(x) = &e.value else {
-                return Err(opts.bad_value("starts", e.value.span(), "expected a number", example));
-            };
-            y[offset + dof] = eval::eval(x, &scope).map_err(AnalysisError::Resolve)?.v;
-        }
+        let y = state_block(opts, "starts", inner, model, sys, example)?;
         out.push((
             start
                 .key
@@ -206,4 +178,53 @@ fn starts(
         return Err(opts.bad_value("starts", v.span(), "no start given", example));
     }
     Ok(out)
+}
+
+/// A state `[x…, v…]` from a block `{ m1 = 0.2, v.m1 = 0.1 }` (zero where not given):
+/// a start here, the fixed coordinates of `basins`.
+pub(in crate::analysis) fn state_block(
+    opts: &OptionReader,
+    option: &str,
+    block: &Options_,
+    model: &Model,
+    sys: &System,
+    example: &str,
+) -> Result<Vec<f64>, AnalysisError> {
+    let scope = section::param_scope(model);
+    let mut y = vec![0.0; 2 * sys.n()];
+    for e in &block.entries {
+        let k = state_index(opts, option, &e.key, model, sys)?;
+        let Value::Expr(x) = &e.value else {
+            return Err(opts.bad_value(option, e.value.span(), "expected a number", example));
+        };
+        y[k] = eval::eval(x, &scope).map_err(AnalysisError::Resolve)?.v;
+    }
+    Ok(y)
+}
+
+/// The index into the state `[x…, v…]` of an option key naming a DOF (`m1`, `m1.x`) or its
+/// velocity (`v.m1`): shared by `starts` here and `grid`/`fixed` of `basins`.
+pub(in crate::analysis) fn state_index(
+    opts: &OptionReader,
+    option: &str,
+    key: &NodeRef,
+    model: &Model,
+    sys: &System,
+) -> Result<usize, AnalysisError> {
+    let names: Vec<&str> = key.segments.iter().map(|s| s.name.name.as_str()).collect();
+    let (offset, path) = match names.split_first() {
+        Some((&"v", rest)) if !rest.is_empty() => (sys.n(), rest.join(".")),
+        _ => (0, names.join(".")),
+    };
+    let dof = dof_by_path(sys, &path).filter(|_| key.segments.iter().all(|s| s.index.is_none()));
+    let Some(dof) = dof else {
+        let names = sys.dofs.iter().map(|d| d.name.as_str());
+        return Err(opts.bad_value(
+            option,
+            key.span,
+            &format!("`{path}` is not a DOF of `{}`", model.name),
+            &crate::lang::diagnostics::suggest(&path, names, "the DOFs are"),
+        ));
+    };
+    Ok(offset + dof)
 }
