@@ -331,6 +331,21 @@ fn simulate_refuses_what_it_cannot_integrate() {
     );
 }
 
+/// `cmd.output()` of a freshly copied binary, retried while it is "busy": a test running in
+/// parallel may fork while the copy's file is still open for writing, and the child holds it
+/// until its own exec (ETXTBSY on Linux).
+fn output_of(cmd: &mut std::process::Command) -> std::process::Output {
+    for _ in 0..100 {
+        match cmd.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other.expect("the copied binary runs"),
+        }
+    }
+    panic!("the copied binary stayed busy for 2 s")
+}
+
 /// An installed `nsd` (a copy of the binary, as `cargo install` makes) run from a folder
 /// outside the source tree still imports the stdlib, which travels inside the binary;
 /// `$NSD_STDLIB` replaces it with a folder of the user's.
@@ -354,7 +369,7 @@ fn installed_binary_imports_the_stdlib_from_any_directory() {
         if let Some(d) = env {
             cmd.env("NSD_STDLIB", d);
         }
-        let out = cmd.output().expect("the copied binary runs");
+        let out = output_of(&mut cmd);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert_eq!(out.status.code(), Some(0), "{stderr}");
         let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
@@ -364,12 +379,12 @@ fn installed_binary_imports_the_stdlib_from_any_directory() {
     // A mistake inside the imported component is shown in the built-in text, not in a file
     // of the source tree the binary was built from.
     std::fs::write(dir.join("bad.nsd"), model.replace("n = 3", "n = 0")).expect("model file");
-    let out = std::process::Command::new(&exe)
-        .args(["check", "bad.nsd"])
-        .current_dir(&dir)
-        .env_remove("NSD_STDLIB")
-        .output()
-        .expect("the copied binary runs");
+    let out = output_of(
+        std::process::Command::new(&exe)
+            .args(["check", "bad.nsd"])
+            .current_dir(&dir)
+            .env_remove("NSD_STDLIB"),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("<stdlib>/chain.nsd"), "{stderr}");
     assert_eq!(run(Some(&stdlib)), 1, "the chain of `$NSD_STDLIB`");
