@@ -22,16 +22,7 @@ model chain_gap {
 
 /// Runs `analyses` on `CHAIN`; the JSON object of each analysis, exit code 0 asserted.
 fn run_chain(analyses: &str, tag: &str) -> Vec<Value> {
-    let (code, stdout, stderr, _) = run_text(
-        &format!("{CHAIN}{analyses}"),
-        &format!("reduce/{tag}"),
-        &["--json"],
-    );
-    assert_eq!(code, 0, "{stderr}");
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect()
+    run_json(&format!("{CHAIN}{analyses}"), &format!("reduce/{tag}"), &[])
 }
 
 /// The column `name` of an analysis's CSV file.
@@ -109,16 +100,11 @@ fn the_error_falls_as_modes_are_added() {
     for m in [5, 15, 40] {
         text += &format!("simulate chain_gap as m{m} {{ {opts}, reduce = modes({m}) }}\n");
     }
-    let (code, stdout, stderr, _) = run_text(
+    let runs = run_json(
         &format!("{CHAIN}{text}"),
         "reduce/convergence",
-        &["--json", "--set", "n=200"],
+        &["--set", "n=200"],
     );
-    assert_eq!(code, 0, "{stderr}");
-    let runs: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect();
     let tip = |v: &Value| column(v, "data.csv", "c.x[200].x");
     let errors: Vec<f64> = runs[1..]
         .iter()

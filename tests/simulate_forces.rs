@@ -17,16 +17,7 @@ const M: f64 = 2.0;
 fn run(analyses: &str, tag: &str) -> Vec<Value> {
     let model =
         std::fs::read_to_string(root().join("tests/models/simulate_forces.nsd")).expect("model");
-    let (code, stdout, stderr, _) = run_text(
-        &(model + analyses),
-        &format!("simulate_forces/{tag}"),
-        &["--json"],
-    );
-    assert_eq!(code, 0, "{stderr}");
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect()
+    run_json(&(model + analyses), &format!("simulate_forces/{tag}"), &[])
 }
 
 /// The header and the rows of a CSV file of an analysis's folder (cells as text).

@@ -194,3 +194,16 @@ pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
         .collect();
     (header, rows)
 }
+
+/// `run_text` with `--json` (and `args`), exit code 0 asserted: the JSON object of each
+/// analysis run.
+pub fn run_json(text: &str, tag: &str, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let (code, stdout, stderr, _) = run_text(text, tag, &all);
+    assert_eq!(code, 0, "{stderr}");
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect()
+}

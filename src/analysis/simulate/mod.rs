@@ -57,31 +57,24 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         settings.insert("reduce".into(), super::reduce::summary(r, sys));
     }
     let outcome = integrate_with_progress(&mut hybrid, &cfg, section.as_ref(), &model.name);
+    let reported = |traj: &Trajectory| {
+        let mut results = report(
+            traj,
+            &hybrid,
+            reduced.as_ref(),
+            model,
+            sys,
+            settings.clone(),
+            start.elapsed().as_secs_f64(),
+        );
+        results.warnings.extend(notes.iter().cloned());
+        results
+    };
     match outcome {
-        Ok(traj) => {
-            let mut results = report(
-                &traj,
-                &hybrid,
-                reduced.as_ref(),
-                model,
-                sys,
-                settings,
-                start.elapsed().as_secs_f64(),
-            );
-            results.warnings.extend(notes);
-            Ok(results)
-        }
+        Ok(traj) => Ok(reported(&traj)),
         Err(failed) => {
             let message = format!("simulate of `{}`: {}", model.name, failed.error);
-            let mut partial = report(
-                &failed.partial,
-                &hybrid,
-                reduced.as_ref(),
-                model,
-                sys,
-                settings,
-                start.elapsed().as_secs_f64(),
-            );
+            let mut partial = reported(&failed.partial);
             partial.summary.insert("failed".into(), json!(message));
             partial.warnings.push(format!(
                 "{message}; the results cover the run up to the failure"
