@@ -483,3 +483,20 @@ fn run_json_prints_failed_analyses() {
     assert_eq!(lines[1]["kind"], "modes");
     assert!(lines[1].get("failed").is_none());
 }
+
+/// `KIND MODEL(param = value)` sets the model's parameters for that analysis only (units
+/// allowed); `--set` has the last word over them.
+#[test]
+fn analysis_arguments_set_model_parameters_and_set_has_the_last_word() {
+    let text = "model osc(k = 1) {\n  param m = 1\n  mass x = m\n  spring ground -- x { k = k }\n}\n\
+                modes osc as plain\nmodes osc(k = 4) as stiff\nmodes osc(k = 4, m = 4 kg) as both\n";
+    let omega = |runs: &[Value]| -> Vec<f64> {
+        runs.iter()
+            .map(|r| r["summary"]["natural_frequencies"][0].as_f64().expect("ω₁"))
+            .collect()
+    };
+    let runs = run_json(text, "cli/analysis_arguments", &[]);
+    assert_eq!(omega(&runs), vec![1.0, 2.0, 1.0]);
+    let runs = run_json(text, "cli/analysis_arguments_set", &["--set", "k=9"]);
+    assert_eq!(omega(&runs), vec![3.0, 3.0, 1.5]);
+}

@@ -46,7 +46,7 @@ fn located(prog: &Program, e: AnalysisError) -> RunFailure {
     }
 }
 
-/// The analysis's model resolved with the overrides it declares, assembled, and the request
+/// The analysis's model resolved with its arguments and the overrides it declares, assembled, and the request
 /// checked before it runs (`preflight`).
 fn setup(
     prog: &Program,
@@ -69,7 +69,14 @@ fn setup(
             partial: None,
         });
     }
-    let overrides = overrides_for(prog, &a.model.name, overrides);
+    // The analysis's own arguments first, then `--set`: the command line has the last word.
+    let mut all = crate::lang::analysis_overrides(prog, a).map_err(|e| RunFailure {
+        failure: Failure::one(Failure::located(&prog.sources, a.span.file, e)),
+        exit_code: 1,
+        partial: None,
+    })?;
+    all.extend(overrides_for(prog, &a.model.name, overrides));
+    let overrides = all;
     let model = resolve(prog, &a.model.name, &overrides).map_err(|failure| RunFailure {
         failure,
         exit_code: 1,
@@ -164,7 +171,7 @@ pub fn merge_shards(shards: &[serde_json::Value]) -> Result<Results, String> {
 pub fn overrides_for(prog: &Program, model: &str, overrides: &[Override]) -> Vec<Override> {
     let declared = prog
         .template(model)
-        .map_or_else(Vec::new, |(_, _, t)| declared_params(t));
+        .map_or_else(Vec::new, |(_, _, t)| crate::lang::declared_params(t));
     overrides
         .iter()
         .filter(|o| declared.contains(&o.name.as_str()))
@@ -186,7 +193,7 @@ pub fn check_overrides(
     }
     let declared: Vec<&str> = known
         .into_iter()
-        .flat_map(|(_, _, t)| declared_params(t))
+        .flat_map(|(_, _, t)| crate::lang::declared_params(t))
         .collect();
     let reports: Vec<miette::Report> = overrides
         .iter()
@@ -209,18 +216,6 @@ pub fn check_overrides(
     }
 }
 
-/// Names of the parameters a model declares at its top level (header and `param` lines), the
-/// ones `--set` may override.
-fn declared_params(t: &crate::lang::ast::Template) -> Vec<&str> {
-    let mut v: Vec<&str> = t.params.iter().map(|p| p.name.name.as_str()).collect();
-    for s in &t.body {
-        if let crate::lang::ast::Stmt::Param(ds) = s {
-            v.extend(ds.iter().map(|p| p.name.name.as_str()));
-        }
-    }
-    v
-}
-
 /// The result-folder name: `as NAME`, else the statement's slug.
 pub fn name_of(a: &Analysis) -> String {
     a.name
@@ -238,6 +233,13 @@ pub fn check_names(prog: &Program) -> Result<(), Failure> {
                 name: name_of(a),
                 at: a.span,
             };
+            return Err(Failure::one(Failure::located(
+                &prog.sources,
+                a.span.file,
+                e,
+            )));
+        }
+        if let Err(e) = crate::lang::analysis_overrides(prog, a) {
             return Err(Failure::one(Failure::located(
                 &prog.sources,
                 a.span.file,

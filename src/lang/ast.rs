@@ -333,6 +333,8 @@ impl AnalysisKind {
 pub struct Analysis {
     pub kind: AnalysisKind,
     pub model: Ident,
+    /// `MODEL(Omega = 1.2)`: the model's parameters set for this analysis (named only).
+    pub args: Vec<Arg>,
     pub name: Option<Ident>,
     pub options: Option<Options>,
     pub span: Span,

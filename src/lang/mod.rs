@@ -18,4 +18,4 @@ pub(crate) mod units;
 pub use crate::span::Span;
 pub use diagnostics::Failure;
 pub use load::Program;
-pub use resolve::{parse_override, resolve, Override};
+pub use resolve::{analysis_overrides, declared_params, parse_override, resolve, Override};

@@ -256,15 +256,20 @@ impl Builder {
         let model = self.ident(inner.next().expect("grammar: analysis model"));
         let mut name = None;
         let mut options = None;
+        let mut args = Vec::new();
         for q in inner {
             match q.as_rule() {
                 Rule::ident => name = Some(self.ident(q)),
+                Rule::call_args => {
+                    args = self.args(q.into_inner().find(not_token).expect("grammar: args"));
+                }
                 _ => options = Some(self.options(q)),
             }
         }
         Analysis {
             kind,
             model,
+            args,
             name,
             options,
             span,

@@ -125,8 +125,51 @@ pub fn resolve(prog: &Program, name: &str, overrides: &[Override]) -> Result<Mod
     })
 }
 
-/// Names of the parameters a model declares at its top level (header and `param` lines).
-fn declared_params(t: &ast::Template) -> Vec<&str> {
+/// The overrides an analysis's arguments make (`basins m(Omega = 1.2) { … }`): each named,
+/// a parameter the model declares, a constant expression (units allowed).
+pub fn analysis_overrides(
+    prog: &Program,
+    a: &ast::Analysis,
+) -> Result<Vec<Override>, ResolveError> {
+    let declared = prog
+        .template(&a.model.name)
+        .map_or_else(Vec::new, |(_, _, t)| declared_params(t));
+    let mut out = Vec::with_capacity(a.args.len());
+    for (i, arg) in a.args.iter().enumerate() {
+        let Some(name) = &arg.name else {
+            return Err(ResolveError::UnknownArgument {
+                name: format!("#{}", i + 1),
+                template: a.model.name.clone(),
+                at: arg.value.span,
+                help: format!(
+                    "name the parameter the analysis sets, e.g. `{}(Omega = 1.2)`",
+                    a.model.name
+                ),
+            });
+        };
+        if !declared.contains(&name.name.as_str()) {
+            return Err(ResolveError::UnknownArgument {
+                name: name.name.clone(),
+                template: a.model.name.clone(),
+                at: name.span,
+                help: suggest(
+                    &name.name,
+                    declared.iter().copied(),
+                    "the model's parameters are",
+                ),
+            });
+        }
+        out.push(Override {
+            name: name.name.clone(),
+            value: eval::eval(&arg.value, &Scope::default())?.v,
+        });
+    }
+    Ok(out)
+}
+
+/// Names of the parameters a model declares at its top level (header and `param` lines), the
+/// ones `--set` and an analysis's arguments may override.
+pub fn declared_params(t: &ast::Template) -> Vec<&str> {
     let mut v: Vec<&str> = t.params.iter().map(|p| p.name.name.as_str()).collect();
     for s in &t.body {
         if let Stmt::Param(ds) = s {
