@@ -88,3 +88,34 @@ fn hill_memory_follows_the_method_that_runs() {
     assert!(err.contains("5.4 GiB"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The branch's own memory is estimated where it is not condensed: the 1000-DOF beam at
+/// H = 7 without stability runs condensed (no refusal; it stops on the unknown DOF instead),
+/// while `condense = false` would hold dense Jacobians of 15,000 unknowns (3 × 1.7 GiB) and
+/// is refused, pointing at `condense`; `reduce = modes(20)` makes the same request small.
+#[test]
+fn an_uncondensed_branch_s_memory_is_checked() {
+    let base = std::fs::read_to_string(root().join("bench/beam_contacts.nsd"))
+        .expect("reads")
+        .replace("\"../stdlib/beam.nsd\"", "\"beam.nsd\"");
+    let run = |extra: &str, tag: &str| {
+        let frf = format!("continue frf beam_contacts as short {{ param = Omega in 1700..1701, harmonics = 7, stability = false, dof = \"nowhere\"{extra} }}");
+        run_text(
+            &format!("{base}\n{frf}\n"),
+            &format!("frf_scale/{tag}"),
+            &["--only", "short"],
+        )
+    };
+    let (code, _, err, _) = run("", "condensed");
+    assert_eq!(code, 1);
+    assert!(err.contains("not a DOF of the model"), "{err}");
+    let (code, _, err, _) = run(", condense = false", "uncondensed");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("GiB of memory") && err.contains("condense = true"),
+        "{err}"
+    );
+    let (code, _, err, _) = run(", condense = false, reduce = modes(20)", "reduced");
+    assert_eq!(code, 1);
+    assert!(err.contains("not a DOF of the model"), "{err}");
+}

@@ -22,6 +22,10 @@ const F64: f64 = std::mem::size_of::<f64>() as f64;
 /// and the `2·dim × 2·dim` companion matrix: 1 + 1 + 4).
 const HILL_MATRICES: f64 = 6.0;
 
+/// Dense `dim × dim` matrices an uncondensed branch holds at once (the balance Jacobian, the
+/// augmented corrector matrix and its LU).
+const BRANCH_MATRICES: f64 = 3.0;
+
 /// Dense `n × n` matrices the condensed Hill problem's set-up holds at once (the balance's
 /// K, M, C, the modes' shapes and the eigensolver's factor and work copy; `hb::condense`).
 const MODAL_MATRICES: f64 = 6.0;
@@ -71,48 +75,7 @@ fn continue_frf(opts: &OptionReader, model: &Model, sys: &System) -> Result<(), 
             ));
         }
     }
-    let aft = 2.0 * samples as f64 * width * F64;
-    let stability = opts.choice("stability", &["true", "false"]).ok().flatten() != Some("false");
-    // With `reduce = modes(m)` the balance and Hill's matrices have the reduced size (the
-    // kept DOFs, the monitored one at most, and m modes), at most the full companion matrix.
-    let reduced = reduced_size(opts, sys);
-    let dim = reduced.unwrap_or(sys.n()) as f64 * width;
-    let hill = match (stability, reduced) {
-        (false, _) => 0.0,
-        (true, Some(_)) => HILL_MATRICES * dim * dim * F64,
-        (true, None) => hill_bytes(model, sys, width),
-    };
-    if aft + hill > MAX_REQUEST_BYTES {
-        let (key, help) = if aft >= hill {
-            match samples_given {
-                Some(_) => ("samples", "lower `samples` or `harmonics`"),
-                None => (
-                    "harmonics",
-                    "lower `harmonics` (the samples per period follow it)",
-                ),
-            }
-        } else {
-            (
-                "harmonics",
-                "lower `harmonics`, or skip Hill's method with `stability = false`",
-            )
-        };
-        let at = opts
-            .span_of(key)
-            .or(opts.span_of("harmonics"))
-            .unwrap_or(opts.statement_span());
-        return Err(opts.bad_value(
-            key,
-            at,
-            &format!(
-                "needs an estimated {} of memory (H = {h}, {samples} samples, {} unknowns; the limit is {})",
-                bytes_text(aft + hill),
-                dim,
-                bytes_text(MAX_REQUEST_BYTES)
-            ),
-            help,
-        ));
-    }
+    memory(opts, model, sys, (h, samples), samples_given.is_some())?;
     let step = |key| {
         opts.number(key, Dim::NONE)
             .ok()
@@ -139,6 +102,76 @@ fn continue_frf(opts: &OptionReader, model: &Model, sys: &System) -> Result<(), 
     Ok(())
 }
 
+/// The memory of `continue frf` against `MAX_REQUEST_BYTES`: the sampled bases, then the
+/// larger of the branch's dense Jacobians (`BRANCH_MATRICES` of the solved size squared,
+/// only where the balance is not condensed: `condense = false` or nothing to condense) and,
+/// with `stability`, Hill's matrices (`hill_bytes`). With `reduce = modes(m)` the solved size
+/// is the reduced one (the kept DOFs, the monitored one at most, and m modes), Hill's method
+/// at most its full companion matrix.
+fn memory(
+    opts: &OptionReader,
+    model: &Model,
+    sys: &System,
+    (h, samples): (usize, usize),
+    samples_given: bool,
+) -> Result<(), AnalysisError> {
+    let width = (2 * h + 1) as f64;
+    let aft = 2.0 * samples as f64 * width * F64;
+    let stability = opts.choice("stability", &["true", "false"]).ok().flatten() != Some("false");
+    let condense = opts.choice("condense", &["true", "false"]).ok().flatten() != Some("false");
+    let reduced = reduced_size(opts, sys);
+    let n = reduced.unwrap_or(sys.n());
+    let dim = n as f64 * width;
+    let nonlinear = nonlinear_dofs(sys).len();
+    let branch = if !condense || nonlinear == 0 || nonlinear >= n {
+        BRANCH_MATRICES * dim * dim * F64
+    } else {
+        0.0
+    };
+    let hill = match (stability, reduced) {
+        (false, _) => 0.0,
+        (true, Some(_)) => HILL_MATRICES * dim * dim * F64,
+        (true, None) => hill_bytes(model, sys, width),
+    };
+    let need = aft + branch.max(hill);
+    if need <= MAX_REQUEST_BYTES {
+        return Ok(());
+    }
+    let (key, help) = if aft >= branch.max(hill) {
+        match samples_given {
+            true => ("samples", "lower `samples` or `harmonics`"),
+            false => (
+                "harmonics",
+                "lower `harmonics` (the samples per period follow it)",
+            ),
+        }
+    } else if branch >= hill {
+        (
+            "condense",
+            "keep `condense = true` (the default: the branch solved on the contacts' DOFs), lower `harmonics`, or add `reduce = modes(m)`",
+        )
+    } else {
+        (
+            "harmonics",
+            "lower `harmonics`, skip Hill's method with `stability = false`, or add `reduce = modes(m)`",
+        )
+    };
+    let at = opts
+        .span_of(key)
+        .or(opts.span_of("harmonics"))
+        .unwrap_or(opts.statement_span());
+    Err(opts.bad_value(
+        key,
+        at,
+        &format!(
+            "needs an estimated {} of memory (H = {h}, {samples} samples, {dim} unknowns; the limit is {})",
+            bytes_text(need),
+            bytes_text(MAX_REQUEST_BYTES)
+        ),
+        help,
+    ))
+}
+
 /// The memory of Hill's method per `hb::Hill`: condensed onto the nonlinear DOFs where it
 /// can be (`MODAL_MATRICES` of `n × n` and `REDUCED_MATRICES` of the condensed size), the full
 /// companion matrix (`HILL_MATRICES` of `n (2H + 1)` squared) where it cannot. The condensed
@@ -148,17 +181,7 @@ fn continue_frf(opts: &OptionReader, model: &Model, sys: &System) -> Result<(), 
 /// that is not known here: only a certain fallback is estimated at full size.
 fn hill_bytes(model: &Model, sys: &System, width: f64) -> f64 {
     let n = sys.n();
-    let mut kept: Vec<usize> = sys
-        .nonlinear
-        .iter()
-        .flat_map(|e| e.a.iter().chain(&e.b))
-        .filter_map(|at| match at {
-            Attach::Dof(i) => Some(*i),
-            _ => None,
-        })
-        .collect();
-    kept.sort_unstable();
-    kept.dedup();
+    let kept = nonlinear_dofs(sys);
     let rigid = (0..n).any(|i| sys.k.get(i, i).is_none_or(|k| *k == 0.0));
     let condenses = !kept.is_empty() && kept.len() < n && !rigid && proportional(model, sys);
     if condenses {
@@ -179,6 +202,22 @@ fn reduced_size(opts: &OptionReader, sys: &System) -> Option<usize> {
         }
         _ => None,
     }
+}
+
+/// The DOFs the nonlinear elements attach to, ascending: what the balance condenses onto.
+fn nonlinear_dofs(sys: &System) -> Vec<usize> {
+    let mut kept: Vec<usize> = sys
+        .nonlinear
+        .iter()
+        .flat_map(|e| e.a.iter().chain(&e.b))
+        .filter_map(|at| match at {
+            Attach::Dof(i) => Some(*i),
+            _ => None,
+        })
+        .collect();
+    kept.sort_unstable();
+    kept.dedup();
+    kept
 }
 
 /// Whether `C = αM + βK` with the model's Rayleigh coefficients (0 without), entry by entry
