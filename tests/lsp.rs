@@ -252,6 +252,45 @@ fn a_session_from_initialize_to_exit() {
     c.stop();
 }
 
+/// Across files: an `import` line leads to the file, a component used from it to its
+/// declaration there; hover names an element's law and an analysis's kind.
+#[test]
+fn definitions_follow_imports() {
+    let dir = std::env::temp_dir().join(format!("nsd-lsp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp folder");
+    let lib =
+        "# a library\ncomponent pair(k = 1) {\n  mass a = 1\n  spring a -- ground { k = k }\n}\n";
+    std::fs::write(dir.join("lib.nsd"), lib).expect("written");
+    let main = "import \"lib.nsd\"\nmodel m {\n  use pair as p(k = 2)\n  mass b = 1\n  gap stop: b -- ground { clearance = 0.1, law = impact(e = 0.8) }\n}\nmodes m as first\n";
+    let path = dir.join("main.nsd");
+    std::fs::write(&path, main).expect("written");
+    let uri = uri_of(&path);
+    let lib_uri = uri_of(&dir.join("lib.nsd").canonicalize().expect("the library"));
+    let (mut c, _) = Client::start();
+    assert_eq!(c.open(&uri, main), Vec::<Value>::new());
+    let def = c.at("textDocument/definition", &uri, 0, 9);
+    assert_eq!(def["uri"], json!(lib_uri), "{def}");
+    let def = c.at("textDocument/definition", &uri, 2, 7);
+    assert_eq!(def["uri"], json!(lib_uri), "{def}");
+    assert_eq!(
+        def["range"]["start"],
+        json!({ "line": 1, "character": 10 }),
+        "{def}"
+    );
+    let law = c.at("textDocument/hover", &uri, 4, 7)["contents"]["value"].to_string();
+    assert!(
+        law.contains("Gap") && law.contains("clearance: 0.1"),
+        "{law}"
+    );
+    let analysis = c.at("textDocument/hover", &uri, 6, 12)["contents"]["value"].to_string();
+    assert!(
+        analysis.contains("analysis `modes` of model `m`"),
+        "{analysis}"
+    );
+    c.stop();
+    std::fs::remove_dir_all(&dir).expect("removed");
+}
+
 /// UTF-16 columns: a position after non-ASCII text is counted in code units.
 #[test]
 fn columns_are_utf16() {
@@ -369,7 +408,10 @@ fn diagnostics_equal_nsd_check_on_the_goldens() {
         }
     }
     c.stop();
-    eprintln!("{} goldens, {failing} failing `nsd check`, {carets} carets matched", files.len());
+    eprintln!(
+        "{} goldens, {failing} failing `nsd check`, {carets} carets matched",
+        files.len()
+    );
     // Guards against a vacuous pass: most goldens fail `nsd check`, with carets.
     assert!(
         failing >= 40 && carets >= 30,
@@ -407,4 +449,34 @@ fn diagnostics_of_a_2000_line_model_are_fast() {
     let median = times[times.len() / 2];
     eprintln!("diagnostics latency, 2,000-line model: median {median:?}, all {times:?}");
     assert!(median < Duration::from_millis(500), "{times:?}");
+}
+
+/// The editor files stay in step with the language: the TextMate grammar and the VS Code
+/// manifest are valid JSON, the manifest points at the grammar and starts `nsd lsp`, and
+/// every keyword rule of `grammar/nsd.pest` (`kw_… = "word"`) is coloured.
+#[test]
+fn the_editor_files_know_every_keyword() {
+    let read = |p: &str| std::fs::read_to_string(root().join(p)).expect(p);
+    let grammar: Value = serde_json::from_str(&read("editors/nsd.tmLanguage.json")).expect("JSON");
+    assert_eq!(grammar["scopeName"], "source.nsd");
+    let manifest: Value = serde_json::from_str(&read("editors/vscode/package.json")).expect("JSON");
+    let path = manifest["contributes"]["grammars"][0]["path"]
+        .as_str()
+        .expect("a path");
+    assert!(root().join("editors/vscode").join(path).is_file(), "{path}");
+    assert!(read("editors/vscode/extension.js").contains(r#"args: ["lsp"]"#));
+    let text = grammar.to_string();
+    let pest = read("grammar/nsd.pest");
+    let keywords: Vec<&str> = pest
+        .lines()
+        .filter(|l| l.starts_with("kw_"))
+        .filter_map(|l| l.split('"').nth(1))
+        .collect();
+    assert!(keywords.len() >= 10, "{keywords:?}");
+    for kw in keywords {
+        assert!(
+            text.contains(kw),
+            "`{kw}` is not in editors/nsd.tmLanguage.json"
+        );
+    }
 }
