@@ -143,6 +143,7 @@ const OPTIONS: [(&str, &[&str]); 16] = [
             "y",
             "method",
             "cycles",
+            "S",
             "engine",
             "missing",
         ],
@@ -243,6 +244,71 @@ mod tests {
         for u in UNITS {
             assert!(crate::lang::units::atom(u).is_some(), "{u}");
         }
+    }
+
+    /// The keys a statement's unknown-option help lists (`the options of … are `a`, `b``).
+    fn listed(statement: &str) -> Option<Vec<String>> {
+        let text =
+            format!("model m {{\n  mass m1 = 1\n  spring m1 -- ground {{ k = 1 }}\n{statement}");
+        let prog = crate::lang::Program::from_source("<test>", &text, None).ok()?;
+        let failure = match crate::lang::resolve(&prog, "m", &[]) {
+            Err(f) => f,
+            Ok(_) => {
+                crate::analysis::run(&prog, prog.analyses.first()?, &[])
+                    .err()?
+                    .failure
+            }
+        };
+        let help = failure.reports.first()?.help()?.to_string();
+        let list = help.split(" are ").nth(1)?;
+        Some(
+            list.split(", ")
+                .map(|k| k.trim_matches('`').to_string())
+                .collect(),
+        )
+    }
+
+    /// Every option the resolver or an analysis lists for a statement is offered by
+    /// completion (the lists are read back from the unknown-option help; statements with
+    /// more than a dozen options are not listed there and are skipped).
+    #[test]
+    fn every_listed_option_is_offered() {
+        let statements = [
+            ("spring", "  spring m1 -- ground { zzzz = 1 }\n}"),
+            ("damper", "  damper m1 -- ground { zzzz = 1 }\n}"),
+            ("gap", "  gap m1 -- ground { zzzz = 1 }\n}"),
+            ("friction", "  friction m1 -- ground { zzzz = 1 }\n}"),
+            ("mass", "  mass m2 = 1 { zzzz = 1 }\n}"),
+            ("damping", "  damping rayleigh { zzzz = 1 }\n}"),
+            ("matrices", "  matrices s { zzzz = 1 }\n}"),
+            ("beam", "  beam b { zzzz = 1 }\n}"),
+            ("body", "  body b { zzzz = 1 }\n}"),
+            ("modes", "}\nmodes m { zzzz = 1 }"),
+            ("nsmodes", "}\nnsmodes m { zzzz = 1 }"),
+            ("simulate", "}\nsimulate m { zzzz = 1 }"),
+            ("basins", "}\nbasins m { zzzz = 1 }"),
+            ("sweep", "}\nsweep regimes m { zzzz = 1 }"),
+            ("sweep", "}\nsweep bifurcation m { zzzz = 1 }"),
+            ("continue", "}\ncontinue frf m { zzzz = 1 }"),
+        ];
+        let mut checked = 0;
+        for (keyword, statement) in statements {
+            let Some(keys) = listed(statement) else {
+                continue;
+            };
+            let offered = options_of(keyword).unwrap_or_default();
+            for k in &keys {
+                assert!(
+                    offered.contains(&k.as_str()),
+                    "`{k}` of {keyword} is not offered"
+                );
+            }
+            checked += 1;
+        }
+        assert!(
+            checked >= 8,
+            "only {checked} statements listed their options"
+        );
     }
 
     #[test]
