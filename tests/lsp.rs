@@ -291,6 +291,20 @@ fn definitions_follow_imports() {
     std::fs::remove_dir_all(&dir).expect("removed");
 }
 
+/// A client that closes the stream after `shutdown` without sending `exit` (Neovim quitting)
+/// leaves the server with exit code 0.
+#[test]
+fn a_closed_stream_after_shutdown_is_a_clean_exit() {
+    let (mut c, _) = Client::start();
+    assert_eq!(c.request("shutdown", Value::Null), Value::Null);
+    let Client {
+        mut child, stdin, ..
+    } = c;
+    drop(stdin);
+    let status = child.wait().expect("the server ends");
+    assert!(status.success(), "{status}");
+}
+
 /// UTF-16 columns: a position after non-ASCII text is counted in code units.
 #[test]
 fn columns_are_utf16() {

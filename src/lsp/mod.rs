@@ -22,6 +22,7 @@ use lsp_types::notification::{
 };
 use lsp_types::request::{
     Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, Request as _,
+    Shutdown,
 };
 use lsp_types::{
     CompletionOptions, OneOf, PublishDiagnosticsParams, ServerCapabilities,
@@ -70,8 +71,13 @@ fn serve(conn: &Connection) -> Result<(), Error> {
     for msg in &conn.receiver {
         match msg {
             Message::Request(req) => {
-                if conn.handle_shutdown(&req)? {
-                    return Ok(());
+                // After `shutdown` the client may close the stream without `exit`.
+                let shutdown = req.method == Shutdown::METHOD;
+                match conn.handle_shutdown(&req) {
+                    Ok(true) => return Ok(()),
+                    Err(_) if shutdown => return Ok(()),
+                    Err(e) => return Err(e.into()),
+                    Ok(false) => {}
                 }
                 let resp = answer(&store, req);
                 conn.sender.send(Message::Response(resp))?;
