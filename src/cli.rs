@@ -38,6 +38,8 @@ enum Command {
     Fmt(FmtArgs),
     /// Run the analyses that each file's `expect` statements name and check them (folders are walked).
     Test(TestArgs),
+    /// Language Server over stdio (diagnostics, hover, definition, completion, symbols, formatting).
+    Lsp,
 }
 
 // The arguments of `nsd test`.
@@ -147,6 +149,7 @@ enum BatchCommand {
     Fmt(FmtArgs),
     Test(TestArgs),
     Merge(MergeArgs),
+    Lsp,
 }
 
 /// Prints every diagnostic of a failure to stderr.
@@ -166,6 +169,7 @@ pub fn parse() -> Invocation {
             Command::Repl { file } => Invocation::Repl(file),
             Command::Fmt(args) => Invocation::Batch(Batch(BatchCommand::Fmt(args))),
             Command::Test(args) => Invocation::Batch(Batch(BatchCommand::Test(args))),
+            Command::Lsp => Invocation::Batch(Batch(BatchCommand::Lsp)),
         },
         Err(e) => {
             let code = if e.use_stderr() { 1 } else { 0 };
@@ -184,6 +188,7 @@ pub fn execute(batch: Batch) -> i32 {
         BatchCommand::Fmt(args) => crate::fmt_cmd::run(&args.files, args.check),
         BatchCommand::Test(args) => crate::testrun::run(&args.files),
         BatchCommand::Merge(args) => merge(&args),
+        BatchCommand::Lsp => crate::lsp::run(),
     }
 }
 

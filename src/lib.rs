@@ -9,6 +9,7 @@ pub mod cli;
 pub mod fmt_cmd;
 pub mod io;
 pub mod lang;
+pub mod lsp;
 pub mod model;
 pub mod repl;
 pub mod solve;
