@@ -295,3 +295,111 @@ fn cantilever_pad_is_its_jenkins_equivalent() {
         assert_eq!(a[2], 40.0, "N = N0");
     }
 }
+
+/// A periodic harmonic-balance point of the cantilever with its pad (issue 15: "equals a
+/// `simulate` run started on it after 200 periods, with the contact simulated exactly"), both
+/// on the same 8-mode Craig–Bampton model at Ω = 1250 rad/s, F = 20 N (the pad slips both
+/// ways each period). `simulate` starts its contact stuck and unstressed, so the run starts
+/// where the balance's cycle is stuck with `T = 0`: after its reversal at `u_max`, where
+/// `u_t = u_max − μN₀/kt`. After 200 periods it is back on the balance's state to the
+/// balance's own truncation error, which falls slowly with H (a kinked force): measured
+/// |Δx|/|x| = 3.1e-3 at H = 15, 7.7e-4 at H = 45 (5.5e-4 at H = 91, too slow for the suite),
+/// so the bar is 1e-3 at H = 45 and the error must fall from H = 15 to H = 45 by 3. The
+/// issue's 1e-4 is not reached at these H.
+#[test]
+fn cantilever_balance_point_is_the_simulated_steady_state() {
+    use nsd::solve::ode::{integrate, Config, Hybrid, Method, Output, Tolerances};
+    let omega = 1250.0;
+    let prog =
+        nsd::lang::Program::load(&root().join("models/seed3/cantilever_pad.nsd")).expect("loads");
+    let sets: Vec<_> = [format!("Omega={omega:e}"), "F=20".to_string()]
+        .iter()
+        .map(|s| nsd::lang::parse_override(s).expect("override"))
+        .collect();
+    let full = nsd::model::assemble(
+        &nsd::lang::resolve(&prog, "cantilever_pad", &sets).expect("resolves"),
+    );
+    let red = nsd::solve::reduce::craig_bampton(&full, 8, &[]).expect("reduces");
+    let sys = &red.system;
+    let n = sys.n();
+    let pad = sys
+        .dofs
+        .iter()
+        .position(|d| d.name == "beam.b[14].y")
+        .expect("the pad's DOF is kept");
+    let mut errors = Vec::new();
+    for h in [15usize, 45] {
+        let hb =
+            nsd::solve::hb::Balance::new(sys, h, (8 * h + 8).next_power_of_two()).expect("balance");
+        let (q, _) = hb
+            .solve(hb.ramped_guess(omega), omega, 1e-12)
+            .expect("converges");
+        let period = std::f64::consts::TAU / omega;
+        let start = unstressed_instant(&q, n, h, omega, pad, 12.0 / 2e8);
+        let y0 = periodic_state(&q, n, h, omega, start);
+        let t1 = start + 200.0 * period;
+        let mut hyb = Hybrid::new(sys, false).expect("integrable");
+        let cfg = Config {
+            t0: start,
+            t1,
+            y0: y0.clone(),
+            tol: Tolerances {
+                rtol: 1e-10,
+                atol: 1e-14,
+                max_step: f64::INFINITY,
+            },
+            output: Output::At(vec![t1]),
+            method: Method::Auto,
+        };
+        let traj = integrate(&mut hyb, &cfg, &mut |_| {}).expect("integrates");
+        assert!(traj.events.len() >= 4 * 199, "slips each way every period");
+        let end = traj.y.last().expect("a sample");
+        let size = y0[..n].iter().map(|v| v * v).sum::<f64>().sqrt();
+        let gap = y0[..n]
+            .iter()
+            .zip(end)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        errors.push(gap / size);
+    }
+    assert!(errors[1] < 1e-3, "{errors:?}");
+    assert!(errors[1] < errors[0] / 3.0, "{errors:?}");
+}
+
+/// The first instant after the maximum of the DOF `dof`'s periodic displacement (harmonic
+/// coefficients `q`) where it has come back by `reach` (a stuck Jenkins slider's force
+/// crossing zero), on a 2¹⁶-point grid refined by bisection.
+fn unstressed_instant(
+    q: &nalgebra::DVector<f64>,
+    n: usize,
+    h: usize,
+    omega: f64,
+    dof: usize,
+    reach: f64,
+) -> f64 {
+    let period = std::f64::consts::TAU / omega;
+    let u = |t: f64| periodic_state(q, n, h, omega, t)[dof];
+    let grid: Vec<f64> = (0..1 << 16).map(|k| period * k as f64 / 65536.0).collect();
+    let top = grid
+        .iter()
+        .copied()
+        .max_by(|a, b| u(*a).total_cmp(&u(*b)))
+        .expect("grid");
+    let level = u(top) - reach;
+    let mut lo = top;
+    let step = period / 65536.0;
+    while u(lo + step) > level {
+        lo += step;
+    }
+    let mut hi = lo + step;
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if u(mid) > level {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
