@@ -403,3 +403,24 @@ fn unstressed_instant(
     }
     lo
 }
+
+/// A 2-D contact against the moving base is refused with a coded diagnostic (its event
+/// functions would carry the wall's motion in two directions).
+#[test]
+fn contact_against_the_moving_base_is_unsupported() {
+    let text = "model wall {
+      mass p = 1 { dofs = (x, y) }
+      spring ground -- p.x { k = 1 }
+      spring ground -- p.y { k = 1 }
+      friction c: p -- base { law = contact2d, kt = 10, kn = 50, mu = 0.3, N0 = 1 }
+      base = 0.1 * cos(t)
+    }
+    simulate wall { t = 0..1 }
+    ";
+    let (code, _, stderr, _) = run_text(text, "simulate_friction2d/wall", &[]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("nsd::analysis::unsupported") && stderr.contains("moving base"),
+        "{stderr}"
+    );
+}
