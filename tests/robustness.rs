@@ -157,6 +157,11 @@ const SMALL_MODELS: &[(&str, &str)] = &[
         "jenkins_and_coulomb",
         "mass m1 = 1\n friction j: m1 -- ground { law = jenkins, kt = 3, force = beta }\n friction c: ground -- m1 { force = beta }\n force m1 = cos(Omega * t)\n base = 0.1 * cos(r1 * t)",
     ),
+    // A 2-D friction contact whose normal is free: stick, slip, separation and touch-down.
+    (
+        "contact2d",
+        "mass p = 1 { dofs = (x, y) }\n spring ground -- p.x { k = 1 }\n spring ground -- p.y { k = 1 }\n friction c: p -- ground { law = contact2d, kt = 3, kn = 5, mu = 0.3, N0 = beta, angle = 0.2 }\n force p.x = cos(Omega * t)\n force p.y = 0.5 * sin(r1 * t)",
+    ),
     ("mass_only", "mass m1 = 1"),
     ("free_mass_forced", "mass m1 = 1\n force m1 = cos(Omega * t)"),
     ("nothing", ""),

@@ -1,10 +1,11 @@
 //! What a located crossing does, and the `Event` it logs: a gap's contact entry or exit, a
-//! Jenkins slider's stick or slip, a sliding Coulomb contact coming to rest (every contact at
+//! Jenkins slider's stick or slip, a 2-D friction contact's stick, slip, separation or
+//! touch-down, a sliding Coulomb contact coming to rest (every contact at
 //! rest at that instant settling together), an impact on one or several rigid stops (with the
 //! Zeno watch and persistent contact), a stuck contact starting to slip, a held stop's
 //! lift-off. Each ends with the restart of the integration at the located state.
 
-use super::super::hybrid::{Action, FrictionMode, GapMode};
+use super::super::hybrid::{Action, ContactMode, FrictionMode, GapMode};
 use super::super::tolerances::{NO_REBOUND, TINY, ZENO_INTERVAL};
 use super::crossings::Crossing;
 use super::stepper::Accepted;
@@ -62,6 +63,23 @@ impl Event {
             "stick"
         } else {
             "slip"
+        };
+        Event::new(t, element, kind, (from.name(), to.name()), velocity, None)
+    }
+
+    /// A 2-D friction contact's change of mode at the tangential relative velocity
+    /// `velocity`: `contact` when it separates or touches down, else `stick` or `slip`.
+    fn contact2d(
+        t: f64,
+        element: &str,
+        from: ContactMode,
+        to: ContactMode,
+        velocity: f64,
+    ) -> Event {
+        let kind = match (from, to) {
+            (ContactMode::Separated, _) | (_, ContactMode::Separated) => "contact",
+            (_, ContactMode::Stick) => "stick",
+            _ => "slip",
         };
         Event::new(t, element, kind, (from.name(), to.name()), velocity, None)
     }
@@ -150,6 +168,7 @@ impl Run<'_, '_> {
         self.sample_until(te);
         match self.events[at.which].action {
             Action::Jenkins { element, to } => self.switch_jenkins(at.which, element, to, te, &ye),
+            Action::Contact2d { element, to } => self.switch_contact(element, to, te, &ye),
             Action::Switch { gap, to } => self.switch_gap(at.which, gap, to, te, &ye),
             Action::SlipEnds { contact } => {
                 if !self.end_slip(contact, te, &mut ye) {
@@ -177,6 +196,16 @@ impl Run<'_, '_> {
         let from = self.h.jenkins[element].mode;
         self.h.switch_jenkins(element, to, te, ye);
         let event = Event::friction(te, &self.h.jenkins[element].name, from, to, velocity);
+        self.log(event);
+    }
+
+    /// A 2-D friction contact changes mode towards `to` (the one a touch-down takes is
+    /// decided by the contact).
+    fn switch_contact(&mut self, element: usize, to: ContactMode, te: f64, ye: &[f64]) {
+        let from = self.h.contacts[element].mode;
+        let velocity = self.h.contact_slip_rate(element, ye);
+        let to = self.h.switch_contact(element, to, ye);
+        let event = Event::contact2d(te, &self.h.contacts[element].name, from, to, velocity);
         self.log(event);
     }
 

@@ -1,8 +1,10 @@
 //! The event functions of the current modes: each is linear in the state, `Σ wᵢyᵢ + c`, plus
 //! a moving-wall term when a side is the base, and names the crossing direction that ends the
 //! mode and the action taken there — a gap's contact entry or exit, a rigid stop's impact, a
-//! sliding Coulomb contact coming to rest, a Jenkins slider's stick or slip.
+//! sliding Coulomb contact coming to rest, a Jenkins slider's stick or slip, a 2-D friction
+//! contact's stick, slip, separation or touch-down (`contact2d.rs`).
 
+use super::contact2d::ContactMode;
 use super::laws::{ContactGap, FrictionMode, GapMode, Jenkins};
 use super::{weights, Hybrid};
 use crate::model::flat::{Dir, Sides};
@@ -20,6 +22,9 @@ pub enum Action {
     SlipEnds { contact: usize },
     /// A Jenkins element's spring force reaches `±F` (slip starts) or its sliding stops.
     Jenkins { element: usize, to: FrictionMode },
+    /// A 2-D friction contact's stick, slip, separation or touch-down (`to` is `Stick` for a
+    /// touch-down, whose mode is decided at the switch).
+    Contact2d { element: usize, to: ContactMode },
 }
 
 /// An event function `Σ w_i y_i + c`, the crossing direction that triggers it, and its action.
@@ -37,7 +42,8 @@ pub struct EventFn {
 
 impl Hybrid<'_> {
     /// The event functions that can end the current modes, and the rigid stops' contacts:
-    /// the gaps', the sliding contacts', the Jenkins sliders' and the open stops', in this
+    /// the gaps', the sliding contacts', the Jenkins sliders', the 2-D contacts' and the open
+    /// stops', in this
     /// order (which breaks ties between simultaneous crossings).
     pub fn events(&self) -> Vec<EventFn> {
         let mut out = Vec::new();
@@ -61,6 +67,9 @@ impl Hybrid<'_> {
         }
         for (ji, jk) in self.jenkins.iter().enumerate() {
             self.jenkins_events(ji, jk, &mut out);
+        }
+        for ci in 0..self.contacts.len() {
+            self.contact_events(ci, &mut out);
         }
         for (si, stop) in self.stops.iter().enumerate() {
             if stop.held.is_some() {
@@ -157,7 +166,7 @@ impl Hybrid<'_> {
     }
 
     /// DOF weights moved onto the velocity part of the state `y = [x, ẋ]`.
-    fn on_velocities(&self, w: &[(usize, f64)]) -> Vec<(usize, f64)> {
+    pub(super) fn on_velocities(&self, w: &[(usize, f64)]) -> Vec<(usize, f64)> {
         w.iter().map(|&(i, wi)| (self.n + i, wi)).collect()
     }
 

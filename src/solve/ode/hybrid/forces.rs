@@ -13,21 +13,33 @@
 //!   acting `−T` on side a and `+T` on side b (the sign of a spring's `k u`): `±F` while
 //!   slipping with `s ≷ 0` (paper 001, eq. 3), `T = −λ` while stuck (the sticking force of
 //!   paper 001, eq. 11, solved with the other constraints), `kt (u − z)` for a stuck Jenkins
-//!   slider.
+//!   slider;
+//! - a 2-D friction contact (`NAME.T`, `NAME.N`): its tangential force `T` (acting `−T t` on
+//!   side a, the sign of a spring's `kt u_t`) and normal load `N` (acting `−N n` on side a,
+//!   positive when compressed), both 0 while separated (paper 003, eqs. 24–25).
 
 use super::constraints::Bilateral;
 use super::laws::{FrictionMode, GapMode};
 use super::Hybrid;
 
 impl Hybrid<'_> {
-    /// One name per contact element, `NAME.F` (gaps), `NAME.N` (rigid stops), `NAME.T`
-    /// (Coulomb contacts, Jenkins elements), in the order of `contact_forces`.
+    /// One name per contact force, `NAME.F` (gaps), `NAME.N` (rigid stops), `NAME.T`
+    /// (Coulomb contacts, Jenkins elements), `NAME.T` and `NAME.N` (2-D contacts), in the
+    /// order of `contact_forces`.
     pub fn contact_force_names(&self) -> Vec<String> {
         let gaps = self.gaps.iter().map(|g| format!("{}.F", g.name));
         let stops = self.stops.iter().map(|s| format!("{}.N", s.name));
         let friction = self.friction.iter().map(|c| format!("{}.T", c.name));
         let jenkins = self.jenkins.iter().map(|j| format!("{}.T", j.name));
-        gaps.chain(stops).chain(friction).chain(jenkins).collect()
+        let contacts = self
+            .contacts
+            .iter()
+            .flat_map(|c| [format!("{}.T", c.name), format!("{}.N", c.name)]);
+        gaps.chain(stops)
+            .chain(friction)
+            .chain(jenkins)
+            .chain(contacts)
+            .collect()
     }
 
     /// The contact forces at `(t, y)` in the current modes (see the module docs for signs).
@@ -63,6 +75,10 @@ impl Hybrid<'_> {
         }
         for jk in &self.jenkins {
             out.push(jk.force(self.relative(jk.a, jk.b, t, x)));
+        }
+        for ct in &self.contacts {
+            let (tf, nf) = ct.forces(ct.relative(x));
+            out.extend([tf, nf]);
         }
         out
     }

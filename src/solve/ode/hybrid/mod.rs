@@ -9,11 +9,12 @@
 //! Here: the system's elements sorted by law, the attachments' positions and the walls'
 //! motion. The element laws are in `laws.rs`, `M⁻¹` in `mass.rs`, the right-hand side and
 //! the energy in `rhs.rs`, the event functions in `events.rs`, friction's stick and slip in
-//! `settle.rs`, the bilateral constraints in `constraints.rs`, the rigid stops' impacts
+//! `settle.rs`, the 2-D friction contacts (law, events, switches) in `contact2d.rs`, the bilateral constraints in `constraints.rs`, the rigid stops' impacts
 //! in `stops.rs`, the contact forces reported at output samples in `forces.rs` and the exact
 //! linearisation for the stiff method in `tangent.rs`.
 
 mod constraints;
+mod contact2d;
 mod events;
 mod forces;
 mod laws;
@@ -23,6 +24,7 @@ mod settle;
 mod stops;
 mod tangent;
 
+pub use contact2d::{Contact2d, ContactMode};
 pub use events::{Action, EventFn};
 pub use laws::{ContactGap, Coulomb, FrictionMode, GapMode, Jenkins, RigidStop};
 
@@ -65,6 +67,7 @@ pub struct Hybrid<'s> {
     dense_kc: Option<Vec<f64>>,
     pub friction: Vec<Coulomb>,
     pub jenkins: Vec<Jenkins>,
+    pub contacts: Vec<Contact2d>,
     force: Vec<f64>,
     /// Whether the output samples carry the contact forces (`contact_forces`); off for the
     /// callers that read the motion only.
@@ -94,6 +97,7 @@ struct Elements {
     stops: Vec<RigidStop>,
     poly: Vec<(Attach, Attach, f64, f64)>,
     jenkins: Vec<Jenkins>,
+    contacts: Vec<Contact2d>,
     /// Rigid Coulomb contacts: name, sides and slip force (their `M⁻¹w` needs the mass
     /// solver).
     coulomb: Vec<(String, Attach, Attach, f64)>,
@@ -149,11 +153,21 @@ impl Elements {
                         z: 0.0,
                     });
                 }
-                Nonlinearity::Friction(_) => {
-                    return Err(Unsupported::Element {
-                        element: name,
-                        what: "2-D friction contacts",
-                    });
+                Nonlinearity::Friction(Friction::Contact2d {
+                    kt,
+                    kn,
+                    mu,
+                    n0,
+                    angle,
+                    ..
+                }) => {
+                    let contact =
+                        Contact2d::new(name.clone(), &el.a, &el.b, (*kt, *kn, *mu, *n0), *angle)
+                            .ok_or(Unsupported::Element {
+                                element: name,
+                                what: "a 2-D friction contact against the moving base",
+                            })?;
+                    out.contacts.push(contact);
                 }
             }
         }
@@ -208,10 +222,10 @@ impl<'s> Hybrid<'s> {
                 }
             })
             .collect();
-        let poly: Vec<_> = elements.poly.iter().map(|p| (p.0, p.1)).collect();
-        let gaps: Vec<_> = elements.gaps.iter().map(|g| (g.a, g.b)).collect();
-        let jenkins: Vec<_> = elements.jenkins.iter().map(|j| (j.a, j.b)).collect();
-        let tangent = TangentForm::new(sys, &poly, &gaps, &jenkins);
+        let poly: Vec<_> = elements.poly.iter().map(|p| weights(p.0, p.1)).collect();
+        let gaps: Vec<_> = elements.gaps.iter().map(|g| weights(g.a, g.b)).collect();
+        let jenkins: Vec<_> = elements.jenkins.iter().map(|j| weights(j.a, j.b)).collect();
+        let tangent = TangentForm::new(sys, [&poly, &gaps, &jenkins], &elements.contacts);
         Ok(Hybrid {
             tangent,
             loads,
@@ -226,6 +240,7 @@ impl<'s> Hybrid<'s> {
             base,
             friction,
             jenkins: elements.jenkins,
+            contacts: elements.contacts,
             force: vec![0.0; n],
             forces_at_samples: false,
             evals: 0,
@@ -304,13 +319,18 @@ impl<'s> Hybrid<'s> {
     }
 
     /// The current modes of every element as a compact key (gaps, Coulomb contacts, Jenkins
-    /// sliders, held stops).
+    /// sliders, 2-D contacts, held stops).
     pub fn mode_key(&self) -> Vec<u8> {
         let gaps = self.modes.iter().map(|m| *m as u8);
         let friction = self.friction.iter().map(|c| c.mode as u8);
         let jenkins = self.jenkins.iter().map(|j| j.mode as u8);
+        let contacts = self.contacts.iter().map(|c| c.mode as u8);
         let held = self.stops.iter().map(|s| u8::from(s.held.is_some()));
-        gaps.chain(friction).chain(jenkins).chain(held).collect()
+        gaps.chain(friction)
+            .chain(jenkins)
+            .chain(contacts)
+            .chain(held)
+            .collect()
     }
 
     /// Records the penetration rate at a contact entry (for the laws that scale their

@@ -110,7 +110,8 @@ impl Hybrid<'_> {
     }
 
     /// `f −= f_nl`: polynomial springs, gaps in their modes (smoothed ones by their sigmoid
-    /// force, paper 000 eq. 8), sliding Coulomb contacts, Jenkins sliders.
+    /// force, paper 000 eq. 8), sliding Coulomb contacts, Jenkins sliders, 2-D friction
+    /// contacts (`T` along `u_t`'s weights, `N` along `u_n`'s, paper 003 eqs. 24–25).
     fn nonlinear_forces(&self, t: f64, x: &[f64], v: &[f64], f: &mut [f64]) {
         for &(a, b, k2, k3) in &self.poly {
             let u = self.relative(a, b, t, x);
@@ -130,6 +131,15 @@ impl Hybrid<'_> {
         for jk in &self.jenkins {
             let u = self.relative(jk.a, jk.b, t, x);
             apply(jk.a, jk.b, jk.force(u), f);
+        }
+        for ct in &self.contacts {
+            let (tf, nf) = ct.forces(ct.relative(x));
+            for &(i, wi) in &ct.tw {
+                f[i] -= tf * wi;
+            }
+            for &(i, wi) in &ct.nw {
+                f[i] -= nf * wi;
+            }
         }
     }
 
@@ -155,7 +165,7 @@ impl Hybrid<'_> {
     /// (viscous, Rayleigh), no time-dependent loads or base motion, no smoothing, every gap's
     /// law elastic (`linear`, `hertz`: Kelvin–Voigt, Hunt–Crossley and Lankarani–Nikravesh
     /// dissipate while in contact), every rigid stop with `e = 1`, no friction (Coulomb
-    /// contacts and Jenkins sliders dissipate while slipping). Decided from the model, not
+    /// contacts, Jenkins sliders and 2-D contacts dissipate while slipping). Decided from the model, not
     /// from the current modes, so a dissipative contact that is open at a sample does not
     /// make that sample count.
     pub fn is_conservative(&self) -> bool {

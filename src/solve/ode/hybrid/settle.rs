@@ -89,9 +89,10 @@ impl Hybrid<'_> {
 
     /// Initial friction modes: a rigid contact slides with the initial relative velocity,
     /// else settles (all contacts at rest relative to their walls together); Jenkins
-    /// elements start stuck and unstressed.
+    /// elements and loaded 2-D contacts start stuck and unstressed.
     pub fn set_friction_from_state(&mut self, t: f64, y: &mut [f64]) {
         self.set_jenkins_from_state(t, y);
+        self.set_contacts_from_state(y);
         let mut resting = Vec::new();
         for c in 0..self.friction.len() {
             let s = self.slip_velocity(c, t, y);

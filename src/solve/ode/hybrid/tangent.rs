@@ -4,23 +4,30 @@
 //! nonlinear element adds its law's tangent `(kₑ, cₑ) = (∂fₑ/∂u, ∂fₑ/∂u̇)` along its weights
 //! `wₑ` (rank one, at its DOFs): polynomial springs `2k₂u + 3k₃u²`, gaps in contact the
 //! law's tangent (smoothed gaps the sigmoid force's slope, paper 000 eq. 8), Jenkins
-//! elements `kt` while stuck; sliding Coulomb contacts and open gaps add nothing.
+//! elements `kt` while stuck; sliding Coulomb contacts and open gaps add nothing. A 2-D
+//! friction contact (paper 003, eqs. 24–25) adds `kt t tᵀ + kn n nᵀ` stuck (`t`, `n` the
+//! weights of `u_t`, `u_n`), `kn n nᵀ` sliding and nothing separated.
 //!
 //! Stuck Coulomb contacts and held stops act through constraint forces solved with the
 //! state (`constraints.rs`); there the tangent is not given and RODAS takes finite
-//! differences. So is it for a model whose `M`, `K` or `C` is not symmetric (the sparse
+//! differences. So is it while a 2-D contact with a variable load slides: its tangent
+//! `ξ μ kn t nᵀ` is not symmetric, and the stage solve is an LDLᵀ. So is it for a model whose `M`, `K` or `C` is not symmetric (the sparse
 //! stage solve is an LDLᵀ).
 
+use super::contact2d::Contact2d;
 use super::laws::GapMode;
-use super::{weights, Hybrid};
+use super::Hybrid;
 use crate::model::flat::ContactLaw;
-use crate::model::system::{Attach, System};
+use crate::model::system::System;
 use crate::solve::ode::step::{Rhs, SecondOrder};
 use sprs::CsMat;
 use std::collections::BTreeSet;
 
 /// The positions of `w wᵀ`'s entries in the common pattern, with their values `wᵢwⱼ`.
 type Slots = Vec<(usize, f64)>;
+
+/// An element's DOF weights `w` (its relative coordinate is `Σ wᵢ xᵢ`).
+type Weights = Vec<(usize, f64)>;
 
 /// The common pattern of `M`, `K`, `C` and the elements' `w wᵀ`, with `K`, `C` on it and the
 /// slots of each element.
@@ -31,6 +38,8 @@ pub(super) struct TangentForm {
     poly: Vec<Slots>,
     gaps: Vec<Slots>,
     jenkins: Vec<Slots>,
+    /// The 2-D contacts' `t tᵀ` and `n nᵀ`.
+    contacts: Vec<(Slots, Slots)>,
 }
 
 /// Whether `a` equals its transpose exactly.
@@ -39,13 +48,13 @@ fn symmetric(a: &CsMat<f64>) -> bool {
 }
 
 impl TangentForm {
-    /// The form of `sys` with the elements' sides (`poly`, `gaps`, `jenkins`, in the
-    /// hybrid form's order); `None` when `M`, `K` or `C` is not symmetric.
+    /// The form of `sys` with the elements' weights (`[poly, gaps, jenkins]`, in the
+    /// hybrid form's order) and the 2-D contacts; `None` when `M`, `K` or `C` is not
+    /// symmetric.
     pub(super) fn new(
         sys: &System,
-        poly: &[(Attach, Attach)],
-        gaps: &[(Attach, Attach)],
-        jenkins: &[(Attach, Attach)],
+        [poly, gaps, jenkins]: [&[Weights]; 3],
+        contacts: &[Contact2d],
     ) -> Option<TangentForm> {
         if ![&sys.m, &sys.k, &sys.c].into_iter().all(symmetric) {
             return None;
@@ -56,8 +65,17 @@ impl TangentForm {
             entries.extend(a.iter().map(|(_, (i, j))| (i, j)));
         }
         entries.extend((0..n).map(|i| (i, i)));
-        let sides = poly.iter().chain(gaps).chain(jenkins);
-        for w in sides.map(|&(a, b)| weights(a, b)) {
+        // A contact's t and n share its DOFs: its block couples all of them.
+        let blocks = contacts
+            .iter()
+            .map(|c| c.tw.iter().chain(&c.nw).copied().collect::<Weights>());
+        for w in poly
+            .iter()
+            .chain(gaps)
+            .chain(jenkins)
+            .cloned()
+            .chain(blocks)
+        {
             for &(i, _) in &w {
                 entries.extend(w.iter().map(|&(j, _)| (i, j)));
             }
@@ -85,18 +103,18 @@ impl TangentForm {
             data
         };
         let (m, k0, c0) = (on_pattern(&sys.m), on_pattern(&sys.k), on_pattern(&sys.c));
-        let slots = |list: &[(Attach, Attach)]| -> Vec<Slots> {
-            list.iter()
-                .map(|&(a, b)| {
-                    let w = weights(a, b);
-                    w.iter()
-                        .flat_map(|&(i, wi)| w.iter().map(move |&(j, wj)| (i, j, wi * wj)))
-                        .map(|(i, j, v)| (slot(i, j), v))
-                        .collect()
-                })
+        let outer = |w: &Weights| -> Slots {
+            w.iter()
+                .flat_map(|&(i, wi)| w.iter().map(move |&(j, wj)| (i, j, wi * wj)))
+                .map(|(i, j, v)| (slot(i, j), v))
                 .collect()
         };
+        let slots = |list: &[Weights]| -> Vec<Slots> { list.iter().map(outer).collect() };
         let (poly, gaps, jenkins) = (slots(poly), slots(gaps), slots(jenkins));
+        let contacts = contacts
+            .iter()
+            .map(|c| (outer(&c.tw), outer(&c.nw)))
+            .collect();
         let m = CsMat::new((n, n), indptr, indices, m);
         Some(TangentForm {
             lin: SecondOrder {
@@ -109,6 +127,7 @@ impl TangentForm {
             poly,
             gaps,
             jenkins,
+            contacts,
         })
     }
 }
@@ -124,7 +143,8 @@ fn add(data: &mut [f64], slots: &Slots, value: f64) {
 
 impl Hybrid<'_> {
     /// `K̃` and `C̃` at `(t, y)` in the current modes, or `None` where a bilateral
-    /// constraint acts (a stuck Coulomb contact, a held stop) or the model has no form.
+    /// constraint acts (a stuck Coulomb contact, a held stop), a 2-D contact's tangent is not
+    /// symmetric, or the model has no form.
     fn tangent_at(&mut self, t: f64, y: &[f64]) -> Option<&SecondOrder> {
         let constrained = self.friction.iter().any(|c| {
             !matches!(
@@ -132,7 +152,7 @@ impl Hybrid<'_> {
                 super::FrictionMode::SlipPos | super::FrictionMode::SlipNeg
             )
         }) || self.stops.iter().any(|s| s.held.is_some());
-        if constrained {
+        if constrained || !self.contacts.iter().all(Contact2d::symmetric_tangent) {
             return None;
         }
         let mut form = self.tangent.take()?;
@@ -163,6 +183,11 @@ impl Hybrid<'_> {
         for (jk, slots) in self.jenkins.iter().zip(&form.jenkins) {
             add(k, slots, jk.stiffness());
         }
+        for (ct, (t_slots, n_slots)) in self.contacts.iter().zip(&form.contacts) {
+            let (kt, kn) = ct.stiffness();
+            add(k, t_slots, kt);
+            add(k, n_slots, kn);
+        }
         self.tangent = Some(form);
         self.tangent.as_ref().map(|f| &f.lin)
     }
@@ -180,6 +205,7 @@ impl Rhs for Hybrid<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::ContactMode;
     use super::*;
 
     /// Masses with a polynomial spring, gaps in contact by four laws (one smoothed, one on
@@ -206,14 +232,8 @@ mod tests {
     /// increment 1e-6 leaves a truncation error `O(1e-12 f''')` and a round-off `O(1e-10)`.
     #[test]
     fn tangent_matches_central_differences() {
-        let prog = crate::lang::Program::from_source("<t>", MODEL, None).expect("parses");
-        let model = crate::lang::resolve(&prog, "t", &[]).expect("resolves");
-        let sys = crate::model::assemble(&model);
+        let sys = system(MODEL);
         let mut h = Hybrid::new(&sys, false).expect("integrable");
-        let n = sys.n();
-        let mass: Vec<f64> = (0..n)
-            .map(|i| sys.m.get(i, i).copied().unwrap_or(0.0))
-            .collect();
         // a = 0.1, b = 0.05 (g1 closed), c = −0.02 (g2: c − a = −0.12, closed on its negative
         // side), d = 0.03 (g3 closed), and velocities of both signs.
         let y = [0.1, 0.05, -0.02, 0.03, 0.3, -0.2, 0.1, 0.25];
@@ -224,7 +244,56 @@ mod tests {
             "{:?}",
             h.modes
         );
-        let lin = h.tangent(0.0, &y).expect("no constraint acts");
+        assert_tangent(&mut h, &sys, &y);
+    }
+
+    /// A planar mass on a 2-D contact at an angle (normal free) and a mass on one whose
+    /// normal is held, Rayleigh damping.
+    const CONTACTS: &str = "model t {
+      mass p = 1 { dofs = (x, y) }
+      mass q = 2
+      spring ground -- p.x { k = 3 }
+      spring ground -- p.y { k = 2 }
+      spring p.x -- q { k = 5 }
+      friction c1: p -- ground { law = contact2d, kt = 7, kn = 11, mu = 0.4, N0 = 1, angle = 0.3 }
+      friction c2: q -- ground { law = contact2d, kt = 13, kn = 17, mu = 0.3, N0 = 2 }
+      damping rayleigh { alpha = 0.1, beta = 0.01 }
+    }";
+
+    /// The 2-D contacts' tangent (paper 003, eqs. 24–25) against central differences, as
+    /// above: both stuck (`kt t tᵀ + kn n nᵀ`), the first separated and the held one
+    /// sliding (`kn n nᵀ` with `n` empty: nothing); and none while the free one slides (its
+    /// `ξ μ kn t nᵀ` is not symmetric).
+    #[test]
+    fn contact2d_tangent_matches_central_differences() {
+        let sys = system(CONTACTS);
+        let mut h = Hybrid::new(&sys, false).expect("integrable");
+        let y = [0.1, 0.05, -0.02, 0.3, -0.2, 0.1];
+        h.set_friction_from_state(0.0, &mut y.clone());
+        h.contacts[0].w -= 0.01;
+        assert_eq!(h.contacts[0].mode, ContactMode::Stick);
+        assert_tangent(&mut h, &sys, &y);
+        h.contacts[0].mode = ContactMode::Separated;
+        h.contacts[1].mode = ContactMode::SlipPos;
+        assert_tangent(&mut h, &sys, &y);
+        h.contacts[0].mode = ContactMode::SlipNeg;
+        assert!(h.tangent(0.0, &y).is_none());
+    }
+
+    /// The assembled system of the model `t` in `src`.
+    fn system(src: &str) -> System {
+        let prog = crate::lang::Program::from_source("<t>", src, None).expect("parses");
+        let model = crate::lang::resolve(&prog, "t", &[]).expect("resolves");
+        crate::model::assemble(&model)
+    }
+
+    /// `K̃` and `C̃` of `h` at `y` against central differences of its accelerations.
+    fn assert_tangent(h: &mut Hybrid, sys: &System, y: &[f64]) {
+        let n = sys.n();
+        let mass: Vec<f64> = (0..n)
+            .map(|i| sys.m.get(i, i).copied().unwrap_or(0.0))
+            .collect();
+        let lin = h.tangent(0.0, y).expect("no constraint acts");
         let (k, c, m) = (lin.k.clone(), lin.c.clone(), lin.m.clone());
         let dense = |vals: &[f64]| {
             let mut out = vec![vec![0.0; n]; n];
