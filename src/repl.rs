@@ -14,41 +14,6 @@ use rustyline::validate::{ValidationContext, ValidationResult, Validator};
 use rustyline::{Context, Editor, Helper};
 use std::path::{Path, PathBuf};
 
-/// Language keywords and analysis kinds offered by completion.
-const KEYWORDS: [&str; 31] = [
-    "model",
-    "component",
-    "import",
-    "param",
-    "mass",
-    "spring",
-    "damper",
-    "gap",
-    "friction",
-    "force",
-    "base",
-    "gravity",
-    "damping",
-    "beam",
-    "matrices",
-    "body",
-    "joint",
-    "use",
-    "for",
-    "modes",
-    "simulate",
-    "sweep regimes",
-    "sweep bifurcation",
-    "basins",
-    "continue frf",
-    "continue periodic",
-    "continue backbone",
-    "nsmodes",
-    "expect",
-    "ground",
-    "rayleigh",
-];
-
 /// The REPL's commands, for completion and `:help`.
 const COMMANDS: [(&str, &str); 10] = [
     (
@@ -418,7 +383,13 @@ impl Session {
     /// Every word completion may offer now: keywords, commands, models, and the current
     /// model's parameters, nodes and elements.
     pub fn completion_words(&self) -> Vec<String> {
-        let mut words: Vec<String> = KEYWORDS.iter().map(|k| k.to_string()).collect();
+        // Language keywords and analysis kinds.
+        let mut words: Vec<String> = crate::lang::STATEMENT_KEYWORDS
+            .iter()
+            .copied()
+            .chain(crate::lang::ast::AnalysisKind::ALL.map(|k| k.keyword()))
+            .map(str::to_string)
+            .collect();
         words.extend(
             COMMANDS
                 .iter()

@@ -216,6 +216,21 @@ pub fn check_overrides(
     }
 }
 
+/// The option names an analysis kind accepts (each analysis's own list, as it checks them):
+/// what editors complete. The kinds without a backend accept none yet.
+pub fn option_names(kind: AnalysisKind) -> &'static [&'static str] {
+    match kind {
+        AnalysisKind::Modes => &modes::OPTIONS,
+        AnalysisKind::Simulate => &simulate::OPTIONS,
+        AnalysisKind::SweepRegimes => &sweep_regimes::OPTIONS,
+        AnalysisKind::SweepBifurcation => &sweep_bifurcation::options::OPTIONS,
+        AnalysisKind::Basins => &basins::OPTIONS,
+        AnalysisKind::ContinueFrf => &continue_frf::OPTIONS,
+        AnalysisKind::NsModes => &nsmodes::OPTIONS,
+        AnalysisKind::ContinuePeriodic | AnalysisKind::ContinueBackbone => &[],
+    }
+}
+
 /// The result-folder name: `as NAME`, else the statement's slug.
 pub fn name_of(a: &Analysis) -> String {
     a.name

@@ -32,8 +32,11 @@ const ORBIT_SAMPLES: usize = 400;
 /// Harmonic lines `ωⱼ/q` drawn at most on the frequency–energy plot.
 const MAX_HARMONIC_LINES: usize = 12;
 
+/// The options of `nsmodes`.
+pub(crate) const OPTIONS: [&str; 4] = ["impacts", "period", "points", "show"];
+
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
-    let opts = OptionReader::new(a, model, &["impacts", "period", "points", "show"])?;
+    let opts = OptionReader::new(a, model, &OPTIONS)?;
     let impacts = opts.count("impacts", 1)?.unwrap_or(1);
     if impacts > MAX_IMPACTS {
         let at = opts.span_of("impacts").unwrap_or(a.span);

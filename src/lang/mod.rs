@@ -19,3 +19,33 @@ pub use crate::span::Span;
 pub use diagnostics::Failure;
 pub use load::Program;
 pub use resolve::{analysis_overrides, declared_params, parse_override, resolve, Override};
+
+/// The words that open statements or join their parts (`grammar/nsd.pest`), without the
+/// analysis kinds (`ast::AnalysisKind::keyword`): what editors and the REPL complete.
+pub const STATEMENT_KEYWORDS: [&str; 25] = [
+    "model",
+    "component",
+    "import",
+    "param",
+    "mass",
+    "spring",
+    "damper",
+    "gap",
+    "friction",
+    "force",
+    "base",
+    "gravity",
+    "damping",
+    "beam",
+    "matrices",
+    "body",
+    "joint",
+    "use",
+    "for",
+    "in",
+    "as",
+    "by",
+    "expect",
+    "ground",
+    "rayleigh",
+];

@@ -5,45 +5,12 @@
 use super::document::Document;
 use super::names::{declarations, Kind};
 use super::position::LineIndex;
+use crate::lang::ast::AnalysisKind;
 use lsp_types::{CompletionItem, CompletionItemKind, Position};
 
-/// Statement keywords of the grammar (`grammar/nsd.pest`).
-const KEYWORDS: [&str; 30] = [
-    "model",
-    "component",
-    "import",
-    "param",
-    "mass",
-    "spring",
-    "damper",
-    "gap",
-    "friction",
-    "force",
-    "base",
-    "gravity",
-    "damping",
-    "beam",
-    "matrices",
-    "body",
-    "joint",
-    "use",
-    "for",
-    "in",
-    "as",
-    "by",
-    "expect",
-    "modes",
-    "simulate",
-    "sweep",
-    "basins",
-    "continue",
-    "nsmodes",
-    "ground",
-];
-
-/// Option names by statement, as the resolver and the analyses check them
-/// (`lang::options::check_keys`, `analysis::options::OptionReader::new`).
-const OPTIONS: [(&str, &[&str]); 16] = [
+/// Option names of the element and node statements, as the resolver checks them
+/// (`lang::options::check_keys`); the analyses' come from `analysis::option_names`.
+const ELEMENT_OPTIONS: [(&str, &[&str]); 10] = [
     ("spring", &["k", "k2", "k3"]),
     ("damper", &["c"]),
     ("gap", &["clearance", "sides", "law", "smooth", "tension"]),
@@ -96,72 +63,6 @@ const OPTIONS: [(&str, &[&str]); 16] = [
             "mu",
         ],
     ),
-    ("modes", &["count", "contacts"]),
-    ("nsmodes", &["impacts", "period", "points", "show"]),
-    (
-        "simulate",
-        &[
-            "t", "x0", "v0", "rtol", "atol", "max_step", "method", "events", "output", "section",
-            "reduce",
-        ],
-    ),
-    (
-        "basins",
-        &[
-            "grid",
-            "fixed",
-            "section",
-            "transient",
-            "keep",
-            "max_period",
-            "tol",
-            "cell",
-            "plot",
-            "rtol",
-            "atol",
-            "events",
-            "block",
-        ],
-    ),
-    (
-        "sweep",
-        &[
-            "param",
-            "direction",
-            "starts",
-            "section",
-            "transient",
-            "settle",
-            "keep",
-            "max_period",
-            "tol",
-            "plot",
-            "rtol",
-            "atol",
-            "events",
-            "x",
-            "y",
-            "method",
-            "cycles",
-            "S",
-            "engine",
-            "missing",
-        ],
-    ),
-    (
-        "continue",
-        &[
-            "param",
-            "harmonics",
-            "samples",
-            "excitation",
-            "step",
-            "min_step",
-            "max_step",
-            "max_points",
-            "reduce",
-        ],
-    ),
 ];
 
 /// Unit symbols (`lang::units::atom`).
@@ -173,13 +74,21 @@ const UNITS: [&str; 25] = [
 /// The completions at `pos`.
 pub fn complete(doc: &Document, pos: Position) -> Vec<CompletionItem> {
     let offset = LineIndex::new(&doc.text).offset(pos);
-    if let Some(keys) = block_owner(&doc.text[..offset]).and_then(options_of) {
+    if let Some(keys) = block_head(&doc.text[..offset]).and_then(options_of) {
         return keys
             .iter()
             .map(|k| item(k, CompletionItemKind::PROPERTY))
             .collect();
     }
-    let mut out: Vec<CompletionItem> = KEYWORDS
+    // The statement keywords and each analysis kind's first word (`sweep`, `continue`, …).
+    let mut words: Vec<&str> = crate::lang::STATEMENT_KEYWORDS.to_vec();
+    for kind in AnalysisKind::ALL {
+        let first = kind.keyword().split(' ').next().unwrap_or_default();
+        if !words.contains(&first) {
+            words.push(first);
+        }
+    }
+    let mut out: Vec<CompletionItem> = words
         .iter()
         .map(|k| item(k, CompletionItemKind::KEYWORD))
         .collect();
@@ -213,15 +122,17 @@ fn item(label: &str, kind: CompletionItemKind) -> CompletionItem {
     }
 }
 
-/// The first word of the statement whose `{` is still open at the end of `before`.
-fn block_owner(before: &str) -> Option<&str> {
+/// The words of the statement whose `{` is still open at the end of `before`, up to that
+/// `{`, one space apart.
+fn block_head(before: &str) -> Option<String> {
     let mut depth = 0usize;
     for (i, c) in before.char_indices().rev() {
         match c {
             '}' => depth += 1,
             '{' if depth == 0 => {
                 let line_start = before[..i].rfind('\n').map_or(0, |n| n + 1);
-                return before[line_start..i].split_whitespace().next();
+                let words: Vec<&str> = before[line_start..i].split_whitespace().collect();
+                return (!words.is_empty()).then(|| words.join(" "));
             }
             '{' => depth -= 1,
             _ => {}
@@ -230,8 +141,17 @@ fn block_owner(before: &str) -> Option<&str> {
     None
 }
 
-fn options_of(keyword: &str) -> Option<&'static [&'static str]> {
-    OPTIONS.iter().find(|(k, _)| *k == keyword).map(|(_, o)| *o)
+/// The option names of the statement that starts with `head`: an element's, or an
+/// analysis's own list.
+fn options_of(head: String) -> Option<&'static [&'static str]> {
+    let first = head.split(' ').next()?;
+    if let Some((_, keys)) = ELEMENT_OPTIONS.iter().find(|(k, _)| *k == first) {
+        return Some(keys);
+    }
+    AnalysisKind::ALL
+        .into_iter()
+        .find(|k| head == k.keyword() || head.starts_with(&format!("{} ", k.keyword())))
+        .map(crate::analysis::option_names)
 }
 
 #[cfg(test)]
@@ -296,7 +216,13 @@ mod tests {
             let Some(keys) = listed(statement) else {
                 continue;
             };
-            let offered = options_of(keyword).unwrap_or_default();
+            let head = statement
+                .lines()
+                .find(|l| l.contains('{'))
+                .and_then(|l| l.split('{').next())
+                .map(|h| h.split_whitespace().collect::<Vec<_>>().join(" "))
+                .unwrap_or_default();
+            let offered = options_of(head).unwrap_or_default();
             for k in &keys {
                 assert!(
                     offered.contains(&k.as_str()),
@@ -314,16 +240,18 @@ mod tests {
     #[test]
     fn option_block_owner() {
         assert_eq!(
-            block_owner("model a {\n  spring m -- ground { k = 1, "),
-            Some("spring")
+            block_head("model a {\n  spring m -- ground { k = 1, ").as_deref(),
+            Some("spring m -- ground")
         );
         assert_eq!(
-            block_owner("model a {\n  spring m -- ground { k = 1 }\n  "),
-            Some("model")
+            block_head("model a {\n  spring m -- ground { k = 1 }\n  ").as_deref(),
+            Some("model a")
         );
         assert_eq!(
-            block_owner("simulate a { t = 0..1, x0 = "),
-            Some("simulate")
+            block_head("sweep  regimes a { x = r in 0..1, ").as_deref(),
+            Some("sweep regimes a")
         );
+        let offered = options_of("continue frf m".into()).expect("an analysis");
+        assert!(offered.contains(&"reduce") && offered.contains(&"stability"));
     }
 }

@@ -24,6 +24,8 @@ mod options;
 mod report;
 mod shard;
 
+pub(super) use options::OPTIONS;
+
 use super::diagnostics::AnalysisError;
 use super::results::Results;
 use crate::lang::ast::Analysis;

@@ -76,27 +76,26 @@ pub(super) struct Options {
     pub block: usize,
 }
 
+/// The options of `basins`.
+pub(crate) const OPTIONS: [&str; 13] = [
+    "grid",
+    "fixed",
+    "section",
+    "transient",
+    "keep",
+    "max_period",
+    "tol",
+    "cell",
+    "plot",
+    "rtol",
+    "atol",
+    "events",
+    "block",
+];
+
 impl Options {
     pub fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Options, AnalysisError> {
-        let opts = OptionReader::new(
-            a,
-            model,
-            &[
-                "grid",
-                "fixed",
-                "section",
-                "transient",
-                "keep",
-                "max_period",
-                "tol",
-                "cell",
-                "plot",
-                "rtol",
-                "atol",
-                "events",
-                "block",
-            ],
-        )?;
+        let opts = OptionReader::new(a, model, &OPTIONS)?;
         let (x, y) = grid(a, model, sys, &opts)?;
         let cells = x.values.len() * y.values.len();
         preflight(&opts, cells)?;

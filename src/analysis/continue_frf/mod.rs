@@ -62,7 +62,7 @@ const SLOW_STABILITY_S: f64 = 1.0;
 const SLOW_STABILITY_RATIO: f64 = 10.0;
 
 /// The options of `continue frf`.
-const OPTIONS: [&str; 13] = [
+pub(super) const OPTIONS: [&str; 13] = [
     "param",
     "harmonics",
     "samples",

@@ -37,6 +37,11 @@ const INITIAL_STATE_TOL: f64 = 1e-9;
 /// How many DOFs the time-history plot draws (the CSV has them all).
 const PLOTTED_DOFS: usize = 4;
 
+/// The options of `simulate`.
+pub(crate) const OPTIONS: [&str; 11] = [
+    "t", "x0", "v0", "rtol", "atol", "max_step", "method", "events", "output", "section", "reduce",
+];
+
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
     let (mut cfg, smooth_only, reduced) = read_options(a, model, sys)?;
     let mut section = section::read(a, model, sys, cfg.t0)?;
@@ -95,14 +100,7 @@ fn read_options(
     model: &Model,
     sys: &System,
 ) -> Result<(Config, bool, Option<Reduced>), Partial> {
-    let opts = OptionReader::new(
-        a,
-        model,
-        &[
-            "t", "x0", "v0", "rtol", "atol", "max_step", "method", "events", "output", "section",
-            "reduce",
-        ],
-    )?;
+    let opts = OptionReader::new(a, model, &OPTIONS)?;
     let (t0, t1) = opts.interval("t")?.ok_or_else(|| {
         opts.bad_value(
             "t",

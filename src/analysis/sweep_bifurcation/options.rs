@@ -51,27 +51,26 @@ pub(super) struct Options {
     pub smooth_only: bool,
 }
 
+/// The options of `sweep bifurcation`.
+pub(crate) const OPTIONS: [&str; 13] = [
+    "param",
+    "direction",
+    "starts",
+    "section",
+    "transient",
+    "settle",
+    "keep",
+    "max_period",
+    "tol",
+    "plot",
+    "rtol",
+    "atol",
+    "events",
+];
+
 impl Options {
     pub fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Options, AnalysisError> {
-        let opts = OptionReader::new(
-            a,
-            model,
-            &[
-                "param",
-                "direction",
-                "starts",
-                "section",
-                "transient",
-                "settle",
-                "keep",
-                "max_period",
-                "tol",
-                "plot",
-                "rtol",
-                "atol",
-                "events",
-            ],
-        )?;
+        let opts = OptionReader::new(a, model, &OPTIONS)?;
         let missing = || {
             opts.bad_value(
                 "param",

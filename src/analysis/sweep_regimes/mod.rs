@@ -17,6 +17,8 @@ mod map;
 mod sweep;
 mod tables;
 
+pub(super) use sweep::OPTIONS;
+
 use crate::analysis::diagnostics::AnalysisError;
 use crate::analysis::results::Results;
 use crate::lang::ast::Analysis;

@@ -28,13 +28,12 @@ pub(super) struct Sweep {
     pub engine: Engine,
 }
 
+/// The options of `sweep regimes`.
+pub(crate) const OPTIONS: [&str; 8] = ["x", "y", "method", "cycles", "S", "engine", "rtol", "atol"];
+
 impl Sweep {
     pub fn read(a: &Analysis, model: &Model) -> Result<Sweep, AnalysisError> {
-        let opts = OptionReader::new(
-            a,
-            model,
-            &["x", "y", "method", "cycles", "S", "engine", "rtol", "atol"],
-        )?;
+        let opts = OptionReader::new(a, model, &OPTIONS)?;
         let missing = |key: &str| {
             opts.bad_value(
                 key,
