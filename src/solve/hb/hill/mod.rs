@@ -57,10 +57,8 @@ impl Balance {
     /// ones whose eigenvectors are not centred (edge copies, `centre.rs`).
     pub fn floquet(&self, q: &DVector<f64>, omega: f64) -> Vec<Complex<f64>> {
         let (n, dim) = (self.n, self.dim());
-        let mut mbar = DMatrix::zeros(dim, dim);
         let mut a1 = DMatrix::zeros(dim, dim);
         for p in 0..self.aft.width() {
-            mbar.view_mut((p * n, p * n), (n, n)).copy_from(&self.m);
             a1.view_mut((p * n, p * n), (n, n)).copy_from(&self.c);
         }
         for k in 1..=self.aft.harmonics {
@@ -95,11 +93,16 @@ impl Balance {
             .copied()
             .collect();
         roots.sort_by(|a, b| a.im.abs().total_cmp(&b.im.abs()));
-        let complex = |a: &DMatrix<f64>| a.map(|x| Complex::new(x, 0.0));
-        let (mbar, a1, jacobian) = (complex(&mbar), complex(&a1), complex(&jacobian));
-        // The eigenvector of a root: the null vector of `s² M̄ + s A₁ + J`.
+        // The eigenvector of a (growing) root: the null vector of `s² M̄ + s A₁ + J`, formed
+        // only for the roots examined.
         let centre = |s: Complex<f64>| {
-            let v = centre::null_vector(&(&mbar * (s * s) + &a1 * s + &jacobian))?;
+            let mut pencil = a1.zip_map(&jacobian, |a, j| s * a + j);
+            let ms = self.m.map(|m| Complex::new(m, 0.0) * s * s);
+            for p in 0..self.aft.width() {
+                let mut block = pencil.view_mut((p * n, p * n), (n, n));
+                block += &ms;
+            }
+            let v = centre::null_vector(&pencil)?;
             centre::mean_harmonic(&centre::real_layout_weights(&v, n, self.aft.harmonics))
         };
         centre::without_edge_copies(physical(roots, 2 * n, omega), centre)

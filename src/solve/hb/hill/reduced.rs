@@ -147,8 +147,8 @@ impl<'a> Reduced<'a> {
         // The eigenvector of a root on the kept DOFs: the null vector of `I + R(s) B`.
         let nc = self.modal().phi_c.nrows();
         let centre = |s: C64| {
-            let t =
-                DMatrix::<C64>::identity(b.nrows(), b.nrows()) + self.receptance(omega, s).0 * &b;
+            let t = DMatrix::<C64>::identity(b.nrows(), b.nrows())
+                + self.receptance_only(omega, s) * &b;
             let z = centre::null_vector(&t)?;
             centre::mean_harmonic(&centre::complex_layout_weights(&z, nc))
         };
@@ -252,16 +252,18 @@ impl<'a> Reduced<'a> {
     /// The whole receptance `R(s)` at the kept DOFs and its derivative `R'(s)`:
     /// `1/den`, `−(2λ + c_r)/den²` with `den = (λ − λ⁺)(λ − λ⁻)`, `λ = s + ikω`.
     fn receptance(&self, omega: f64, s: C64) -> (DMatrix<C64>, DMatrix<C64>) {
-        let inverse =
-            |lambda: C64, (plus, minus): (C64, C64)| ((lambda - plus) * (lambda - minus)).inv();
-        let r = self.modal_sum(omega, s, &|lambda, _, (plus, minus, _)| {
-            inverse(lambda, (plus, minus))
-        });
         let rate = self.modal_sum(omega, s, &|lambda, _, (plus, minus, _)| {
             // c_r = −(λ⁺ + λ⁻).
-            -(2.0 * lambda - plus - minus) * inverse(lambda, (plus, minus)).powi(2)
+            -(2.0 * lambda - plus - minus) * ((lambda - plus) * (lambda - minus)).inv().powi(2)
         });
-        (r, rate)
+        (self.receptance_only(omega, s), rate)
+    }
+
+    /// The whole receptance `R(s)` at the kept DOFs alone (no derivative).
+    fn receptance_only(&self, omega: f64, s: C64) -> DMatrix<C64> {
+        self.modal_sum(omega, s, &|lambda, _, (plus, minus, _)| {
+            ((lambda - plus) * (lambda - minus)).inv()
+        })
     }
 
     /// `blockdiag_k Σ_r weight(λ, ikω, poles_r) φ_rc φ_rcᵀ` with `λ = s + ikω`.
