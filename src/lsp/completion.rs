@@ -37,32 +37,8 @@ const ELEMENT_OPTIONS: [(&str, &[&str]); 10] = [
             "E", "rho", "area", "I", "section", "length", "elements", "ends", "plane", "axial",
         ],
     ),
-    (
-        "body",
-        &[
-            "mass",
-            "inertia",
-            "at",
-            "orientation",
-            "velocity",
-            "angular_velocity",
-            "force",
-            "force_at",
-        ],
-    ),
-    (
-        "joint",
-        &[
-            "at",
-            "axis",
-            "radius",
-            "length",
-            "clearance",
-            "axial_clearance",
-            "law",
-            "mu",
-        ],
-    ),
+    ("body", &crate::lang::resolve::BODY_OPTIONS),
+    ("joint", &crate::lang::resolve::JOINT_OPTIONS),
 ];
 
 /// Unit symbols (`lang::units::atom`).

@@ -329,13 +329,11 @@ fn without_round_off(mut a: DMatrix<f64>) -> DMatrix<f64> {
 /// A dense matrix as CSR (exact zeros dropped).
 fn csr(a: &DMatrix<f64>) -> CsMat<f64> {
     let mut t = TriMat::new(a.shape());
-    for ((i, j), v) in a
-        .iter()
-        .enumerate()
-        .map(|(k, v)| ((k % a.nrows(), k / a.nrows()), v))
-    {
-        if *v != 0.0 {
-            t.add_triplet(i, j, *v);
+    for j in 0..a.ncols() {
+        for i in 0..a.nrows() {
+            if a[(i, j)] != 0.0 {
+                t.add_triplet(i, j, a[(i, j)]);
+            }
         }
     }
     t.to_csr()

@@ -24,23 +24,35 @@ const ZERO_NORM: f64 = 1e-12;
 /// The joint kinds, as written after `joint`.
 const JOINT_KINDS: [&str; 5] = ["revolute", "cylindrical", "prismatic", "spherical", "fixed"];
 
+/// The options of `body`.
+pub const BODY_OPTIONS: [&str; 8] = [
+    "mass",
+    "inertia",
+    "at",
+    "orientation",
+    "velocity",
+    "angular_velocity",
+    "force",
+    "force_at",
+];
+
+/// The options of `joint`.
+pub const JOINT_OPTIONS: [&str; 9] = [
+    "at",
+    "axis",
+    "radius",
+    "length",
+    "clearance",
+    "axial_clearance",
+    "law",
+    "mu",
+    "section",
+];
+
 impl Resolver<'_> {
     /// `body NAME { mass = …, inertia = (Ixx, Iyy, Izz), … }`: a node with all six DOFs.
     pub(super) fn body(&mut self, f: &Frame, name: &ast::Ident, o: &Options, span: Span) -> R<()> {
-        check_keys(
-            Some(o),
-            &[
-                "mass",
-                "inertia",
-                "at",
-                "orientation",
-                "velocity",
-                "angular_velocity",
-                "force",
-                "force_at",
-            ],
-            "body",
-        )?;
+        check_keys(Some(o), &BODY_OPTIONS, "body")?;
         let s = &f.scope;
         let o = Some(o);
         let mass = required(o, "mass", s, "a mass", Dim::MASS, || {
@@ -122,21 +134,7 @@ impl Resolver<'_> {
                 help: suggest(&kind.name, JOINT_KINDS, "joint kinds are"),
             });
         }
-        check_keys(
-            o,
-            &[
-                "at",
-                "axis",
-                "radius",
-                "length",
-                "clearance",
-                "axial_clearance",
-                "law",
-                "mu",
-                "section",
-            ],
-            "joint",
-        )?;
+        check_keys(o, &JOINT_OPTIONS, "joint")?;
         let (a, _) = self.node_ref(f, ra)?;
         let (b, _) = self.node_ref(f, rb)?;
         for (n, r) in [(a, ra), (b, rb)] {

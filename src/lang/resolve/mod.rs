@@ -14,6 +14,7 @@
 
 mod beams;
 mod bodies;
+pub use bodies::{BODY_OPTIONS, JOINT_OPTIONS};
 mod components;
 mod elements;
 mod laws;
