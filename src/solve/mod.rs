@@ -1,5 +1,6 @@
 //! Numerical backends. Each consumes an assembled `System` (never the AST) and a config.
 
+pub mod backbone;
 pub mod cont;
 pub mod hb;
 pub mod modes;

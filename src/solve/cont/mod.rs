@@ -16,8 +16,10 @@
 //! times `p_s`).
 
 mod tolerances;
+mod weighted;
 
 pub use tolerances::NEWTON_MAX_ITERATIONS;
+pub use weighted::Weighted;
 
 use nalgebra::{DMatrix, DVector};
 use tolerances::{

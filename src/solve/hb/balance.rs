@@ -5,11 +5,13 @@
 
 use super::aft::{self, Aft};
 use super::elements::{self, Element};
+use super::linear::Operator;
 use super::tolerances::HARMONIC_MULTIPLE_TOL;
 use crate::model::system::System;
 use crate::model::time_fn::TimeFn;
 use crate::solve::modes::dense_of;
 use nalgebra::{DMatrix, DVector};
+use std::ops::AddAssign;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum HbError {
@@ -89,13 +91,19 @@ impl Balance {
         self.n * self.aft.width()
     }
 
-    /// `F_ex`: each term on its harmonic, times `level` (the amplitudes do not depend on ω).
+    /// `F_ex`: the constant loads plus `level` times the harmonic terms.
     pub fn excitation(&self) -> DVector<f64> {
+        let mut f = self.level * self.harmonic_excitation();
+        f.rows_mut(0, self.n).add_assign(&self.constant);
+        f
+    }
+
+    /// The excitation terms at level 1, each on its harmonic (the amplitudes do not depend
+    /// on ω), without the constant loads: the load a backbone scales (eq. 19's `F_ex`).
+    pub fn harmonic_excitation(&self) -> DVector<f64> {
         let n = self.n;
         let mut f = DVector::zeros(self.dim());
-        f.rows_mut(0, n).copy_from(&self.constant);
         for &(dof, a, k, phase) in &self.terms {
-            let a = a * self.level;
             if k == 0 {
                 f[dof] += a * phase.cos();
             } else if k <= self.aft.harmonics {
@@ -127,45 +135,9 @@ impl Balance {
         best.map(|b| b.0)
     }
 
-    /// Harmonic `k`'s block of `D(ω)` and of `∂D/∂ω`: `K` (and 0) for the static term, else
-    /// `[[K − (kω)²M, kωC], [−kωC, K − (kω)²M]]` (eq. 5) and `[[−2k²ωM, kC], [−kC, −2k²ωM]]`
-    /// in `(c_k, s_k)` order.
-    pub(crate) fn block(&self, k: usize, omega: f64) -> (DMatrix<f64>, DMatrix<f64>) {
-        let n = self.n;
-        if k == 0 {
-            return (self.k.clone(), DMatrix::zeros(n, n));
-        }
-        let (kf, w) = (k as f64, k as f64 * omega);
-        let (mut d, mut rate) = (DMatrix::zeros(2 * n, 2 * n), DMatrix::zeros(2 * n, 2 * n));
-        let diag = &self.k - w * w * &self.m;
-        let diag_rate = -2.0 * kf * w * &self.m;
-        for (r, c, dv, rv) in [
-            (0, 0, diag.clone(), diag_rate.clone()),
-            (n, n, diag, diag_rate),
-            (0, n, w * &self.c, kf * &self.c),
-            (n, 0, -w * &self.c, -kf * &self.c),
-        ] {
-            d.view_mut((r, c), (n, n)).copy_from(&dv);
-            rate.view_mut((r, c), (n, n)).copy_from(&rv);
-        }
-        (d, rate)
-    }
-
-    /// `D(ω)`, block-diagonal over the harmonics.
-    fn assembled(&self, omega: f64) -> DMatrix<f64> {
-        let n = self.n;
-        let mut d = DMatrix::zeros(self.dim(), self.dim());
-        for k in 0..=self.aft.harmonics {
-            let (b, _) = self.block(k, omega);
-            let at = if k == 0 { 0 } else { (2 * k - 1) * n };
-            d.view_mut((at, at), (b.nrows(), b.ncols())).copy_from(&b);
-        }
-        d
-    }
-
     /// The linear part `D(ω)` (block per harmonic, eq. 5).
     pub fn dynamic_stiffness(&self, omega: f64) -> DMatrix<f64> {
-        self.assembled(omega)
+        self.matrix(Operator::Dynamic, omega)
     }
 
     /// The number of DOFs.
@@ -173,38 +145,10 @@ impl Balance {
         self.n
     }
 
-    /// `D(ω) Q` (`rate`: `∂D/∂ω Q`) block by block, without assembling `D` (of the size of
-    /// the unknowns squared: 1 GB for a 1000-DOF beam at H = 5): per harmonic k ≥ 1,
-    /// `[(K − w²M)c + wCs; −wCc + (K − w²M)s]` with `w = kω`, and its ω-derivative.
-    pub(super) fn linear_times(&self, q: &DVector<f64>, omega: f64, rate: bool) -> DVector<f64> {
-        let n = self.n;
-        let mut out = DVector::zeros(self.dim());
-        if !rate {
-            out.rows_mut(0, n).copy_from(&(&self.k * q.rows(0, n)));
-        }
-        for k in 1..=self.aft.harmonics {
-            let at = (2 * k - 1) * n;
-            let (c, s) = (q.rows(at, n), q.rows(at + n, n));
-            let (kf, w) = (k as f64, k as f64 * omega);
-            let (mc, ms, cc, cs) = (&self.m * c, &self.m * s, &self.c * c, &self.c * s);
-            let (top, bottom) = if rate {
-                (
-                    -2.0 * kf * w * &mc + kf * &cs,
-                    -kf * &cc - 2.0 * kf * w * &ms,
-                )
-            } else {
-                let (kc, ks) = (&self.k * c, &self.k * s);
-                (kc - w * w * &mc + w * &cs, -w * &cc + ks - w * w * &ms)
-            };
-            out.rows_mut(at, n).copy_from(&top);
-            out.rows_mut(at + n, n).copy_from(&bottom);
-        }
-        out
-    }
-
     /// `R(Q) = D(ω) Q + F_nl(Q) − F_ex`.
     pub fn residual(&self, q: &DVector<f64>, omega: f64) -> DVector<f64> {
-        self.linear_times(q, omega, false) + self.nonlinear(q, omega, false).0 - self.excitation()
+        self.apply(Operator::Dynamic, q, omega) + self.nonlinear(q, omega, false).0
+            - self.excitation()
     }
 
     /// `∂R/∂Q`, exact (AFT Jacobian of the sampled forces).
@@ -229,7 +173,7 @@ impl crate::solve::cont::Problem for Balance {
 
     /// `∂R/∂ω = (∂D/∂ω) Q` (the forces here depend on ω only through D).
     fn param_derivative(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
-        self.linear_times(x, p, true)
+        self.apply(Operator::Rate, x, p)
     }
 }
 

@@ -19,6 +19,7 @@
 //! point costs a sum over 40 modes instead of an LU of each 78 × 78 harmonic block.
 
 use super::elements::Layout;
+use super::linear::Operator;
 use super::tolerances::{MODAL_COUPLING_TOL, RIGID_MODE_TOL};
 use super::Balance;
 use crate::solve::cont::Problem;
@@ -362,7 +363,10 @@ impl<'a> Condensed<'a> {
                 });
                 continue;
             }
-            let (d, rate) = self.hb.block(k, omega);
+            let (d, rate) = (
+                self.hb.block(Operator::Dynamic, k, omega),
+                self.hb.block(Operator::Rate, k, omega),
+            );
             let pick = |m: &DMatrix<f64>, r: &[usize], cols: &[usize]| {
                 DMatrix::from_fn(r.len(), cols.len(), |a, b| m[(r[a], cols[b])])
             };

@@ -105,7 +105,7 @@ impl cont::Problem for Leading<'_> {
     }
 
     fn param_derivative(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
-        let d = self.hb.linear_times(&self.padded(x), p, true);
+        let d = self.hb.apply(super::Operator::Rate, &self.padded(x), p);
         d.rows(0, self.len).into_owned()
     }
 }

@@ -1,0 +1,211 @@
+//! Damped nonlinear modes by the extended periodic motion concept (paper 003, Sect. 2.2,
+//! after Krack): the autonomous balance with an artificial damping term `−ξ M q̇` that
+//! feeds back what the structure dissipates (eqs. 7–8), the mode `ψ` mass-normalised on its
+//! fundamental with its sine part zero at the monitored DOF (eq. 9), the modal amplitude
+//! `a` (`Q = a ψ`) the continuation parameter; the forced backbone follows by the energy
+//! balance (eqs. 10–12, after Sun): the level at which the force, phased for the largest
+//! work, supplies per period the energy `E_d = ξ ∫ q̇ᵀ M q̇ dt = ξ π ω Σ_k k² (c_kᵀ M c_k +
+//! s_kᵀ M s_k)` the mode dissipates, `α = E_d / (π |F̂₁ᴴ Q̂₁|)` with `F̂₁ = F_c − i F_s`,
+//! `Q̂₁ = Q_c − i Q_s` the fundamentals (the quadratic forms replace eq. 12's element-wise
+//! squares, which assume a diagonal M). ξ = 2ζω: the mode's damping ratio is ζ = ξ/(2ω).
+
+use super::{along, stop_reason, BackboneError, Curve, Forced, Point, Settings};
+use crate::solve::cont::{follow, newton, Problem, Weighted};
+use crate::solve::hb::Operator;
+use nalgebra::{DMatrix, DVector};
+use std::f64::consts::PI;
+
+/// How far past the amplitude ratio of the level range the modal amplitude is continued,
+/// at most (a factor): the levels' range is reached first unless the damping grows faster
+/// than the amplitude (dimensionless).
+const AMPLITUDE_MARGIN: f64 = 100.0;
+
+/// The mode system in `[ψ (N); ω; ξ]` with `p` the modal amplitude's parameter; equations
+/// `[(D̄ a ψ + F_nl(a ψ) − F_c)/a; ψ₁ᵀMψ₁ − 1; ψ_s1,k]`.
+struct Mode<'a> {
+    f: &'a Forced<'a>,
+}
+
+impl Mode<'_> {
+    /// The fundamental's part of `x` (every other coefficient zero).
+    fn fundamental(&self, x: &DVector<f64>) -> DVector<f64> {
+        let n = self.f.hb.dofs();
+        let mut out = DVector::zeros(x.len());
+        out.rows_mut(n, 2 * n).copy_from(&x.rows(n, 2 * n));
+        out
+    }
+
+    fn phase_slot(&self) -> usize {
+        2 * self.f.hb.dofs() + self.f.monitored
+    }
+}
+
+impl Problem for Mode<'_> {
+    fn dim(&self) -> usize {
+        self.f.dim() + 2
+    }
+
+    fn residual(&self, z: &DVector<f64>, p: f64) -> DVector<f64> {
+        let (n, a, hb) = (self.f.dim(), self.f.level(p), self.f.hb);
+        let (psi, omega, xi) = (z.rows(0, n).into_owned(), z[n], z[n + 1]);
+        let q = &psi * a;
+        let mut r = DVector::zeros(n + 2);
+        let motion =
+            self.f.residual(&q, omega, 0.0) / a + hb.apply(Operator::MassInput, &psi, omega) * xi;
+        r.rows_mut(0, n).copy_from(&motion);
+        let first = self.fundamental(&psi);
+        r[n] = first.dot(&hb.apply(Operator::Mass, &first, omega)) - 1.0;
+        r[n + 1] = psi[self.phase_slot()];
+        r
+    }
+
+    fn jacobian(&self, z: &DVector<f64>, p: f64) -> DMatrix<f64> {
+        let (n, a, hb) = (self.f.dim(), self.f.level(p), self.f.hb);
+        let (psi, omega, xi) = (z.rows(0, n).into_owned(), z[n], z[n + 1]);
+        let mut out = DMatrix::zeros(n + 2, n + 2);
+        let j = self.f.jacobian(&(&psi * a), omega) + hb.matrix(Operator::MassInput, omega) * xi;
+        out.view_mut((0, 0), (n, n)).copy_from(&j);
+        let rate = hb.apply(Operator::Rate, &psi, omega)
+            + hb.apply(Operator::MassInputRate, &psi, omega) * xi;
+        out.view_mut((0, n), (n, 1)).copy_from(&rate);
+        out.view_mut((0, n + 1), (n, 1))
+            .copy_from(&hb.apply(Operator::MassInput, &psi, omega));
+        let first = self.fundamental(&psi);
+        let m_first = hb.apply(Operator::Mass, &first, omega) * 2.0;
+        out.view_mut((n, 0), (1, n)).copy_from(&m_first.transpose());
+        out[(n + 1, self.phase_slot())] = 1.0;
+        out
+    }
+
+    /// `∂/∂p (F_nl(aψ) − F_c)/a = g (J_nl ψ − (F_nl(aψ) − F_c)/a)`, `g = (da/dp)/a`.
+    fn param_derivative(&self, z: &DVector<f64>, p: f64) -> DVector<f64> {
+        let (n, a, g, hb) = (self.f.dim(), self.f.level(p), self.f.rate(p), self.f.hb);
+        let (psi, omega) = (z.rows(0, n).into_owned(), z[n]);
+        let q = &psi * a;
+        let linear = hb.apply(Operator::Dynamic, &psi, omega);
+        let forces = self.f.residual(&q, omega, 0.0) / a - &linear;
+        let j_nl_psi = self.f.jacobian(&q, omega) * &psi - linear;
+        let mut d = DVector::zeros(n + 2);
+        d.rows_mut(0, n).copy_from(&((j_nl_psi - forces) * g));
+        d
+    }
+}
+
+/// The energy the damping term feeds per period, `ξ π ω Σ_k k² (c_kᵀMc_k + s_kᵀMs_k)`.
+fn dissipated(f: &Forced, q: &DVector<f64>, omega: f64, xi: f64) -> f64 {
+    let n = f.hb.dofs();
+    let mq = f.hb.apply(Operator::Mass, q, omega);
+    let sum: f64 = (1..=f.hb.aft.harmonics)
+        .map(|k| {
+            let at = (2 * k - 1) * n;
+            let e = q.rows(at, 2 * n).dot(&mq.rows(at, 2 * n));
+            (k * k) as f64 * e
+        })
+        .sum();
+    xi * PI * omega * sum
+}
+
+/// The level at which the harmonic load does the work `e` per period on `q` when phased
+/// for the most: `e / (π |F̂₁ᴴ Q̂₁|)`.
+fn equivalent_level(f: &Forced, q: &DVector<f64>, e: f64) -> f64 {
+    let n = f.hb.dofs();
+    let load = f.load();
+    let (mut re, mut im) = (0.0, 0.0);
+    for i in 0..n {
+        let (fc, fs, qc, qs) = (load[n + i], load[2 * n + i], q[n + i], q[2 * n + i]);
+        re += fc * qc + fs * qs;
+        im += fs * qc - fc * qs;
+    }
+    e / (PI * re.hypot(im))
+}
+
+/// The mode of the system linearised at rest (stuck contacts, open gaps) nearest the
+/// window's centre, mass-normalised, with its modal damping `ξ = φᵀCφ`: `(φ, ω, ξ)` as
+/// harmonic-1 cosine coefficients.
+fn linear_mode(f: &Forced, window: (f64, f64)) -> Result<(DVector<f64>, f64, f64), BackboneError> {
+    let (n, hb) = (f.hb.dofs(), f.hb);
+    let at_rest = f.jacobian(&DVector::zeros(f.dim()), 0.0);
+    let k = at_rest.view((n, n), (n, n)).into_owned();
+    let k = (&k + k.transpose()) * 0.5;
+    let m = hb.block(Operator::Mass, 0, 0.0);
+    let modes = crate::solve::modes::dense::solve(&m, &k).map_err(|e| BackboneError::Start {
+        level: 0.0,
+        why: e.to_string(),
+    })?;
+    let centre = 0.5 * (window.0 + window.1);
+    let r = (0..modes.omega.len())
+        .min_by(|&a, &b| {
+            (modes.omega[a] - centre)
+                .abs()
+                .total_cmp(&(modes.omega[b] - centre).abs())
+        })
+        .ok_or_else(|| BackboneError::Start {
+            level: 0.0,
+            why: "no mode".into(),
+        })?;
+    let mut phi = DVector::zeros(f.dim());
+    phi.rows_mut(n, n).copy_from(&modes.shapes.column(r));
+    if phi[n + f.monitored] < 0.0 {
+        phi = -phi;
+    }
+    let xi = phi.dot(&hb.apply(Operator::Damping, &phi, 0.0));
+    Ok((phi, modes.omega[r], xi))
+}
+
+/// The damped-nonlinear-mode backbone from the linearised mode nearest the window's centre
+/// (module docs): over the modal amplitudes `s.amplitudes` when given, else from the
+/// amplitude of the first level up to the last level.
+pub fn dnnm(f: &Forced, s: &Settings) -> Result<Curve, BackboneError> {
+    let pr = Mode { f };
+    let n = f.dim();
+    let (psi, omega, xi) = linear_mode(f, s.window)?;
+    let (a0, a_end) = match s.amplitudes {
+        Some(range) => range,
+        None => {
+            // Linear energy balance: ξ π ω a² = π α a |F̂ᴴψ| at the first level.
+            let a0 = s.levels.0 * equivalent_level(f, &psi, 1.0).recip() / (xi * PI * omega);
+            (a0, a0 * s.levels.1 / s.levels.0 * AMPLITUDE_MARGIN)
+        }
+    };
+    if !(a0.is_finite() && a0 > 0.0) {
+        return Err(BackboneError::Start {
+            level: s.levels.0,
+            why: "the linearised mode is undamped or unforced: give `amplitude in a..b`".into(),
+        });
+    }
+    let mut z = DVector::zeros(n + 2);
+    z.rows_mut(0, n).copy_from(&psi);
+    z[n] = omega;
+    z[n + 1] = xi;
+    let (p0, p_end) = (f.param(a0), f.param(a_end));
+    let blocks = [0..n, n..n + 1, n + 1..n + 2];
+    let weighted = Weighted::equilibrated(&pr, &z, p0, &blocks);
+    let (zs, _) = newton(&weighted, weighted.scaled(&z), p0, s.tol).ok_or_else(|| {
+        BackboneError::Newton(format!("no damped mode at the modal amplitude {a0:e}"))
+    })?;
+    let settings = along(s, (p0, p_end));
+    let branch =
+        follow(&weighted, zs, p0, &settings).map_err(|e| BackboneError::Newton(e.to_string()))?;
+    let mut points = Vec::new();
+    for pt in &branch.points {
+        let z = weighted.unscaled(&pt.x);
+        let a = f.level(pt.p);
+        let (q, omega, xi) = (z.rows(0, n) * a, z[n], z[n + 1]);
+        let level = equivalent_level(f, &q, dissipated(f, &q, omega, xi));
+        if s.amplitudes.is_none() && level > s.levels.1 {
+            break;
+        }
+        points.push(Point {
+            q,
+            omega,
+            level,
+            stage: 3,
+            segment: 0,
+            xi: Some(xi),
+        });
+    }
+    Ok(Curve {
+        points,
+        stopped: branch.stopped.as_ref().map(stop_reason),
+    })
+}
