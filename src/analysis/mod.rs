@@ -4,6 +4,7 @@
 
 mod basins;
 pub(crate) mod check;
+mod continue_backbone;
 mod continue_frf;
 pub(crate) mod diagnostics;
 pub mod expect;
@@ -109,6 +110,7 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
         AnalysisKind::Modes => modes::run(a, &model, &sys).map_err(located)?,
         AnalysisKind::Simulate => simulate::run(a, &model, &sys).map_err(keep)?,
         AnalysisKind::ContinueFrf => continue_frf::run(a, &model, &sys).map_err(keep)?,
+        AnalysisKind::ContinueBackbone => continue_backbone::run(a, &model, &sys).map_err(keep)?,
         AnalysisKind::NsModes => nsmodes::run(a, &model, &sys).map_err(located)?,
         AnalysisKind::Basins => basins::run(a, &model, &sys).map_err(located)?,
         AnalysisKind::SweepBifurcation => {
@@ -227,7 +229,8 @@ pub fn option_names(kind: AnalysisKind) -> &'static [&'static str] {
         AnalysisKind::Basins => &basins::OPTIONS,
         AnalysisKind::ContinueFrf => &continue_frf::OPTIONS,
         AnalysisKind::NsModes => &nsmodes::OPTIONS,
-        AnalysisKind::ContinuePeriodic | AnalysisKind::ContinueBackbone => &[],
+        AnalysisKind::ContinueBackbone => &continue_backbone::OPTIONS,
+        AnalysisKind::ContinuePeriodic => &[],
     }
 }
 

@@ -212,6 +212,32 @@ impl<'a> OptionReader<'a> {
             .map_err(AnalysisError::Resolve)
     }
 
+    /// `key = (a, b, …)` (or one number): positive numbers of dimension `dim`, `None` when
+    /// absent.
+    pub fn numbers(&self, key: &str, dim: crate::lang::units::Dim) -> R<Option<Vec<f64>>> {
+        let Some(e) = self.expr(key, "expected a list of numbers", "(0.1, 1, 10)")? else {
+            return Ok(None);
+        };
+        let items = match &e.kind {
+            crate::lang::ast::ExprKind::Tuple(items) => items.iter().collect(),
+            _ => vec![e],
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            let v = eval::quantity(item, &self.scope, key, dim).map_err(AnalysisError::Resolve)?;
+            if !(v > 0.0 && v.is_finite()) {
+                return Err(self.bad(
+                    key,
+                    item.span,
+                    "every entry must be a positive number",
+                    &format!("e.g. `{key} = (0.1, 1, 10)`"),
+                ));
+            }
+            out.push(v);
+        }
+        Ok(Some(out))
+    }
+
     /// A positive number (with unit check), `default` when absent; `example` shows a value
     /// in the help of the "must be positive" error.
     pub fn positive(
@@ -234,8 +260,13 @@ impl<'a> OptionReader<'a> {
         }
     }
 
-    /// `key = a..b` as `(a, b)` with `a < b`.
+    /// `key = a..b` (times) as `(a, b)` with `a < b`.
     pub fn interval(&self, key: &str) -> R<Option<(f64, f64)>> {
+        self.interval_in(key, crate::lang::units::Dim::TIME)
+    }
+
+    /// `key = a..b` in the dimension `dim` as `(a, b)` with `a < b`.
+    pub fn interval_in(&self, key: &str, dim: crate::lang::units::Dim) -> R<Option<(f64, f64)>> {
         let Some(v) = self.get(key) else {
             return Ok(None);
         };
@@ -247,10 +278,8 @@ impl<'a> OptionReader<'a> {
                 &format!("write `{key} = 0..100`"),
             ));
         };
-        let a = eval::quantity(&r.from, &self.scope, key, crate::lang::units::Dim::TIME)
-            .map_err(AnalysisError::Resolve)?;
-        let b = eval::quantity(&r.to, &self.scope, key, crate::lang::units::Dim::TIME)
-            .map_err(AnalysisError::Resolve)?;
+        let a = eval::quantity(&r.from, &self.scope, key, dim).map_err(AnalysisError::Resolve)?;
+        let b = eval::quantity(&r.to, &self.scope, key, dim).map_err(AnalysisError::Resolve)?;
         if b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) {
             return Err(self.bad(
                 key,

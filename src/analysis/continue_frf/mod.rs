@@ -97,13 +97,15 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let frf = read_options(&opts, a, model, sys)?;
     let keep: Vec<usize> = frf.monitored.into_iter().collect();
     let reduced = super::reduce::read(&opts, sys, &keep, &model.name)?;
-    let hb = balance(
+    let mut hb = balance(
         &opts,
-        &frf,
+        (frf.harmonics, frf.samples),
+        (&frf.param, frf.param_span),
         a,
         model,
         reduced.as_ref().map_or(sys, |r| &r.system),
     )?;
+    hb.level = frf.level;
     let start = std::time::Instant::now();
     let failure = |e: &dyn std::fmt::Display| {
         AnalysisError::Numerical {
@@ -264,23 +266,22 @@ fn read_options(
 
 /// The harmonic balance of the system at the excitation level, with the gap method asked
 /// for; the continued parameter must be the excitation frequency.
-fn balance(
+pub(super) fn balance(
     opts: &OptionReader,
-    frf: &Frf,
+    (harmonics, samples): (usize, usize),
+    (param, param_span): (&str, Span),
     a: &Analysis,
     model: &Model,
     sys: &System,
 ) -> Result<Balance, AnalysisError> {
-    let mut hb = Balance::new(sys, frf.harmonics, frf.samples).map_err(|e| AnalysisError::Unsupported {
-        message: format!("continue frf of `{}`: {e}", model.name),
+    let mut hb = Balance::new(sys, harmonics, samples).map_err(|e| AnalysisError::Unsupported {
+        message: format!("{} of `{}`: {e}", a.kind.keyword(), model.name),
         at: a.span,
         help: "the harmonic balance handles linear parts, polynomial springs, piecewise-linear gaps (`law = linear(k)`, exact or smoothed), Jenkins elements and 2-D friction contacts; other laws follow".into(),
     })?;
-    hb.level = frf.level;
     if opts.choice("gaps", &["exact", "aft"])? == Some("aft") {
         hb.gaps = GapMethod::Aft;
     }
-    let param = &frf.param;
     let at_model = model
         .params
         .iter()
@@ -289,7 +290,7 @@ fn balance(
     if (hb.fundamental - at_model).abs() > FREQUENCY_MATCH_TOL * at_model.abs().max(1.0) {
         return Err(opts.bad_value(
             "param",
-            frf.param_span,
+            param_span,
             &format!(
                 "`{param}` = {at_model} is not the excitation frequency ({} rad/s)",
                 hb.fundamental

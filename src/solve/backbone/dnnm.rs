@@ -9,6 +9,7 @@
 //! `Q̂₁ = Q_c − i Q_s` the fundamentals (the quadratic forms replace eq. 12's element-wise
 //! squares, which assume a diagonal M). ξ = 2ζω: the mode's damping ratio is ζ = ξ/(2ω).
 
+use super::start::{frequency_response, peak};
 use super::{along, stop_reason, BackboneError, Curve, Forced, Point, Settings};
 use crate::solve::cont::{follow, newton, Problem, Weighted};
 use crate::solve::hb::Operator;
@@ -19,6 +20,12 @@ use std::f64::consts::PI;
 /// at most (a factor): the levels' range is reached first unless the damping grows faster
 /// than the amplitude (dimensionless).
 const AMPLITUDE_MARGIN: f64 = 100.0;
+
+/// Where the continuation starts, relative to the first level's amplitude of the linearised
+/// mode: far enough below that contacts which already slip at the first level start stuck,
+/// where the linearised mode is the solution (dimensionless; points below the first level
+/// are not reported).
+const LINEAR_START: f64 = 1e-3;
 
 /// The mode system in `[ψ (N); ω; ξ]` with `p` the modal amplitude's parameter; equations
 /// `[(D̄ a ψ + F_nl(a ψ) − F_c)/a; ψ₁ᵀMψ₁ − 1; ψ_s1,k]`.
@@ -119,10 +126,10 @@ fn equivalent_level(f: &Forced, q: &DVector<f64>, e: f64) -> f64 {
     e / (PI * re.hypot(im))
 }
 
-/// The mode of the system linearised at rest (stuck contacts, open gaps) nearest the
-/// window's centre, mass-normalised, with its modal damping `ξ = φᵀCφ`: `(φ, ω, ξ)` as
-/// harmonic-1 cosine coefficients.
-fn linear_mode(f: &Forced, window: (f64, f64)) -> Result<(DVector<f64>, f64, f64), BackboneError> {
+/// The mode of the system linearised at rest (stuck contacts, open gaps) nearest `target`,
+/// mass-normalised, with its modal damping `ξ = φᵀCφ`: `(φ, ω, ξ)` as harmonic-1 cosine
+/// coefficients.
+fn linear_mode(f: &Forced, target: f64) -> Result<(DVector<f64>, f64, f64), BackboneError> {
     let (n, hb) = (f.hb.dofs(), f.hb);
     let at_rest = f.jacobian(&DVector::zeros(f.dim()), 0.0);
     let k = at_rest.view((n, n), (n, n)).into_owned();
@@ -132,12 +139,11 @@ fn linear_mode(f: &Forced, window: (f64, f64)) -> Result<(DVector<f64>, f64, f64
         level: 0.0,
         why: e.to_string(),
     })?;
-    let centre = 0.5 * (window.0 + window.1);
     let r = (0..modes.omega.len())
         .min_by(|&a, &b| {
-            (modes.omega[a] - centre)
+            (modes.omega[a] - target)
                 .abs()
-                .total_cmp(&(modes.omega[b] - centre).abs())
+                .total_cmp(&(modes.omega[b] - target).abs())
         })
         .ok_or_else(|| BackboneError::Start {
             level: 0.0,
@@ -152,19 +158,31 @@ fn linear_mode(f: &Forced, window: (f64, f64)) -> Result<(DVector<f64>, f64, f64
     Ok((phi, modes.omega[r], xi))
 }
 
-/// The damped-nonlinear-mode backbone from the linearised mode nearest the window's centre
-/// (module docs): over the modal amplitudes `s.amplitudes` when given, else from the
-/// amplitude of the first level up to the last level.
+/// The damped-nonlinear-mode backbone (module docs) from the linearised mode nearest the
+/// peak of the response at the first level in the window (the mode that resonance
+/// excites; with `s.amplitudes`, whose modes may be undamped, the mode nearest the window's
+/// centre), over the modal amplitudes `s.amplitudes` when given, else from the amplitude of
+/// the first level up to the last level.
 pub fn dnnm(f: &Forced, s: &Settings) -> Result<Curve, BackboneError> {
     let pr = Mode { f };
     let n = f.dim();
-    let (psi, omega, xi) = linear_mode(f, s.window)?;
+    let target = match s.amplitudes {
+        Some(_) => 0.5 * (s.window.0 + s.window.1),
+        None => {
+            let frc = frequency_response(f, s.levels.0, s.window, s)?;
+            frc[peak(f, &frc, s.levels.0)?].1
+        }
+    };
+    let (psi, omega, xi) = linear_mode(f, target)?;
     let (a0, a_end) = match s.amplitudes {
         Some(range) => range,
         None => {
             // Linear energy balance: ξ π ω a² = π α a |F̂ᴴψ| at the first level.
             let a0 = s.levels.0 * equivalent_level(f, &psi, 1.0).recip() / (xi * PI * omega);
-            (a0, a0 * s.levels.1 / s.levels.0 * AMPLITUDE_MARGIN)
+            (
+                a0 * LINEAR_START,
+                a0 * s.levels.1 / s.levels.0 * AMPLITUDE_MARGIN,
+            )
         }
     };
     if !(a0.is_finite() && a0 > 0.0) {
@@ -194,6 +212,9 @@ pub fn dnnm(f: &Forced, s: &Settings) -> Result<Curve, BackboneError> {
         let level = equivalent_level(f, &q, dissipated(f, &q, omega, xi));
         if s.amplitudes.is_none() && level > s.levels.1 {
             break;
+        }
+        if s.amplitudes.is_none() && level < s.levels.0 {
+            continue;
         }
         points.push(Point {
             q,

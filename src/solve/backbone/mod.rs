@@ -24,6 +24,7 @@ pub use amplitude::{amplitude, max_displacement};
 pub use dnnm::dnnm;
 pub use phase::phase_resonance;
 pub use ridge::ridge;
+pub use start::frequency_response;
 
 use crate::solve::cont::ContError;
 use crate::solve::hb::{Balance, Operator};
@@ -44,8 +45,8 @@ pub struct Settings {
     /// The excitation levels `(from, to)` (factors on the model's harmonic loads).
     pub levels: (f64, f64),
     /// The frequency window (rad/s) of the response at the first level, which must hold its
-    /// peak (the ridge's and phase resonance's start; the dNNM's starting mode is the
-    /// stuck-system mode nearest its centre).
+    /// peak (the ridge's and phase resonance's start; the dNNM starts from the stuck-system
+    /// mode nearest that peak).
     pub window: (f64, f64),
     pub spacing: Spacing,
     /// The dNNM's modal amplitudes `(from, to)` (`Q = a ψ`, ψ mass-normalised), in place

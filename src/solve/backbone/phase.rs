@@ -4,7 +4,7 @@
 //! when `F_s = 0`). Unknowns `[Q/α; ω]` as the ridge's; the start is the quadrature crossing
 //! of the response at the first level nearest its peak.
 
-use super::start::{peak, response};
+use super::start::{frequency_response as response, peak};
 use super::{along, stop_reason, BackboneError, Curve, Forced, Point, Settings};
 use crate::solve::cont::{follow, newton, Problem, Weighted};
 use crate::solve::hb::Operator;

@@ -18,15 +18,15 @@
 //! past it (step 4).
 
 use super::amplitude::{gradient, hessian};
-use super::start::{peak, response};
+use super::start::{frequency_response as response, peak};
 use super::{along, stop_reason, BackboneError, Curve, Forced, Point, Settings};
 use crate::solve::cont::{follow, newton, ContError, Problem, Weighted};
 use crate::solve::hb::Operator;
 use nalgebra::{DMatrix, DVector};
 
-/// Relative distance past a singular point at which the stages restart (of the level, or
-/// of `p` for linear spacing; dimensionless).
-const RESTART_OFFSET: f64 = 1e-3;
+/// Distances past a singular point at which the stages restart, tried in turn (fractions of
+/// the level parameter's range; dimensionless).
+const RESTART_OFFSETS: [f64; 3] = [1e-3, 1e-2, 3e-2];
 
 /// Singular values of the adjoint system below this fraction of the largest are treated as
 /// zero in the least-squares multipliers (dimensionless).
@@ -139,76 +139,120 @@ fn multipliers(f: &Forced, q: &DVector<f64>, omega: f64) -> Option<DVector<f64>>
     svd.solve(&b, eps).ok()
 }
 
-/// The ridge over `s.levels` (module docs), restarting past singular points.
+/// The ridge over `s.levels` (module docs), restarting past singular points: where a
+/// restart cannot start (the response's peak there is itself a corner), it is tried
+/// further on; what was traced before a restart that never starts is kept, with the reason.
 pub fn ridge(f: &Forced, s: &Settings) -> Result<Curve, BackboneError> {
-    let pr = Ridge { f };
-    let n = f.dim();
-    let blocks = [0..n, n..n + 1, n + 1..2 * n + 1];
-    let (p_end, mut p) = (f.param(s.levels.1), f.param(s.levels.0));
-    let mut window = s.window;
+    let (p_start, p_end) = (f.param(s.levels.0), f.param(s.levels.1));
     let mut curve = Curve {
         points: Vec::new(),
         stopped: None,
     };
+    let (mut p, mut window) = (p_start, s.window);
     for segment in 0..=s.restarts {
-        let level = f.level(p);
-        let point = |q: DVector<f64>, omega, level, stage| Point {
-            q,
-            omega,
-            level,
-            stage,
-            segment,
-            xi: None,
+        let offsets: &[f64] = if segment == 0 {
+            &[0.0]
+        } else {
+            &RESTART_OFFSETS
         };
-        // Stage 1: the response at this level and its peak.
-        let frc = response(f, level, window, s)?;
-        let top = peak(f, &frc, level)?;
-        let (q, omega) = frc[top].clone();
-        curve
-            .points
-            .extend(frc.into_iter().map(|(q, w)| point(q, w, level, 1)));
-        // Stage 2: the multipliers, then the exact peak by Newton on the ridge system.
-        let lambda = multipliers(f, &q, omega).ok_or_else(|| {
-            BackboneError::Newton(format!("no multipliers at the peak of level {level:e}"))
-        })?;
-        let mut z = DVector::zeros(2 * n + 1);
-        z.rows_mut(0, n).copy_from(&(&q / level));
-        z[n] = omega;
-        z.rows_mut(n + 1, n).copy_from(&lambda);
-        let weighted = Weighted::equilibrated(&pr, &z, p, &blocks);
-        let (zs, _) = newton(&weighted, weighted.scaled(&z), p, s.tol).ok_or_else(|| {
-            BackboneError::Newton(format!("the ridge did not converge at level {level:e}"))
-        })?;
-        let z = weighted.unscaled(&zs);
-        curve
-            .points
-            .push(point(z.rows(0, n) * level, z[n], level, 2));
-        // Stage 3: continuation in the level.
-        let settings = along(s, (p, p_end));
-        let weighted = Weighted::equilibrated(&pr, &z, p, &blocks);
-        let branch = follow(&weighted, weighted.scaled(&z), p, &settings)
-            .map_err(|e| BackboneError::Newton(e.to_string()))?;
-        let (lo, hi) = (p.min(p_end), p.max(p_end));
-        let mut last = (p, z[n]);
-        for pt in branch.points.iter().filter(|pt| pt.p >= lo && pt.p <= hi) {
-            let z = weighted.unscaled(&pt.x);
-            let level = f.level(pt.p);
-            curve
-                .points
-                .push(point(z.rows(0, n) * level, z[n], level, 3));
-            last = (pt.p, z[n]);
+        let mut outcome = Err(BackboneError::Newton("no restart".into()));
+        for &offset in offsets {
+            let from = p + offset * (p_end - p_start);
+            outcome = traced(f, s, from, p_end, window, segment);
+            if outcome.is_ok() {
+                break;
+            }
         }
-        curve.stopped = branch.stopped.as_ref().map(stop_reason);
-        match branch.stopped {
-            Some(ContError::StepUnderflow { .. }) if segment < s.restarts => {
+        let part = match outcome {
+            Ok(part) => part,
+            Err(e) if segment == 0 => return Err(e),
+            Err(e) => {
+                curve.stopped = Some(format!("no restart past level {:e}: {e}", f.level(p)));
+                break;
+            }
+        };
+        curve.points.extend(part.points);
+        curve.stopped = part.stopped;
+        match part.stall {
+            Some(at) if segment < s.restarts => {
                 // Step 4: the stages again a little past the singular point, the window
                 // centred on the last peak.
                 let width = (s.window.1 - s.window.0).abs();
-                p = last.0 + RESTART_OFFSET * last.0.abs().max(1.0) * (p_end - p).signum();
-                window = (last.1 - 0.5 * width, last.1 + 0.5 * width);
+                p = at.0;
+                window = (at.1 - 0.5 * width, at.1 + 0.5 * width);
             }
             _ => break,
         }
     }
     Ok(curve)
+}
+
+/// One segment of the ridge: its points and, where the continuation stalled short of the
+/// end, the level parameter and frequency it stalled at.
+struct Segment {
+    points: Vec<Point>,
+    stopped: Option<String>,
+    stall: Option<(f64, f64)>,
+}
+
+/// The three stages from level parameter `p` to `p_end` (module docs).
+fn traced(
+    f: &Forced,
+    s: &Settings,
+    p: f64,
+    p_end: f64,
+    window: (f64, f64),
+    segment: usize,
+) -> Result<Segment, BackboneError> {
+    let pr = Ridge { f };
+    let n = f.dim();
+    let blocks = [0..n, n..n + 1, n + 1..2 * n + 1];
+    let level = f.level(p);
+    let point = |q: DVector<f64>, omega, level, stage| Point {
+        q,
+        omega,
+        level,
+        stage,
+        segment,
+        xi: None,
+    };
+    // Stage 1: the response at this level and its peak.
+    let frc = response(f, level, window, s)?;
+    let top = peak(f, &frc, level)?;
+    let (q, omega) = frc[top].clone();
+    let mut points: Vec<Point> = frc
+        .into_iter()
+        .map(|(q, w)| point(q, w, level, 1))
+        .collect();
+    // Stage 2: the multipliers, then the exact peak by Newton on the ridge system.
+    let lambda = multipliers(f, &q, omega).ok_or_else(|| {
+        BackboneError::Newton(format!("no multipliers at the peak of level {level:e}"))
+    })?;
+    let mut z = DVector::zeros(2 * n + 1);
+    z.rows_mut(0, n).copy_from(&(&q / level));
+    z[n] = omega;
+    z.rows_mut(n + 1, n).copy_from(&lambda);
+    let weighted = Weighted::equilibrated(&pr, &z, p, &blocks);
+    let (zs, _) = newton(&weighted, weighted.scaled(&z), p, s.tol).ok_or_else(|| {
+        BackboneError::Newton(format!("the ridge did not converge at level {level:e}"))
+    })?;
+    let z = weighted.unscaled(&zs);
+    points.push(point(z.rows(0, n) * level, z[n], level, 2));
+    // Stage 3: continuation in the level.
+    let weighted = Weighted::equilibrated(&pr, &z, p, &blocks);
+    let branch = follow(&weighted, weighted.scaled(&z), p, &along(s, (p, p_end)))
+        .map_err(|e| BackboneError::Newton(e.to_string()))?;
+    let (lo, hi) = (p.min(p_end), p.max(p_end));
+    let mut last = (p, z[n]);
+    for pt in branch.points.iter().filter(|pt| pt.p >= lo && pt.p <= hi) {
+        let z = weighted.unscaled(&pt.x);
+        let level = f.level(pt.p);
+        points.push(point(z.rows(0, n) * level, z[n], level, 3));
+        last = (pt.p, z[n]);
+    }
+    Ok(Segment {
+        points,
+        stopped: branch.stopped.as_ref().map(stop_reason),
+        stall: matches!(branch.stopped, Some(ContError::StepUnderflow { .. })).then_some(last),
+    })
 }

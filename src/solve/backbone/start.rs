@@ -40,8 +40,9 @@ impl Problem for AtLevel<'_> {
 }
 
 /// The response at `level` over `window` as `(Q, ω)` points, from the system linearised at
-/// rest (stuck contacts, open gaps).
-pub(super) fn response(
+/// rest (stuck contacts, open gaps): `continue frf` at `excitation = level` on the full
+/// balance.
+pub fn frequency_response(
     f: &Forced,
     level: f64,
     window: (f64, f64),

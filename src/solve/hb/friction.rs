@@ -345,6 +345,24 @@ impl FrictionContact {
         out
     }
 
+    /// The fractions of the period the converged cycle spends stuck, slipping and
+    /// separated (the contact's state summary of a backbone point).
+    pub fn state_fractions(&self, x: &[f64], y: &[f64]) -> [f64; 3] {
+        let h = x.len() / 2;
+        let cells = FRICTION_CELLS_PER_HARMONIC * h.max(1);
+        let (xt, yt) = (Trig::tabulated(x, cells), Trig::tabulated(y, cells));
+        let mut out = [0.0; 3];
+        for (a, b, state) in self.cycle(&xt, &yt, h) {
+            let slot = match state {
+                State::Stick { .. } => 0,
+                State::Slip { .. } => 1,
+                State::Separated => 2,
+            };
+            out[slot] += (b - a) / TAU;
+        }
+        out
+    }
+
     /// `∂c/∂X`, `∂c/∂Y` of a stick phase's constant (eqs. 41–43, see the module docs).
     fn onset_derivatives(
         &self,

@@ -26,6 +26,7 @@ pub(crate) mod gap;
 mod hill;
 mod linear;
 mod start;
+mod states;
 mod tolerances;
 mod transition;
 
@@ -34,3 +35,4 @@ pub use balance::{Balance, GapMethod, HbError};
 pub use condense::Condensed;
 pub use hill::{grows, Hill, Unstable};
 pub use linear::Operator;
+pub use states::ElementState;
