@@ -118,8 +118,8 @@ fn hessian_products_of_polynomial_springs_and_a_smoothed_gap_match_differences()
 fn hessian_products_of_the_cantilever_with_its_pad_and_their_cost() {
     // The paper-003 cantilever at H = 3, slipping on its pad (tip force 30 N, Ω = 1300):
     // the columns of the pad's DOFs against differences, then one `hessian_adjoint` timed
-    // against one `jacobian` (both dense 280 × 280; printed, not asserted: the machine is
-    // shared).
+    // against one `jacobian` (both dense 280 × 280) and one residual (printed, not asserted:
+    // the machine is shared).
     let sys = system_at("models/seed3/cantilever_pad.nsd", "cantilever_pad", 1300.0);
     let mut hb = Balance::new(&sys, 3, 32).expect("balance");
     hb.level = 30.0;
@@ -153,11 +153,16 @@ fn hessian_products_of_the_cantilever_with_its_pad_and_their_cost() {
     let th = time(&|| {
         std::hint::black_box(hb.hessian_adjoint(&q, w, &l));
     });
+    let tr = time(&|| {
+        std::hint::black_box(hb.residual(&q, w));
+    });
     eprintln!(
-        "cantilever H = 3 ({} unknowns): jacobian {:.1} µs, hessian_adjoint {:.1} µs, ratio {:.2}",
+        "cantilever H = 3 ({} unknowns): jacobian {:.1} µs, hessian_adjoint {:.1} µs \
+         (ratio {:.2}), residual {:.1} µs",
         hb.dim(),
         tj * 1e6,
         th * 1e6,
-        th / tj
+        th / tj,
+        tr * 1e6
     );
 }

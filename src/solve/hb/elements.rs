@@ -3,7 +3,9 @@
 //! free-play gaps through their exact contact intervals (`gap.rs`; by AFT on request,
 //! `GapMethod`), Jenkins elements and 2-D friction contacts through the exact friction
 //! element (`friction.rs`, paper 003 eqs. 24–43), which acts on the harmonics only (no
-//! static component, as in the paper).
+//! static component, as in the paper). The gathering of an element's coefficients and the
+//! scattering of its local matrices through its DOF weights are shared with the Hessian
+//! products (`hessian.rs`).
 
 use super::friction::FrictionContact;
 use super::{gap, Balance, GapMethod, HbError};

@@ -90,3 +90,47 @@ impl Balance {
         self.hessian_adjoint_in(&Layout::full(self.n), q, omega, lambda)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kept_layout_is_the_full_hessian_on_the_kept_coefficients() {
+        // DOF `a` carries no nonlinear element: on the layout of the others (what the
+        // condensed balance calls) the product is the full one's restriction.
+        let src = "model t {
+          mass a = 1
+          mass p = 1 { dofs = (x, y) }
+          mass m = 1
+          spring ground -- a { k = 1 }
+          spring a -- p.x { k = 1 }
+          spring ground -- p.y { k = 1 }
+          spring p.x -- m { k = 1, k3 = 0.5 }
+          friction c: p -- ground { law = contact2d, kt = 10, kn = 6, mu = 0.3, N0 = 1, angle = 0.3, directions = (x, y) }
+          gap g: m -- ground { clearance = 0.05, sides = both, law = linear(10) }
+          force a = cos(1.3 * t)
+        }";
+        let prog = crate::lang::Program::from_source("<t>", src, None).expect("parses");
+        let sys = crate::model::assemble(&crate::lang::resolve(&prog, "t", &[]).expect("resolves"));
+        let hb = Balance::new(&sys, 3, 64).expect("balance");
+        let (n, width) = (hb.dofs(), hb.aft.width());
+        let keep = hb.nonlinear_dofs();
+        assert_eq!(keep.len(), n - 1, "{keep:?}");
+        let wave =
+            |seed: f64| DVector::from_fn(hb.dim(), |i, _| 0.3 * (seed * i as f64 + 1.0).sin());
+        let (q, lambda) = (wave(0.7), wave(1.9));
+        let full = hb.hessian_adjoint(&q, 1.3, &lambda);
+        assert!(full.amax() > 0.0);
+        let nc = keep.len();
+        let index = |k: usize| (k / nc) * n + keep[k % nc];
+        let kept = |v: &DVector<f64>| DVector::from_fn(nc * width, |k, _| v[index(k)]);
+        let at = Layout::kept(n, &keep);
+        let small = hb.hessian_adjoint_in(&at, &kept(&q), 1.3, &kept(&lambda));
+        let restricted =
+            DMatrix::from_fn(nc * width, nc * width, |r, c| full[(index(r), index(c))]);
+        assert!((&small - &restricted).amax() <= 1e-14 * full.amax());
+        // Nothing of the full product lies outside the kept coefficients.
+        assert!((restricted.norm() - full.norm()).abs() <= 1e-12 * full.norm());
+    }
+}
