@@ -23,9 +23,12 @@
 //!   `τ_uu = −(ÿ τ_u τ_uᵀ + Ḣ_y τ_uᵀ + τ_u Ḣ_yᵀ)/ẏ` gives
 //!   `∂²c = −k_x (Ḣ_x τ_uᵀ + τ_u Ḣ_xᵀ + ẍ τ_u τ_uᵀ + ẋ τ_uu)`.
 //!
-//! The printed eqs. 50–61 are organised per block and differ from this form (e.g. eq. 50
-//! has `∂²c/∂X² ≠ 0` from separation, where `τ` does not depend on `X`); the test against
-//! central differences of the analytic stiffness decides, on every regime.
+//! The paper writes `∂²c` per block through `∂²τ` (eqs. 50–53 with eqs. 54–57 for a slip
+//! onset, which need `x⃛`, `y⃛`, and eqs. 58–61 for a separation onset). For a slip onset the
+//! factor of `∂²τ` in `∂²c`, `ξμk_y ẏ − k_x ẋ = −ξφ`, vanishes on the onset, so the
+//! third derivatives cancel and the form above has none; for a separation onset `τ_uu` above
+//! is eq. 61 (eqs. 58–60: `τ` does not depend on `X`). The test against central differences
+//! of the analytic stiffness decides, on every regime.
 
 use super::friction::{basis, interval_weights, FrictionContact, Onset, State, Trig};
 use nalgebra::{DMatrix, DVector};
