@@ -14,23 +14,27 @@
 use super::flat::{Sides, Smoothing};
 
 /// The sign approximation of paper 000 eq. 7 (ERRATA: `2/(1 + e^{−δs}) − 1`) or `tanh(δs)`,
-/// and its derivative.
-fn smooth_sign(s: Smoothing, x: f64) -> (f64, f64) {
+/// and its first and second derivatives.
+fn smooth_sign(s: Smoothing, x: f64) -> (f64, f64, f64) {
     match s {
         Smoothing::Sigmoid { delta } => {
             let e = (-delta * x).exp();
             let d = 1.0 + e;
-            // For e = ∞ (far on the negative side) the slope is 0, not ∞/∞.
-            let slope = if e.is_finite() {
-                2.0 * delta * e / (d * d)
+            // For e = ∞ (far on the negative side) the slope and curvature are 0, not ∞/∞;
+            // the curvature 2δ² e(e − 1)/(1 + e)³ is formed from ratios below 1 so that it
+            // does not overflow for large finite e.
+            let (slope, curvature) = if e.is_finite() {
+                let (r, t) = (e / d, (e - 1.0) / d);
+                (2.0 * delta * r / d, 2.0 * delta * delta * r * t / d)
             } else {
-                0.0
+                (0.0, 0.0)
             };
-            (2.0 / d - 1.0, slope)
+            (2.0 / d - 1.0, slope, curvature)
         }
         Smoothing::Tanh { delta } => {
             let t = (delta * x).tanh();
-            (t, delta * (1.0 - t * t))
+            let slope = delta * (1.0 - t * t);
+            (t, slope, -2.0 * delta * t * slope)
         }
     }
 }
@@ -39,18 +43,28 @@ fn smooth_sign(s: Smoothing, x: f64) -> (f64, f64) {
 /// with the sign function replaced by its smooth approximation `S` (one term per active
 /// side), and its derivative with respect to `u`.
 pub fn gap_force(k: f64, g: f64, sides: Sides, s: Smoothing, u: f64) -> (f64, f64) {
-    let (mut f, mut df) = (0.0, 0.0);
+    let [f, df, _] = gap_force_derivatives(k, g, sides, s, u);
+    (f, df)
+}
+
+/// The force of `gap_force` and its first and second derivatives with respect to `u`
+/// (the second for the Hessian products of the harmonic balance):
+/// `f'' = k[2S'(u − g) + (u − g)S''(u − g) − 2S'(u + g) − (u + g)S''(u + g)]/2`.
+pub fn gap_force_derivatives(k: f64, g: f64, sides: Sides, s: Smoothing, u: f64) -> [f64; 3] {
+    let mut out = [0.0; 3];
     if sides != Sides::Negative {
-        let (sg, ds) = smooth_sign(s, u - g);
-        f += (u - g) * (1.0 + sg);
-        df += 1.0 + sg + (u - g) * ds;
+        let (sg, ds, dds) = smooth_sign(s, u - g);
+        out[0] += (u - g) * (1.0 + sg);
+        out[1] += 1.0 + sg + (u - g) * ds;
+        out[2] += 2.0 * ds + (u - g) * dds;
     }
     if sides != Sides::Positive {
-        let (sg, ds) = smooth_sign(s, u + g);
-        f += (u + g) * (1.0 - sg);
-        df += 1.0 - sg - (u + g) * ds;
+        let (sg, ds, dds) = smooth_sign(s, u + g);
+        out[0] += (u + g) * (1.0 - sg);
+        out[1] += 1.0 - sg - (u + g) * ds;
+        out[2] -= 2.0 * ds + (u + g) * dds;
     }
-    (0.5 * k * f, 0.5 * k * df)
+    out.map(|v| 0.5 * k * v)
 }
 
 /// `∫₀^U u/(1 + eᵘ) du` by composite Simpson (the integrand is smooth and bounded).
@@ -106,6 +120,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn smoothed_gap_curvature_is_the_derivative_of_the_slope() {
+        // Near the switches the curvature reaches δ k (1.5e4 for the sigmoid), so the
+        // difference step is 1e-8 there (round-off ~1e-8 of the slope over h, ~1e-6 relative).
+        for s in [
+            Smoothing::Sigmoid { delta: 1500.0 },
+            Smoothing::Tanh { delta: 40.0 },
+        ] {
+            for sides in [Sides::Both, Sides::Positive, Sides::Negative] {
+                for u in [-0.2, -0.0501, -0.05, -0.049, 0.0, 0.0499, 0.05, 0.0512, 0.3] {
+                    let h = 1e-8;
+                    let at = |v: f64| gap_force_derivatives(10.0, 0.05, sides, s, v);
+                    let fd = (at(u + h)[1] - at(u - h)[1]) / (2.0 * h);
+                    let curvature = at(u)[2];
+                    assert!(
+                        (fd - curvature).abs() < 1e-5 * curvature.abs().max(1.0),
+                        "{s:?} {sides:?} u = {u}: {curvature} vs {fd}"
+                    );
+                }
+            }
+        }
+        // Far on the negative side e = ∞: no NaN.
+        let s = Smoothing::Sigmoid { delta: 1e6 };
+        let far = gap_force_derivatives(10.0, 0.05, Sides::Both, s, 1.0);
+        assert!(far.iter().all(|v| v.is_finite()), "{far:?}");
     }
 
     use super::*;

@@ -163,6 +163,27 @@ impl Aft {
         }
         jac
     }
+
+    /// `Σ_p λ_p ∂²F_p/∂U_a∂U_b` for the coefficients `F` of a force `f(u)` with sampled
+    /// second derivative `curvature` (`f''(u_j)`), in the coefficients `U` of `u`: the
+    /// derivative of the module docs' Jacobian contracted with `λ`,
+    /// `Σ_j f''(u_j) μ_j φ_a(θ_j) φ_b(θ_j)` with `μ_j = (1/N) Σ_p w_p λ_p φ_p(θ_j)`, the
+    /// samples of `λ` (as coefficients weighted by `w_p/N`): one inverse transform and a
+    /// weighted Gram matrix of the basis.
+    pub fn contracted_hessian(&self, curvature: &[f64], lambda: &[f64]) -> DMatrix<f64> {
+        let scale = 1.0 / self.samples as f64;
+        let weighted: Vec<f64> = lambda
+            .iter()
+            .enumerate()
+            .map(|(p, l)| l * if p == 0 { scale } else { 2.0 * scale })
+            .collect();
+        let mu = self.to_time(&weighted, None);
+        let mut rows = self.basis.clone();
+        for (j, mut row) in rows.row_iter_mut().enumerate() {
+            row *= curvature[j] * mu[j];
+        }
+        self.basis.transpose() * rows
+    }
 }
 
 /// `∫_a^b φ_p(θ) φ_r(θ) dθ` for the basis `φ_0 = 1`, `φ_{2k−1} = cos kθ`, `φ_{2k} = sin kθ`

@@ -3,7 +3,9 @@
 //! free-play gaps through their exact contact intervals (`gap.rs`; by AFT on request,
 //! `GapMethod`), Jenkins elements and 2-D friction contacts through the exact friction
 //! element (`friction.rs`, paper 003 eqs. 24–43), which acts on the harmonics only (no
-//! static component, as in the paper).
+//! static component, as in the paper). The gathering of an element's coefficients and the
+//! scattering of its local matrices through its DOF weights are shared with the Hessian
+//! products (`hessian.rs`).
 
 use super::friction::FrictionContact;
 use super::{gap, Balance, GapMethod, HbError};
@@ -35,28 +37,37 @@ pub(super) enum Law {
 impl Law {
     /// Force and its derivative with respect to `u`.
     fn eval(self, u: f64) -> (f64, f64) {
+        let [f, df, _] = self.derivatives(u);
+        (f, df)
+    }
+
+    /// Force and its first and second derivatives with respect to `u` (the second is 0
+    /// for the piecewise-linear gap, whose kinks the exact gap method accounts for).
+    pub(super) fn derivatives(self, u: f64) -> [f64; 3] {
         match self {
-            Law::Polynomial { k2, k3 } => {
-                (k2 * u * u + k3 * u.powi(3), 2.0 * k2 * u + 3.0 * k3 * u * u)
-            }
+            Law::Polynomial { k2, k3 } => [
+                k2 * u * u + k3 * u.powi(3),
+                2.0 * k2 * u + 3.0 * k3 * u * u,
+                2.0 * k2 + 6.0 * k3 * u,
+            ],
             Law::Gap { k, g, sides } => {
                 if u > g && sides != Sides::Negative {
-                    (k * (u - g), k)
+                    [k * (u - g), k, 0.0]
                 } else if u < -g && sides != Sides::Positive {
-                    (k * (u + g), k)
+                    [k * (u + g), k, 0.0]
                 } else {
-                    (0.0, 0.0)
+                    [0.0; 3]
                 }
             }
             Law::Smoothed { k, g, sides, s } => {
-                crate::model::smoothing::gap_force(k, g, sides, s, u)
+                crate::model::smoothing::gap_force_derivatives(k, g, sides, s, u)
             }
         }
     }
 }
 
 /// DOF weights `(dof, w)` of a relative displacement `u = Σ w q`.
-type Weights = [(usize, f64)];
+pub(super) type Weights = [(usize, f64)];
 
 /// A nonlinear element of the balance.
 #[derive(Debug, Clone)]
@@ -200,7 +211,7 @@ impl Balance {
     }
 
     /// The coefficients of an element's `u = x_a − x_b`.
-    fn relative(
+    pub(super) fn relative(
         &self,
         q: &DVector<f64>,
         at: &Layout,
@@ -274,22 +285,14 @@ impl Balance {
                 (self.aft.to_coefficients(&force), je)
             }
         };
-        let mut jac = jac;
         for (dof, sign) in [(a, 1.0), (b, -1.0)] {
             let Some(i) = dof else { continue };
             for (p, v) in coef.iter().enumerate() {
                 f[at.at(p, i)] += sign * v;
             }
-            if let (Some(jac), Some(je)) = (jac.as_deref_mut(), je.as_ref()) {
-                for (other, s2) in [(a, 1.0), (b, -1.0)] {
-                    let Some(j) = other else { continue };
-                    for p in 0..je.nrows() {
-                        for r in 0..je.ncols() {
-                            jac[(at.at(p, i), at.at(r, j))] += sign * s2 * je[(p, r)];
-                        }
-                    }
-                }
-            }
+        }
+        if let (Some(jac), Some(je)) = (jac, je.as_ref()) {
+            scatter_sampled(at, (a, b), je, jac);
         }
     }
 
@@ -306,12 +309,7 @@ impl Balance {
         jac: Option<&mut DMatrix<f64>>,
     ) {
         let h2 = 2 * self.aft.harmonics;
-        let project = |w: &[(usize, f64)]| -> Vec<f64> {
-            (1..=h2)
-                .map(|p| w.iter().map(|&(i, wi)| wi * q[at.at(p, i)]).sum())
-                .collect()
-        };
-        let out = contact.forces(&project(tangent), &project(normal));
+        let out = contact.forces(&project(q, at, tangent, h2), &project(q, at, normal, h2));
         for p in 0..h2 {
             for &(i, wi) in tangent {
                 f[at.at(p + 1, i)] += wi * out.fx[p];
@@ -327,13 +325,53 @@ impl Balance {
             (normal, normal, &out.dfy_dy),
         ];
         for (rows, cols, block) in blocks {
-            for &(i, wi) in rows {
-                for &(j, wj) in cols {
-                    for p in 0..h2 {
-                        for r in 0..h2 {
-                            jac[(at.at(p + 1, i), at.at(r + 1, j))] += wi * wj * block[(p, r)];
-                        }
-                    }
+            scatter_friction(at, (rows, cols), block, jac);
+        }
+    }
+}
+
+/// `Σ w q` over an element's DOF weights, coefficients `p = 1…h2` (harmonics 1…H): its
+/// relative displacement harmonics (or, for `q = λ`, the multipliers its forces meet).
+pub(super) fn project(q: &DVector<f64>, at: &Layout, w: &Weights, h2: usize) -> Vec<f64> {
+    (1..=h2)
+        .map(|p| w.iter().map(|&(i, wi)| wi * q[at.at(p, i)]).sum())
+        .collect()
+}
+
+/// A scalar element's local matrix (on the coefficients of `u = x_a − x_b`) added to
+/// `out` at the rows and columns of `a` (sign +) and `b` (sign −).
+pub(super) fn scatter_sampled(
+    at: &Layout,
+    (a, b): (Option<usize>, Option<usize>),
+    local: &DMatrix<f64>,
+    out: &mut DMatrix<f64>,
+) {
+    for (dof, sign) in [(a, 1.0), (b, -1.0)] {
+        let Some(i) = dof else { continue };
+        for (other, s2) in [(a, 1.0), (b, -1.0)] {
+            let Some(j) = other else { continue };
+            for p in 0..local.nrows() {
+                for r in 0..local.ncols() {
+                    out[(at.at(p, i), at.at(r, j))] += sign * s2 * local[(p, r)];
+                }
+            }
+        }
+    }
+}
+
+/// A friction contact's local block (harmonics 1…H of its tangential or normal motion)
+/// added to `out` through the DOF weights of its rows and columns.
+pub(super) fn scatter_friction(
+    at: &Layout,
+    (rows, cols): (&Weights, &Weights),
+    block: &DMatrix<f64>,
+    out: &mut DMatrix<f64>,
+) {
+    for &(i, wi) in rows {
+        for &(j, wj) in cols {
+            for p in 0..block.nrows() {
+                for r in 0..block.ncols() {
+                    out[(at.at(p + 1, i), at.at(r + 1, j))] += wi * wj * block[(p, r)];
                 }
             }
         }
@@ -344,7 +382,7 @@ impl Balance {
 /// full layout (`stride = n`, `slot(i) = i`) or the condensed one (`stride = n_c`, `slot(i)`
 /// the position of `i` among the kept DOFs, `condense.rs`).
 pub(crate) struct Layout {
-    stride: usize,
+    pub(super) stride: usize,
     /// The position of each DOF, `None` for the identity.
     slot: Option<Vec<usize>>,
 }
@@ -370,7 +408,7 @@ impl Layout {
         }
     }
 
-    fn at(&self, p: usize, i: usize) -> usize {
+    pub(super) fn at(&self, p: usize, i: usize) -> usize {
         p * self.stride + self.slot.as_ref().map_or(i, |s| s[i])
     }
 }

@@ -55,7 +55,7 @@ pub struct ContactForces {
 
 /// How a stick phase began, for the derivative of its constant `c`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Onset {
+pub(super) enum Onset {
     /// The initial guess, never released within the cycle: `c` is arbitrary (a mean term).
     Assumed,
     FromSlip {
@@ -68,7 +68,7 @@ enum Onset {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum State {
+pub(super) enum State {
     Stick { c: f64, onset: Onset },
     Slip { xi: f64 },
     Separated,
@@ -78,7 +78,7 @@ enum State {
 /// with its value, rate and second derivative tabulated on the search grid `τ_j = j·step` when built by
 /// `tabulated`: the transition search then evaluates trigonometric functions only where it
 /// refines a root (they were 70 % of the element's time at H = 7).
-struct Trig<'a> {
+pub(super) struct Trig<'a> {
     q: &'a [f64],
     step: f64,
     /// `[value, rate, second derivative]` at `τ_j`, `j` modulo one period (the slip → stick
@@ -121,10 +121,16 @@ impl<'a> Trig<'a> {
         Trig { q, step, table }
     }
 
+    /// The tangential and normal motions `x`, `y`, tabulated on the transition search grid.
+    pub(super) fn pair(x: &'a [f64], y: &'a [f64]) -> (Trig<'a>, Trig<'a>) {
+        let cells = FRICTION_CELLS_PER_HARMONIC * (x.len() / 2).max(1);
+        (Trig::tabulated(x, cells), Trig::tabulated(y, cells))
+    }
+
     /// The value (`order` 0) or the first, second or third derivative at τ (`sin kτ`, `cos kτ` by the
     /// angle-addition recurrence from one `sin_cos`), from the table on a grid point.
     #[inline]
-    fn at(&self, tau: f64, order: usize) -> f64 {
+    pub(super) fn at(&self, tau: f64, order: usize) -> f64 {
         if order < 3 && !self.table.is_empty() {
             let j = (tau / self.step).round();
             if j >= 0.0 && j * self.step == tau {
@@ -152,7 +158,7 @@ impl<'a> Trig<'a> {
 }
 
 /// `H(τ) = [cos τ, sin τ, …, cos Hτ, sin Hτ]`.
-fn basis(h: usize, tau: f64) -> Vec<f64> {
+pub(super) fn basis(h: usize, tau: f64) -> Vec<f64> {
     (1..=h)
         .flat_map(|k| {
             let (s, c) = (k as f64 * tau).sin_cos();
@@ -163,7 +169,7 @@ fn basis(h: usize, tau: f64) -> Vec<f64> {
 
 /// `W = (1/π)∫_a^b H Hᵀ` and `w = (1/π)∫_a^b H` (eq. 34): the harmonic part of
 /// `aft::interval_gram` (`H` is its basis without the constant).
-fn interval_weights(h: usize, a: f64, b: f64) -> (DMatrix<f64>, Vec<f64>) {
+pub(super) fn interval_weights(h: usize, a: f64, b: f64) -> (DMatrix<f64>, Vec<f64>) {
     let gram = super::aft::interval_gram(h, a, b) / PI;
     let w = gram.view((1, 0), (2 * h, 1)).iter().copied().collect();
     (gram.view((1, 1), (2 * h, 2 * h)).into_owned(), w)
@@ -271,7 +277,7 @@ impl FrictionContact {
 
     /// The converged cycle as `(start, end, state)` intervals covering `[2π, 4π]` (the
     /// second period marched).
-    fn cycle(&self, x: &Trig, y: &Trig, h: usize) -> Vec<(f64, f64, State)> {
+    pub(super) fn cycle(&self, x: &Trig, y: &Trig, h: usize) -> Vec<(f64, f64, State)> {
         let step = TAU / (FRICTION_CELLS_PER_HARMONIC * h.max(1)) as f64;
         // A stick at τ = 0 (separated if the preload is gone there).
         let mut state = if self.normal(y, 0.0) > 0.0 {
@@ -301,8 +307,7 @@ impl FrictionContact {
     /// The force harmonics and stiffness for displacement harmonics `x`, `y` (eqs. 30–43).
     pub fn forces(&self, x: &[f64], y: &[f64]) -> ContactForces {
         let h = x.len() / 2;
-        let cells = FRICTION_CELLS_PER_HARMONIC * h.max(1);
-        let (xt, yt) = (Trig::tabulated(x, cells), Trig::tabulated(y, cells));
+        let (xt, yt) = Trig::pair(x, y);
         let mut out = ContactForces {
             fx: vec![0.0; 2 * h],
             fy: vec![0.0; 2 * h],
@@ -364,7 +369,7 @@ impl FrictionContact {
     }
 
     /// `∂c/∂X`, `∂c/∂Y` of a stick phase's constant (eqs. 41–43, see the module docs).
-    fn onset_derivatives(
+    pub(super) fn onset_derivatives(
         &self,
         x: &Trig,
         y: &Trig,

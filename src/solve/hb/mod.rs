@@ -14,15 +14,20 @@
 //! intervals (`gap.rs`; by AFT on request, `GapMethod`); Jenkins elements and 2-D friction
 //! contacts through the exact friction element (`friction.rs`, paper 003 eqs. 24–43; its
 //! transition times by `transition.rs`), which
-//! acts on the harmonics only (no static component, as in the paper). `condense.rs` reduces
-//! the balance onto the nonlinear DOFs; `tolerances.rs` names every tolerance of the backend.
+//! acts on the harmonics only (no static component, as in the paper). `hessian.rs` gives the
+//! second derivatives of the nonlinear forces as products `∂(J_nlᵀλ)/∂Q` (eqs. 44–63; the
+//! friction element's in `friction_hessian.rs`) for the backbone's ridge method. `condense.rs`
+//! reduces the balance onto the nonlinear DOFs; `tolerances.rs` names every tolerance of the
+//! backend.
 
 pub(crate) mod aft;
 mod balance;
 pub(crate) mod condense;
 mod elements;
 pub(crate) mod friction;
+mod friction_hessian;
 pub(crate) mod gap;
+mod hessian;
 mod hill;
 mod linear;
 mod start;
