@@ -181,25 +181,49 @@ impl<'a> Forced<'a> {
 
     /// `∂(J_nlᵀ λ)/∂Q`, the nonlinear forces' Hessian contracted with `λ` (eqs. 44–63).
     fn hessian_adjoint(&self, q: &DVector<f64>, omega: f64, lambda: &DVector<f64>) -> DMatrix<f64> {
-        let n = q.len();
-        let mut out = DMatrix::zeros(n, n);
-        let size = q.amax().max(f64::MIN_POSITIVE);
-        for b in 0..n {
-            let h = 1e-6 * size;
-            let mut qp = q.clone();
-            qp[b] += h;
-            let mut qm = q.clone();
-            qm[b] -= h;
-            let d = (self.hb.jacobian(&qp, omega) - self.hb.jacobian(&qm, omega)) / (2.0 * h);
-            out.set_column(b, &(d.transpose() * lambda));
-        }
-        out
+        self.hb.hessian_adjoint(q, omega, lambda)
     }
 }
 
 /// A continuation that ended early, as text for `Curve::stopped`.
 fn stop_reason(e: &ContError) -> String {
     e.to_string()
+}
+
+/// The points of a continued branch within `[from, to]` of the parameter, unscaled, with a
+/// last one solved at `to` itself when the branch stepped over it (the continuation's steps
+/// need not land on the range's end).
+fn within<P: crate::solve::cont::Problem>(
+    pr: &crate::solve::cont::Weighted<P>,
+    branch: &crate::solve::cont::Branch,
+    (from, to): (f64, f64),
+    tol: f64,
+) -> Vec<(DVector<f64>, f64)> {
+    let inside = |p: f64| p >= from.min(to) && p <= from.max(to);
+    let mut out: Vec<(DVector<f64>, f64)> = Vec::new();
+    for w in branch.points.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        if !inside(a.p) {
+            break;
+        }
+        if out.is_empty() {
+            out.push((pr.unscaled(&a.x), a.p));
+        }
+        if inside(b.p) {
+            out.push((pr.unscaled(&b.x), b.p));
+            continue;
+        }
+        let t = (to - a.p) / (b.p - a.p);
+        let guess = &a.x + (&b.x - &a.x) * t;
+        if let Some((x, _)) = crate::solve::cont::newton(pr, guess, to, tol) {
+            out.push((pr.unscaled(&x), to));
+        }
+        break;
+    }
+    if out.is_empty() {
+        out.extend(branch.points.first().map(|pt| (pr.unscaled(&pt.x), pt.p)));
+    }
+    out
 }
 
 /// The continuation settings over `range` of the parameter (steps scaled to its width).

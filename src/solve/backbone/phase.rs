@@ -5,7 +5,7 @@
 //! of the response at the first level nearest its peak.
 
 use super::start::{frequency_response as response, peak};
-use super::{along, stop_reason, BackboneError, Curve, Forced, Point, Settings};
+use super::{along, stop_reason, within, BackboneError, Curve, Forced, Point, Settings};
 use crate::solve::cont::{follow, newton, Problem, Weighted};
 use crate::solve::hb::Operator;
 use nalgebra::{DMatrix, DVector};
@@ -106,14 +106,10 @@ pub fn phase_resonance(f: &Forced, s: &Settings) -> Result<Curve, BackboneError>
     let settings = along(s, (p0, p_end));
     let branch =
         follow(&weighted, zs, p0, &settings).map_err(|e| BackboneError::Newton(e.to_string()))?;
-    let (lo, hi) = (p0.min(p_end), p0.max(p_end));
-    let points = branch
-        .points
-        .iter()
-        .filter(|pt| pt.p >= lo && pt.p <= hi)
-        .map(|pt| {
-            let z = weighted.unscaled(&pt.x);
-            let level = f.level(pt.p);
+    let points = within(&weighted, &branch, (p0, p_end), s.tol)
+        .into_iter()
+        .map(|(z, at)| {
+            let level = f.level(at);
             Point {
                 q: z.rows(0, n) * level,
                 omega: z[n],

@@ -19,7 +19,7 @@
 
 use super::amplitude::{gradient, hessian};
 use super::start::{frequency_response as response, peak};
-use super::{along, stop_reason, BackboneError, Curve, Forced, Point, Settings};
+use super::{along, stop_reason, within, BackboneError, Curve, Forced, Point, Settings};
 use crate::solve::cont::{follow, newton, ContError, Problem, Weighted};
 use crate::solve::hb::Operator;
 use nalgebra::{DMatrix, DVector};
@@ -242,13 +242,11 @@ fn traced(
     let weighted = Weighted::equilibrated(&pr, &z, p, &blocks);
     let branch = follow(&weighted, weighted.scaled(&z), p, &along(s, (p, p_end)))
         .map_err(|e| BackboneError::Newton(e.to_string()))?;
-    let (lo, hi) = (p.min(p_end), p.max(p_end));
     let mut last = (p, z[n]);
-    for pt in branch.points.iter().filter(|pt| pt.p >= lo && pt.p <= hi) {
-        let z = weighted.unscaled(&pt.x);
-        let level = f.level(pt.p);
+    for (z, at) in within(&weighted, &branch, (p, p_end), s.tol) {
+        let level = f.level(at);
         points.push(point(z.rows(0, n) * level, z[n], level, 3));
-        last = (pt.p, z[n]);
+        last = (at, z[n]);
     }
     Ok(Segment {
         points,
