@@ -7,6 +7,7 @@
 //! must lex to the same tokens and parse again, or `format` refuses it
 //! (`FmtError::Changed`, a bug to report, never a silently altered model).
 
+mod align;
 mod layout;
 mod lex;
 
