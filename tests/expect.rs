@@ -154,4 +154,11 @@ fn every_analysis_runs_and_counts_unless_expects_only() {
     assert!(nsd(&["test", "--expects-only", &file])
         .1
         .ends_with("0 passed, 0 failed\n"));
+    // An expectation in a file without analyses names nothing: both modes fail.
+    std::fs::write(&path, "model m { mass a = 1 }\nexpect open.dofs = 1\n").expect("written");
+    for args in [vec!["test"], vec!["test", "--expects-only"]] {
+        let (code, _, stderr) = nsd(&[args.clone(), vec![file.as_str()]].concat());
+        assert_eq!(code, 1, "{args:?}");
+        assert!(stderr.contains("nsd::test::unknown_analysis"), "{stderr}");
+    }
 }
