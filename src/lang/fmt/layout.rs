@@ -13,6 +13,7 @@
 //!   lines is joined onto one line when every break sits after `{` or `,` or before `}` and the
 //!   joined line fits in `WIDTH` columns; otherwise its `{` ends a line and its `}` starts one.
 //!   A line the author kept whole is never broken.
+//! - aligned families (runs of like one-line statements) get extra spaces from `super::align`.
 
 use super::align;
 use super::lex::{lex, Kind, Token};
