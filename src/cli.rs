@@ -36,7 +36,7 @@ enum Command {
     Repl { file: Option<PathBuf> },
     /// Format .nsd files in place (folders are walked); `--check` prints a diff and exits 1 instead.
     Fmt(FmtArgs),
-    /// Run the analyses that each file's `expect` statements name and check them (folders are walked).
+    /// Run every analysis of each file (no results written) and check its `expect` statements (folders are walked).
     Test(TestArgs),
     /// Language Server over stdio (diagnostics, hover, definition, completion, symbols, formatting).
     Lsp,
@@ -48,6 +48,9 @@ struct TestArgs {
     /// Files or folders (default: the current folder).
     #[arg(default_value = ".")]
     files: Vec<PathBuf>,
+    /// Run only the analyses that `expect` statements name, and count only the expectations.
+    #[arg(long)]
+    expects_only: bool,
 }
 
 // The arguments of `nsd fmt`.
@@ -186,7 +189,14 @@ pub fn execute(batch: Batch) -> i32 {
         BatchCommand::Check(args) => check(&args),
         BatchCommand::Run(args) => run(&args),
         BatchCommand::Fmt(args) => crate::fmt_cmd::run(&args.files, args.check),
-        BatchCommand::Test(args) => crate::testrun::run(&args.files),
+        BatchCommand::Test(args) => {
+            let scope = if args.expects_only {
+                crate::testrun::Scope::ExpectsOnly
+            } else {
+                crate::testrun::Scope::Every
+            };
+            crate::testrun::run(&args.files, scope)
+        }
         BatchCommand::Merge(args) => merge(&args),
         BatchCommand::Lsp => crate::lsp::run(),
     }

@@ -1,22 +1,36 @@
-//! The `nsd test [FILES|DIRS]` shell: for each `.nsd` file, runs the analyses that its
-//! `expect` statements name (no others, no result folders), checks every expectation
-//! (`analysis::expect`), prints a coded diagnostic at each one that fails and
-//! `N passed, M failed` at the end; exit 1 when anything failed or a file did not load.
+//! The `nsd test [--expects-only] [FILES|DIRS]` shell: for each `.nsd` file, runs every
+//! analysis (no result folders), or with `--expects-only` only those its `expect` statements
+//! name; checks every expectation (`analysis::expect`), prints a coded diagnostic at each
+//! analysis or expectation that fails and `N passed, M failed` per file and in total; exit 1
+//! when anything failed or a file did not load.
+//!
+//! What is counted: each expectation is one test; in the default mode each analysis run is one
+//! more (passed when it returns results, failed when it reports an error — a refused request, a
+//! numerical failure, non-convergence); a file that does not load is one failure.
 
 use crate::analysis::{self, expect};
 use crate::cli::print_failure;
 use crate::lang::{Failure, Program};
 use std::path::{Path, PathBuf};
 
-/// Expectations passed and failed (a file that does not load counts as one failure).
+/// Tests passed and failed.
 #[derive(Default)]
 struct Tally {
     passed: usize,
     failed: usize,
 }
 
+/// Which analyses `nsd test` runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every analysis of every file, each counted as a test.
+    Every,
+    /// Only the analyses that `expect` statements name; only the expectations are counted.
+    ExpectsOnly,
+}
+
 /// Runs `nsd test`; returns the exit code.
-pub fn run(paths: &[PathBuf]) -> i32 {
+pub fn run(paths: &[PathBuf], scope: Scope) -> i32 {
     let files = match crate::fmt_cmd::nsd_files(paths) {
         Ok(f) => f,
         Err(e) => {
@@ -26,7 +40,7 @@ pub fn run(paths: &[PathBuf]) -> i32 {
     };
     let mut total = Tally::default();
     for file in &files {
-        let t = one(file);
+        let t = one(file, scope);
         if t.passed + t.failed > 0 {
             println!(
                 "{}: {} passed, {} failed",
@@ -42,8 +56,8 @@ pub fn run(paths: &[PathBuf]) -> i32 {
     i32::from(total.failed > 0)
 }
 
-/// The expectations of one file.
-fn one(file: &Path) -> Tally {
+/// The analyses and expectations of one file.
+fn one(file: &Path, scope: Scope) -> Tally {
     let failed_load = |f: Failure| {
         print_failure(&f);
         Tally {
@@ -55,7 +69,11 @@ fn one(file: &Path) -> Tally {
         Ok(p) => p,
         Err(f) => return failed_load(f),
     };
-    if prog.expects.is_empty() {
+    let idle = match scope {
+        Scope::Every => prog.analyses.is_empty() && prog.expects.is_empty(),
+        Scope::ExpectsOnly => prog.expects.is_empty(),
+    };
+    if idle {
         return Tally::default();
     }
     if let Err(f) = analysis::check_names(&prog) {
@@ -69,9 +87,10 @@ fn one(file: &Path) -> Tally {
             .iter()
             .filter(|e| e.analysis.name == name)
             .collect();
-        if expects.is_empty() {
+        if expects.is_empty() && scope == Scope::ExpectsOnly {
             continue;
         }
+        let counted = usize::from(scope == Scope::Every);
         let summary = match analysis::run(&prog, a, &[]) {
             Ok(r) => r.summary,
             Err(f) => {
@@ -83,10 +102,11 @@ fn one(file: &Path) -> Tally {
                     };
                     report(&prog, e.span.file, err);
                 }
-                tally.failed += expects.len();
+                tally.failed += expects.len() + counted;
                 continue;
             }
         };
+        tally.passed += counted;
         for e in expects {
             match expect::check(&prog, e, &summary) {
                 Ok(()) => tally.passed += 1,

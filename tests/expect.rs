@@ -1,5 +1,6 @@
 //! `expect` statements and `nsd test`, through the binary: the seed models' expectations
 //! pass; an altered expected value fails with exit 1 and a coded diagnostic on the value;
+//! every analysis runs and counts by default, only the named ones with `--expects-only`;
 //! `nsd run` ignores expectations; `nsd check` rejects one naming an unknown analysis.
 
 mod common;
@@ -18,7 +19,8 @@ fn temp_file(tag: &str, file: &str, text: &str) -> PathBuf {
 
 #[test]
 fn the_seed_models_meet_their_expectations() {
-    let (code, stdout, stderr) = nsd(&["test", "models"]);
+    // The fast path: every analysis of `models/` takes minutes (the bifurcation sweeps).
+    let (code, stdout, stderr) = nsd(&["test", "--expects-only", "models"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     let last = stdout.lines().last().expect("a tally line");
     let passed: usize = last
@@ -38,14 +40,12 @@ fn the_seed_models_meet_their_expectations() {
 fn an_altered_value_fails_with_the_coded_diagnostic() {
     let text = std::fs::read_to_string(root().join("models/seed4/serial_impact.nsd"))
         .expect("the seed model")
-        .replace(
-            "expect one_impact.phi_roots[1] = 3.7397 ± 5e-5",
-            "expect one_impact.phi_roots[1] = 3.7400 ± 5e-5",
-        );
+        .replace("= 3.7397 ± 5e-5", "= 3.7400 ± 5e-5");
     let path = temp_file("altered", "serial_impact.nsd", &text);
     let (code, stdout, stderr) = nsd(&["test", &path.display().to_string()]);
     assert_eq!(code, 1, "{stdout}{stderr}");
-    assert!(stdout.ends_with("8 passed, 1 failed\n"), "{stdout}");
+    // Its three analyses ran clean; eight of its nine expectations held.
+    assert!(stdout.ends_with("11 passed, 1 failed\n"), "{stdout}");
     assert!(stderr.contains("nsd::test::expect_failed"), "{stderr}");
     assert!(
         stderr.contains("`one_impact.phi_roots[1]` is 3.7396"),
@@ -74,7 +74,8 @@ fn unknown_keys_and_analyses_are_named_with_a_suggestion() {
     let path = temp_file("keys", "m.nsd", text);
     let (code, stdout, stderr) = nsd(&["test", &path.display().to_string()]);
     assert_eq!(code, 1);
-    assert!(stdout.ends_with("1 passed, 1 failed\n"), "{stdout}");
+    // `open` ran clean, `dofs` held, the misspelt key failed.
+    assert!(stdout.ends_with("2 passed, 1 failed\n"), "{stdout}");
     assert!(stderr.contains("nsd::test::unknown_key"), "{stderr}");
     assert!(
         stderr.contains("did you mean `natural_frequencies`?"),
@@ -101,7 +102,7 @@ fn expectations_are_formatted_and_keep_their_meaning() {
     let out = nsd::lang::fmt::format(text).expect("formats");
     assert_eq!(
         out,
-        "model m { mass a = 1 }\nmodes m as open\nexpect open.dofs = 1\nexpect open.natural_frequencies[1] = 0 +- 1e-9%\n"
+        "model m { mass a = 1 }\nmodes m as open\nexpect open.dofs                   = 1\nexpect open.natural_frequencies[1] = 0 +- 1e-9%\n"
     );
 }
 
@@ -117,6 +118,47 @@ fn a_failed_analysis_or_an_unloadable_file_fails_the_run() {
     assert_eq!(code, 1, "{stdout}{stderr}");
     assert!(stderr.contains("nsd::test::analysis_failed"), "{stderr}");
     assert!(stderr.contains("nsd::parse::syntax"), "{stderr}");
-    // One unchecked expectation and one file that did not load.
+    // The failed analysis, its unchecked expectation and the file that did not load.
+    assert!(stdout.ends_with("0 passed, 3 failed\n"), "{stdout}");
+    // Only the expectation and the file count on the fast path.
+    let (code, stdout, _) = nsd(&["test", "--expects-only", &dir]);
+    assert_eq!(code, 1);
     assert!(stdout.ends_with("0 passed, 2 failed\n"), "{stdout}");
+}
+
+#[test]
+fn every_analysis_runs_and_counts_unless_expects_only() {
+    // `modes` is checked by an expectation; `run` has none and fails (the force blows up at
+    // t = 1), `fine` has none and passes.
+    let text = "model m {\n  mass a = 1\n  spring a -- ground { k = 4 }\n}\n\
+                model b {\n  mass a = 1\n  spring a -- ground { k = 1 }\n  force a = 1 / (1 - t)\n}\n\
+                modes m\nsimulate m as fine { t = 0..1 }\nsimulate b as run { t = 0..2 }\n\
+                expect modes.natural_frequencies[1] = 2 ± 1e-9\n";
+    let path = temp_file("every", "m.nsd", text);
+    let file = path.display().to_string();
+    let (code, stdout, stderr) = nsd(&["test", &file]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    // Two analyses ran clean, one expectation held, one analysis failed.
+    assert!(
+        stdout.contains("m.nsd: 3 passed, 1 failed\n"),
+        "{stdout}{stderr}"
+    );
+    assert!(stderr.contains("nsd::analysis::"), "{stderr}");
+    let (code, stdout, stderr) = nsd(&["test", "--expects-only", &file]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.ends_with("1 passed, 0 failed\n"), "{stdout}");
+    // A file with analyses and no expectation is tested too, only by default.
+    let bare = text.replace("expect modes.natural_frequencies[1] = 2 ± 1e-9\n", "");
+    std::fs::write(&path, bare).expect("written");
+    assert!(nsd(&["test", &file]).1.ends_with("2 passed, 1 failed\n"));
+    assert!(nsd(&["test", "--expects-only", &file])
+        .1
+        .ends_with("0 passed, 0 failed\n"));
+    // An expectation in a file without analyses names nothing: both modes fail.
+    std::fs::write(&path, "model m { mass a = 1 }\nexpect open.dofs = 1\n").expect("written");
+    for args in [vec!["test"], vec!["test", "--expects-only"]] {
+        let (code, _, stderr) = nsd(&[args.clone(), vec![file.as_str()]].concat());
+        assert_eq!(code, 1, "{args:?}");
+        assert!(stderr.contains("nsd::test::unknown_analysis"), "{stderr}");
+    }
 }

@@ -13,14 +13,17 @@
 //!   lines is joined onto one line when every break sits after `{` or `,` or before `}` and the
 //!   joined line fits in `WIDTH` columns; otherwise its `{` ends a line and its `}` starts one.
 //!   A line the author kept whole is never broken.
+//! - aligned families (runs of like one-line statements) get extra spaces from `super::align`.
 
+use super::align;
 use super::lex::{lex, Kind, Token};
 
-/// The line width under which a broken option block is joined (columns, indentation counted).
-const WIDTH: usize = 100;
+/// The line width under which a broken option block is joined, and which alignment never
+/// pushes a line past (columns, indentation counted).
+pub(super) const WIDTH: usize = 100;
 
 /// Facts about each token that depend on the token sequence only, not on the line breaks.
-struct Facts {
+pub(super) struct Facts {
     /// A `-` that negates (no left operand).
     unary: Vec<bool>,
     /// Inside an index `[ … ]` holding one binary operator (written tight: `x[i-1]`).
@@ -29,10 +32,10 @@ struct Facts {
     brace: Vec<Option<(usize, bool)>>,
     /// Before each token: how many brackets are open, and whether the innermost is a body `{`
     /// or none (the top level), where statements, and so continuations, live.
-    open: Vec<(usize, bool)>,
+    pub open: Vec<(usize, bool)>,
 }
 
-fn is(t: &Token, s: &str) -> bool {
+pub(super) fn is(t: &Token, s: &str) -> bool {
     t.kind == Kind::Punct && t.text == s
 }
 
@@ -119,7 +122,7 @@ impl Facts {
 }
 
 /// The blanks between two tokens on one line.
-fn gap(toks: &[Token], i: usize, f: &Facts) -> &'static str {
+pub(super) fn gap(toks: &[Token], i: usize, f: &Facts) -> &'static str {
     let (p, t) = (&toks[i - 1], &toks[i]);
     let wanted = gap_wanted(toks, i, f);
     // Two tokens written tight must lex back as the same two (`a` `b`, `-` `-`, `1` `.5`);
@@ -171,10 +174,12 @@ fn gap_wanted(toks: &[Token], i: usize, f: &Facts) -> &'static str {
 }
 
 /// One output line: tokens `start..end` at `level` indentation steps.
-struct Line {
-    start: usize,
-    end: usize,
-    level: usize,
+pub(super) struct Line {
+    pub start: usize,
+    pub end: usize,
+    pub level: usize,
+    /// Whether it continues the statement of the line before (one level more).
+    pub continued: bool,
 }
 
 /// Tokens that, ending a line, continue its statement on the next.
@@ -229,6 +234,7 @@ fn line(toks: &[Token], f: &Facts, start: usize, end: usize) -> Line {
         start,
         end,
         level: depth.saturating_sub(closers) + usize::from(continued),
+        continued,
     }
 }
 
@@ -244,17 +250,46 @@ fn lines(toks: &[Token], f: &Facts) -> Vec<Line> {
     out
 }
 
-/// One line's text with its indentation.
-fn render_line(toks: &[Token], line: &Line, f: &Facts, out: &mut String) {
+/// Walks one line's text with its indentation, piece by piece: `emit(token, text)` with the
+/// token index for the token's own text, `None` for blanks. `pad[i]` extra spaces go before
+/// token `i` (alignment, `super::align`); an empty `pad` adds none.
+fn walk_line(
+    toks: &[Token],
+    line: &Line,
+    f: &Facts,
+    pad: &[usize],
+    mut emit: impl FnMut(Option<usize>, &str),
+) {
     for _ in 0..line.level {
-        out.push_str("  ");
+        emit(None, "  ");
     }
     for i in line.start..line.end {
         if i > line.start {
-            out.push_str(gap(toks, i, f));
+            emit(None, gap(toks, i, f));
+            for _ in 0..pad.get(i).copied().unwrap_or(0) {
+                emit(None, " ");
+            }
         }
-        out.push_str(&toks[i].text);
+        emit(Some(i), &toks[i].text);
     }
+}
+
+/// One line's text with its indentation and alignment padding.
+fn render_line(toks: &[Token], line: &Line, f: &Facts, pad: &[usize], out: &mut String) {
+    walk_line(toks, line, f, pad, |_, s| out.push_str(s));
+}
+
+/// The column (in characters) where each token of an unpadded line starts, and the line's
+/// width.
+pub(super) fn columns(toks: &[Token], line: &Line, f: &Facts) -> (Vec<usize>, usize) {
+    let (mut cols, mut col) = (Vec::with_capacity(line.end - line.start), 0);
+    walk_line(toks, line, f, &[], |tok, s| {
+        if tok.is_some() {
+            cols.push(col);
+        }
+        col += s.chars().count();
+    });
+    (cols, col)
 }
 
 /// Blank lines: at most one, none at the start, after `{` or before `}`.
@@ -311,17 +346,10 @@ fn shape_blocks(toks: &mut [Token], f: &Facts) {
     }
 }
 
-/// The rendered width (in characters) of the line holding token `at`.
+/// The rendered width (in characters, before alignment) of the line holding token `at`.
 fn width_of_line_at(toks: &[Token], f: &Facts, at: usize) -> usize {
     let start = (1..=at).rev().find(|&j| toks[j].breaks > 0).unwrap_or(0);
-    let mut s = String::new();
-    render_line(
-        toks,
-        &line(toks, f, start, line_end(toks, start)),
-        f,
-        &mut s,
-    );
-    s.chars().count()
+    columns(toks, &line(toks, f, start, line_end(toks, start)), f).1
 }
 
 /// The formatted text of a token stream.
@@ -329,14 +357,16 @@ pub(super) fn layout(mut toks: Vec<Token>) -> String {
     normalise_breaks(&mut toks);
     let f = Facts::of(&toks);
     shape_blocks(&mut toks, &f);
+    let lines = lines(&toks, &f);
+    let pad = align::pads(&toks, &lines, &f);
     let mut out = String::new();
-    for line in lines(&toks, &f) {
+    for line in &lines {
         if line.start > 0 {
             for _ in 0..toks[line.start].breaks {
                 out.push('\n');
             }
         }
-        render_line(&toks, &line, &f, &mut out);
+        render_line(&toks, line, &f, &pad, &mut out);
     }
     if !out.is_empty() {
         out.push('\n');

@@ -1,12 +1,14 @@
 //! `nsd fmt`: the one canonical layout of a `.nsd` file, comments kept where they were.
 //!
 //! Route: a token-level formatter driven by its own lexer (`lex.rs`, comments as tokens),
-//! laid out by `layout.rs`. Meaning is preserved by construction — only the blanks between
-//! tokens change, the tokens and their order never do, and a line break is removed only
-//! between tokens where the grammar skips `WHITESPACE` — and checked on every call: the output
+//! laid out by `layout.rs`, runs of like statements aligned by `align.rs`. Meaning is
+//! preserved by construction — only the blanks between tokens change, the tokens and their
+//! order never do, and a line break is removed only between tokens where the grammar skips
+//! `WHITESPACE` — and checked on every call: the output
 //! must lex to the same tokens and parse again, or `format` refuses it
 //! (`FmtError::Changed`, a bug to report, never a silently altered model).
 
+mod align;
 mod layout;
 mod lex;
 
