@@ -11,8 +11,8 @@
 //! (log); `harmonics` (5), `samples`, `dof` (monitored, default the excited one), `step`,
 //! `min_step`, `max_step` (fractions of the continued range), `max_points`, `restarts`
 //! (past singular points, 10), `stability` (Hill, true), `gaps`, `frf_levels = (…)`
-//! (frequency responses at these levels over `param`'s range, `frf_K.csv`, drawn under the
-//! backbone). Writes `data.csv` and `backbone.svg`; `report.rs` builds them.
+//! (frequency responses at these levels over the backbone's frequencies ± 3 %, `frf_K.csv`,
+//! drawn under the backbone). Writes `data.csv` and `backbone.svg`; `report.rs` builds them.
 
 mod report;
 
@@ -56,6 +56,9 @@ const DEFAULT_MAX_POINTS: usize = 2000;
 
 /// Default number of restarts past singular points (`restarts`).
 const DEFAULT_RESTARTS: usize = 10;
+
+/// How far the response family extends past the backbone's frequencies, relative.
+const FRF_MARGIN: f64 = 0.03;
 
 /// Newton tolerance on the equilibrated residual (dimensionless).
 const NEWTON_TOL: f64 = 1e-10;
@@ -131,11 +134,10 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     };
     let curve = traced.map_err(fail)?;
     let wall_s = start.elapsed().as_secs_f64();
+    let span = frf_window(&curve, (lo, hi));
     let frfs = frf_levels
         .iter()
-        .map(|&level| {
-            backbone::frequency_response(&forced, level, (lo, hi), &s).map(|r| (level, r))
-        })
+        .map(|&level| backbone::frequency_response(&forced, level, span, &s).map(|r| (level, r)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(fail)?;
     let report = report::Report {
@@ -156,6 +158,21 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         }),
         _ => Ok(results),
     }
+}
+
+/// The frequencies the response family covers: the backbone's, widened by `FRF_MARGIN` on
+/// each side (the window `param` gives when the backbone is empty).
+fn frf_window(curve: &Curve, window: (f64, f64)) -> (f64, f64) {
+    let omegas = curve
+        .points
+        .iter()
+        .filter(|p| p.stage == 3)
+        .map(|p| p.omega);
+    let (lo, hi) = omegas.fold((f64::MAX, f64::MIN), |(a, b), w| (a.min(w), b.max(w)));
+    if lo > hi {
+        return window;
+    }
+    (lo * (1.0 - FRF_MARGIN), hi * (1.0 + FRF_MARGIN))
 }
 
 /// The continuation settings from the options.

@@ -1,8 +1,8 @@
 //! The backbone's results: `data.csv` (one row per point of every stage: level, Ω, `Am` and
 //! largest displacement of the monitored DOF, its phase to the force, each contact's state
 //! over the period, Hill stability, the dNNM's damping), the family of frequency responses
-//! `frf_K.csv`, and `backbone.svg`: the responses and the backbone as `Am/α` (the amplitude
-//! per unit level, so that responses at levels decades apart share one linear axis).
+//! `frf_K.csv`, and `backbone.svg`: the responses and the backbone as `log10(Am/α)` (the
+//! amplitude per unit level, so that responses at levels decades apart share one axis).
 
 use crate::analysis::results::{Cell, Plot, Results, Series, Table};
 use crate::model::{Model, System};
@@ -176,7 +176,7 @@ impl Report<'_> {
                 x: points.iter().map(|p| p.1).collect(),
                 y: points
                     .iter()
-                    .map(|p| amplitude(hb, &p.0, m) / level)
+                    .map(|p| (amplitude(hb, &p.0, m) / level).log10())
                     .collect(),
                 points: false,
                 dashed: true,
@@ -187,7 +187,7 @@ impl Report<'_> {
             x: backbone.iter().map(|p| p.omega).collect(),
             y: backbone
                 .iter()
-                .map(|p| amplitude(hb, &p.q, m) / p.level)
+                .map(|p| (amplitude(hb, &p.q, m) / p.level).log10())
                 .collect(),
             points: false,
             dashed: false,
@@ -196,7 +196,7 @@ impl Report<'_> {
             file: "backbone.svg".into(),
             title: format!("{}: backbone ({})", self.model.name, self.method),
             x_label: format!("{} [rad/s]", self.param),
-            y_label: format!("Am({}) / level", self.dof_name()),
+            y_label: format!("log10(Am({}) / level)", self.dof_name()),
             series,
             cells: None,
         }
