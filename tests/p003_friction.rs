@@ -6,18 +6,16 @@ mod common;
 use common::*;
 use serde_json::Value;
 
-/// Runs `analyses` appended to a seed-3 model (its own analyses and expectations dropped) and returns the
-/// JSON lines of the `continue frf` ones.
+/// Runs `analyses` appended to a seed-3 model (its own analyses and expectations dropped) and
+/// returns their JSON lines.
 fn frf(model: &str, analyses: &str, tag: &str) -> Vec<Value> {
     let dir = root().join("target/test-out/p003_friction").join(tag);
     std::fs::create_dir_all(&dir).expect("dir");
     let text =
         std::fs::read_to_string(root().join(format!("models/seed3/{model}.nsd"))).expect("model");
-    let own: String = text
-        .lines()
-        .filter(|l| !l.starts_with("modes") && !l.starts_with("expect"))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    // The file up to the end of its model: its own analyses and expectations dropped.
+    let end = text.find("\n}\n").expect("a model block") + 3;
+    let own = &text[..end];
     let path = root().join("models/seed3").join(format!(".{tag}.nsd"));
     std::fs::write(&path, format!("{own}\n{analyses}\n")).expect("write");
     let (code, stdout, stderr) = nsd(&[
@@ -44,9 +42,12 @@ fn peak(v: &Value) -> (f64, f64) {
 }
 
 fn first_mode(model: &str, stuck: bool) -> f64 {
+    let name = if stuck { "stuck_modes" } else { "modes" };
     let (code, stdout, stderr) = nsd(&[
         "run",
         &format!("models/seed3/{model}.nsd"),
+        "--only",
+        name,
         "--json",
         "--out",
         root()
@@ -55,7 +56,6 @@ fn first_mode(model: &str, stuck: bool) -> f64 {
             .expect("utf-8"),
     ]);
     assert_eq!(code, 0, "{stderr}");
-    let name = if stuck { "stuck_modes" } else { "modes" };
     let v: Value = stdout
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
