@@ -5,23 +5,12 @@
 
 mod common;
 
-use common::system_at;
+use common::{balance_of, system_at};
 use nalgebra::{DMatrix, DVector};
 use nsd::solve::backbone::{self, amplitude, Forced, Settings, Spacing};
 use nsd::solve::hb::{Balance, Operator};
 
 const FILE: &str = "tests/models/backbone.nsd";
-
-/// The balance of `model` at H harmonics with `set` overrides (`name=value`).
-fn balance(model: &str, h: usize, set: &[&str]) -> Balance {
-    let prog = nsd::lang::Program::load(&common::root().join(FILE)).expect("loads");
-    let sets: Vec<_> = set
-        .iter()
-        .map(|s| nsd::lang::parse_override(s).expect("override"))
-        .collect();
-    let sys = nsd::model::assemble(&nsd::lang::resolve(&prog, model, &sets).expect("resolves"));
-    Balance::new(&sys, h, (8 * h + 8).next_power_of_two()).expect("balance")
-}
 
 fn settings(levels: (f64, f64), window: (f64, f64)) -> Settings {
     Settings {
@@ -80,7 +69,7 @@ fn operators_products_matrices_and_derivatives_agree() {
 /// amplitude), to round-off.
 #[test]
 fn undamped_duffing_dnnm_is_the_closed_form_backbone() {
-    let hb = balance("duffing", 1, &["c=0", "k3=0.1"]);
+    let hb = balance_of(FILE, "duffing", 1, &["c=0", "k3=0.1"]);
     let f = Forced::new(&hb, 0, Spacing::Log).expect("forced");
     let mut s = settings((1e-3, 1.0), (0.5, 1.5));
     s.amplitudes = Some((0.01, 3.0));
@@ -107,7 +96,7 @@ fn undamped_duffing_dnnm_is_the_closed_form_backbone() {
 /// √((k + kt)/m) stuck to √(k/m) in gross slip.
 #[test]
 fn jenkins_dnnm_follows_the_describing_function() {
-    let hb = balance("jenkins", 1, &[]);
+    let hb = balance_of(FILE, "jenkins", 1, &[]);
     let f = Forced::new(&hb, 0, Spacing::Log).expect("forced");
     let mut s = settings((1e-3, 1.0), (1.5, 2.5));
     s.amplitudes = Some((0.01, 100.0));
@@ -149,7 +138,7 @@ fn peak_by_search(
     q: &DVector<f64>,
     omega: f64,
 ) -> f64 {
-    let mut hb = balance(model, h, set);
+    let mut hb = balance_of(FILE, model, h, set);
     hb.level = level;
     let am = |w: f64| {
         let (sol, _) = hb.solve(q.clone(), w, 1e-13).expect("solves");
@@ -178,7 +167,7 @@ fn peak_by_search(
 #[test]
 fn duffing_ridge_is_the_locus_of_response_peaks() {
     for h in [1, 3] {
-        let hb = balance("duffing", h, &[]);
+        let hb = balance_of(FILE, "duffing", h, &[]);
         let f = Forced::new(&hb, 0, Spacing::Log).expect("forced");
         let curve = backbone::ridge(&f, &settings((1e-3, 0.1), (0.8, 1.3))).expect("ridge");
         assert!(curve.stopped.is_none(), "{:?}", curve.stopped);
@@ -220,7 +209,7 @@ fn the_three_methods_meet_as_damping_vanishes() {
     for c in [0.05, 0.01, 0.002] {
         let set = [format!("c={c}")];
         let set: Vec<&str> = set.iter().map(|s| s.as_str()).collect();
-        let hb = balance("duffing", 1, &set);
+        let hb = balance_of(FILE, "duffing", 1, &set);
         let f = Forced::new(&hb, 0, Spacing::Log).expect("forced");
         let levels = (1e-3 * c / 0.05, 0.05 * c / 0.05);
         // Fine steps: the comparison interpolates between points.

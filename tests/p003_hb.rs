@@ -18,21 +18,6 @@ fn system(model: &str, sets: &[&str]) -> System {
     assemble(&resolve(&prog, model, &ov).expect("resolves"))
 }
 
-/// A deterministic pseudo-random sequence in [−1, 1] (no test dependency on a RNG crate).
-fn noise(seed: u64, n: usize) -> Vec<f64> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
-}
-
 #[test]
 fn aft_round_trip_and_derivative() {
     // Coefficients → samples → coefficients is the identity (1e-14); the derivative samples

@@ -10,19 +10,6 @@ use nalgebra::{DMatrix, DVector};
 use nsd::solve::cont::{linearised, newton};
 use nsd::solve::hb::{Balance, Condensed};
 
-/// A deterministic pseudo-random sequence in [−1, 1].
-fn noise(seed: u64, n: usize) -> Vec<f64> {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
-}
-
 /// Column `b` of `(J(Q + h e_b) − J(Q − h e_b))ᵀλ / 2h`.
 fn difference_column(
     hb: &Balance,

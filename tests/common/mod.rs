@@ -207,3 +207,30 @@ pub fn run_json(text: &str, tag: &str, args: &[&str]) -> Vec<Value> {
         .map(|l| serde_json::from_str(l).expect("JSON"))
         .collect()
 }
+
+/// The harmonic balance of `model` in `file` (relative to the root) at `h` harmonics, with
+/// `set` overrides (`name=value`) and the default samples (the power of two ≥ 8h + 8).
+pub fn balance_of(file: &str, model: &str, h: usize, set: &[&str]) -> nsd::solve::hb::Balance {
+    let prog = nsd::lang::Program::load(&root().join(file)).expect("loads");
+    let sets: Vec<_> = set
+        .iter()
+        .map(|s| nsd::lang::parse_override(s).expect("override"))
+        .collect();
+    let sys = nsd::model::assemble(&nsd::lang::resolve(&prog, model, &sets).expect("resolves"));
+    nsd::solve::hb::Balance::new(&sys, h, (8 * h + 8).next_power_of_two()).expect("balance")
+}
+
+/// A deterministic pseudo-random sequence in [−1, 1] (no test dependency on a RNG crate).
+pub fn noise(seed: u64, n: usize) -> Vec<f64> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect()
+}

@@ -16,7 +16,7 @@
 
 mod report;
 
-use super::continue_frf::{balance, default_samples, DEFAULT_HARMONICS};
+use super::continue_frf::{balance, frequency_range, harmonics_and_samples};
 use crate::analysis::diagnostics::{AnalysisError, Partial};
 use crate::analysis::options::OptionReader;
 use crate::analysis::results::Results;
@@ -88,20 +88,13 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         Some("phase_resonance") => Method::PhaseResonance,
         _ => Method::Ridge,
     };
-    let (param, lo, hi, param_span) = opts
-        .parameter_interval("param", &model.params)?
-        .ok_or_else(|| {
-            opts.bad_value(
-                "param",
-                a.span,
-                "missing",
-                "give the excitation frequency and a window holding the first peak, e.g. `param = Omega in 1250..1400`",
-            )
-        })?;
-    let harmonics = opts.count("harmonics", 1)?.unwrap_or(DEFAULT_HARMONICS);
-    let samples = opts
-        .count("samples", 4)?
-        .unwrap_or(default_samples(harmonics));
+    let (param, lo, hi, param_span) = frequency_range(
+        &opts,
+        a,
+        model,
+        "give the excitation frequency and a window holding the first peak, e.g. `param = Omega in 1250..1400`",
+    )?;
+    let (harmonics, samples) = harmonics_and_samples(&opts)?;
     let stability = opts.choice("stability", &["true", "false"])? != Some("false");
     let monitored = opts.dof("dof", sys)?;
     let s = settings(&opts, a, method, (lo, hi))?;

@@ -222,22 +222,13 @@ fn read_options(
 ) -> Result<Frf, AnalysisError> {
     let stability = opts.choice("stability", &["true", "false"])? != Some("false");
     let monitored = opts.dof("dof", sys)?;
-    let (param, lo, hi, param_span) = opts
-        .parameter_interval("param", &model.params)?
-        .ok_or_else(|| {
-            opts.bad_value(
-                "param",
-                a.span,
-                "missing",
-                "give the frequency range, e.g. `param = Omega in 0.5..2`",
-            )
-        })?;
-    let harmonics = opts.count("harmonics", 1)?.unwrap_or(DEFAULT_HARMONICS);
-    // Enough samples per period for the products of the harmonics: the smallest power of
-    // two ≥ 8H + 8.
-    let samples = opts
-        .count("samples", 4)?
-        .unwrap_or(default_samples(harmonics));
+    let (param, lo, hi, param_span) = frequency_range(
+        opts,
+        a,
+        model,
+        "give the frequency range, e.g. `param = Omega in 0.5..2`",
+    )?;
+    let (harmonics, samples) = harmonics_and_samples(opts)?;
     let number = |key: &str, default: f64| {
         opts.positive(key, crate::lang::units::Dim::NONE, default, "0.01")
     };
@@ -262,6 +253,28 @@ fn read_options(
         stability,
         monitored,
     })
+}
+
+/// `param = Omega in a..b`: the continued frequency parameter, its range and span (`help`
+/// when it is missing).
+pub(super) fn frequency_range(
+    opts: &OptionReader,
+    a: &Analysis,
+    model: &Model,
+    help: &str,
+) -> Result<(String, f64, f64, Span), AnalysisError> {
+    opts.parameter_interval("param", &model.params)?
+        .ok_or_else(|| opts.bad_value("param", a.span, "missing", help))
+}
+
+/// `harmonics` (5) and `samples` (enough per period for the products of the harmonics: the
+/// smallest power of two ≥ 8H + 8).
+pub(super) fn harmonics_and_samples(opts: &OptionReader) -> Result<(usize, usize), AnalysisError> {
+    let harmonics = opts.count("harmonics", 1)?.unwrap_or(DEFAULT_HARMONICS);
+    let samples = opts
+        .count("samples", 4)?
+        .unwrap_or(default_samples(harmonics));
+    Ok((harmonics, samples))
 }
 
 /// The harmonic balance of the system at the excitation level, with the gap method asked

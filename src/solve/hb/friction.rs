@@ -398,11 +398,11 @@ impl FrictionContact {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// A deterministic stream of numbers in [−1, 1) (a linear congruential generator).
-    fn stream(seed: u64) -> impl FnMut() -> f64 {
+    pub(in crate::solve::hb) fn stream(seed: u64) -> impl FnMut() -> f64 {
         let mut s = seed;
         move || {
             s = s

@@ -183,19 +183,9 @@ impl FrictionContact {
 
 #[cfg(test)]
 mod tests {
+    use super::super::friction::tests::stream;
     use super::*;
     use std::collections::BTreeMap;
-
-    /// A deterministic stream of numbers in [−1, 1) (a linear congruential generator).
-    fn stream(seed: u64) -> impl FnMut() -> f64 {
-        let mut s = seed;
-        move || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        }
-    }
 
     /// The analytic stiffness `[[∂F_x/∂X, ∂F_x/∂Y], [0, ∂F_y/∂Y]]` (eq. 37).
     fn stiffness(c: &FrictionContact, x: &[f64], y: &[f64]) -> DMatrix<f64> {
