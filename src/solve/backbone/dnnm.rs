@@ -10,7 +10,7 @@
 //! squares, which assume a diagonal M). ξ = 2ζω: the mode's damping ratio is ζ = ξ/(2ω).
 
 use super::start::{frequency_response, peak};
-use super::{along, stop_reason, BackboneError, Curve, Forced, Point, Settings};
+use super::{along, BackboneError, Curve, Forced, Point, Settings};
 use crate::solve::cont::{follow, newton, Problem, Weighted};
 use crate::solve::hb::Operator;
 use nalgebra::{DMatrix, DVector};
@@ -227,6 +227,6 @@ pub fn dnnm(f: &Forced, s: &Settings) -> Result<Curve, BackboneError> {
     }
     Ok(Curve {
         points,
-        stopped: branch.stopped.as_ref().map(stop_reason),
+        stopped: branch.stopped.as_ref().map(ToString::to_string),
     })
 }

@@ -26,7 +26,6 @@ pub use phase::phase_resonance;
 pub use ridge::ridge;
 pub use start::frequency_response;
 
-use crate::solve::cont::ContError;
 use crate::solve::hb::{Balance, Operator};
 use nalgebra::{DMatrix, DVector};
 
@@ -178,16 +177,6 @@ impl<'a> Forced<'a> {
     pub fn jacobian(&self, q: &DVector<f64>, omega: f64) -> DMatrix<f64> {
         self.hb.jacobian(q, omega)
     }
-
-    /// `∂(J_nlᵀ λ)/∂Q`, the nonlinear forces' Hessian contracted with `λ` (eqs. 44–63).
-    fn hessian_adjoint(&self, q: &DVector<f64>, omega: f64, lambda: &DVector<f64>) -> DMatrix<f64> {
-        self.hb.hessian_adjoint(q, omega, lambda)
-    }
-}
-
-/// A continuation that ended early, as text for `Curve::stopped`.
-fn stop_reason(e: &ContError) -> String {
-    e.to_string()
 }
 
 /// The points of a continued branch within `[from, to]` of the parameter, unscaled, with a

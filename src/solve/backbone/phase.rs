@@ -5,7 +5,7 @@
 //! of the response at the first level nearest its peak.
 
 use super::start::{frequency_response as response, peak};
-use super::{along, stop_reason, within, BackboneError, Curve, Forced, Point, Settings};
+use super::{along, within, BackboneError, Curve, Forced, Point, Settings};
 use crate::solve::cont::{follow, newton, Problem, Weighted};
 use crate::solve::hb::Operator;
 use nalgebra::{DMatrix, DVector};
@@ -122,6 +122,6 @@ pub fn phase_resonance(f: &Forced, s: &Settings) -> Result<Curve, BackboneError>
         .collect();
     Ok(Curve {
         points,
-        stopped: branch.stopped.as_ref().map(stop_reason),
+        stopped: branch.stopped.as_ref().map(ToString::to_string),
     })
 }

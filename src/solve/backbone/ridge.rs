@@ -19,7 +19,7 @@
 
 use super::amplitude::{gradient, hessian};
 use super::start::{frequency_response as response, peak};
-use super::{along, stop_reason, within, BackboneError, Curve, Forced, Point, Settings};
+use super::{along, within, BackboneError, Curve, Forced, Point, Settings};
 use crate::solve::cont::{follow, newton, ContError, Problem, Weighted};
 use crate::solve::hb::Operator;
 use nalgebra::{DMatrix, DVector};
@@ -88,7 +88,7 @@ impl Problem for Ridge<'_> {
         let rate_t_lambda = hb.apply(Operator::RateTransposed, &x.lambda, x.omega);
         let curvature = hb.apply(Operator::Curvature, &x.qt, x.omega).dot(&x.lambda);
         let second = (hessian(hb, &q, self.f.monitored)
-            + self.f.hessian_adjoint(&q, x.omega, &x.lambda))
+            + self.f.hb.hessian_adjoint(&q, x.omega, &x.lambda))
             * a;
         let mut out = DMatrix::zeros(self.dim(), self.dim());
         out.view_mut((0, 0), (n, n)).copy_from(&j);
@@ -117,7 +117,7 @@ impl Problem for Ridge<'_> {
         let mut d = DVector::zeros(self.dim());
         d.rows_mut(0, n)
             .copy_from(&((-r1 + &j * &x.qt - self.f.load()) * g));
-        let h = self.f.hessian_adjoint(&q, x.omega, &x.lambda);
+        let h = self.f.hb.hessian_adjoint(&q, x.omega, &x.lambda);
         d.rows_mut(n + 1, n).copy_from(&(h * &x.qt * (g * a)));
         d
     }
@@ -250,7 +250,7 @@ fn traced(
     }
     Ok(Segment {
         points,
-        stopped: branch.stopped.as_ref().map(stop_reason),
+        stopped: branch.stopped.as_ref().map(ToString::to_string),
         stall: matches!(branch.stopped, Some(ContError::StepUnderflow { .. })).then_some(last),
     })
 }
