@@ -234,3 +234,26 @@ fn the_three_methods_meet_as_damping_vanishes() {
     );
     assert!(spreads[2] < 2e-6, "{spreads:?}");
 }
+
+/// A 1,000-DOF chain with a cubic spring: the backbone is solved on the full balance, so the
+/// request is refused up front with its memory estimate (not left to allocate gigabytes).
+#[test]
+fn a_backbone_too_large_for_the_full_balance_is_refused_with_its_estimate() {
+    let model = |n: usize| {
+        format!(
+            "import \"chain.nsd\"\n\
+             model big(Omega = 1, F = 1) {{\n  use chain as c(n = {n}, m = 1, k = 1)\n  \
+             spring c.x[{n}] -- ground {{ k3 = 0.1 }}\n  damper c.x[{n}] -- ground {{ c = 0.05 }}\n  \
+             force c.x[{n}] = F * cos(Omega * t)\n}}\n\
+             continue backbone big {{ param = Omega in 0.001..0.01, level = 1e-3..1e-2, harmonics = 5 }}\n"
+        )
+    };
+    let start = std::time::Instant::now();
+    let (code, _, stderr, _) = common::run_text(&model(1000), "backbone_big", &[]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("nsd::analysis::bad_option") && stderr.contains("memory"),
+        "{stderr}"
+    );
+    assert!(start.elapsed().as_secs_f64() < 10.0, "refused late");
+}

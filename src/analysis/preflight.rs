@@ -34,6 +34,10 @@ const MODAL_MATRICES: f64 = 6.0;
 /// point (`hb::hill::reduced`: B, its change of basis both ways, R, R', T and its LU, A).
 const REDUCED_MATRICES: f64 = 8.0;
 
+/// Dense matrices of a backbone's Newton system alive at once (the Jacobian, its scaled
+/// copy, the LU factors, the Hessian product's block).
+const BACKBONE_MATRICES: f64 = 4.0;
+
 /// An entry of `C − αM − βK` below this fraction of the largest of C, M and K (each scaled
 /// by its coefficient) counts as zero: the damping is proportional (dimensionless).
 const PROPORTIONAL_TOL: f64 = 1e-12;
@@ -43,6 +47,7 @@ pub fn check(a: &Analysis, model: &Model, sys: &System) -> Result<(), AnalysisEr
     let opts = OptionReader::unchecked(a, model);
     match a.kind {
         AnalysisKind::ContinueFrf => continue_frf(&opts, model, sys),
+        AnalysisKind::ContinueBackbone => continue_backbone(&opts, sys),
         AnalysisKind::SweepRegimes => sweep_regimes(&opts, model),
         _ => Ok(()),
     }
@@ -100,6 +105,40 @@ fn continue_frf(opts: &OptionReader, model: &Model, sys: &System) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// `continue backbone` solves on the full balance (no condensation yet): its dense Newton
+/// matrices, `BACKBONE_MATRICES` of the system's size squared (`2 n (2H + 1) + 1` for the
+/// ridge, `n (2H + 1) + 2` otherwise), must fit in `MAX_REQUEST_BYTES` — a 1,000-DOF beam at
+/// H = 5 would ask for 15 GB.
+fn continue_backbone(opts: &OptionReader, sys: &System) -> Result<(), AnalysisError> {
+    let Ok(h) = opts
+        .count("harmonics", 1)
+        .map(|h| h.unwrap_or(super::continue_frf::DEFAULT_HARMONICS))
+    else {
+        return Ok(());
+    };
+    let dim = sys.n() as f64 * (2 * h + 1) as f64;
+    let ridge = !matches!(
+        opts.choice("method", &["ridge", "dnnm", "phase_resonance"]),
+        Ok(Some("dnnm" | "phase_resonance"))
+    );
+    let size = if ridge { 2.0 * dim + 1.0 } else { dim + 2.0 };
+    let need = BACKBONE_MATRICES * size * size * F64;
+    if need <= MAX_REQUEST_BYTES {
+        return Ok(());
+    }
+    let at = opts.span_of("harmonics").unwrap_or(opts.statement_span());
+    Err(opts.bad_value(
+        "harmonics",
+        at,
+        &format!(
+            "needs an estimated {} of memory ({size} unknowns on the full balance; the limit is {})",
+            bytes_text(need),
+            bytes_text(MAX_REQUEST_BYTES)
+        ),
+        "backbones are not condensed onto the contact DOFs yet: lower `harmonics` or solve a smaller model",
+    ))
 }
 
 /// The memory of `continue frf` against `MAX_REQUEST_BYTES`: the sampled bases, then the
