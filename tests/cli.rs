@@ -195,20 +195,20 @@ fn exit_codes() {
     );
     assert_eq!(nsd(&["check", "no/such/file.nsd"]).0, 1, "missing file");
     assert_eq!(nsd(&["frobnicate"]).0, 1, "unknown command");
-    let unavailable = dir.join("unavailable.nsd");
+    let unforced = dir.join("unforced.nsd");
     std::fs::write(
-        &unavailable,
+        &unforced,
         "model m { mass a = 1\n spring a -- ground { k = 1 } }\ncontinue periodic m\n",
     )
     .expect("write");
     let (code, _, stderr) = nsd(&[
         "run",
-        unavailable.to_str().expect("utf-8"),
+        unforced.to_str().expect("utf-8"),
         "--out",
         dir.to_str().expect("utf-8"),
     ]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("nsd::analysis::unavailable"), "{stderr}");
+    assert!(stderr.contains("nsd::analysis::bad_option"), "{stderr}");
     // A singular mass matrix is a numerical failure: exit code 2.
     let singular = dir.join("singular.nsd");
     std::fs::write(

@@ -71,7 +71,7 @@ fn analyses_run_when_typed_and_by_name() {
     assert!(s.eval(":run m1").text.contains("natural_frequencies"));
     assert!(s.eval(":run nope").text.contains("no analysis `nope`"));
     let r = s.eval("continue periodic osc { }");
-    assert!(r.text.contains("nsd::analysis::unavailable"), "{}", r.text);
+    assert!(r.text.contains("nsd::analysis::bad_option"), "{}", r.text);
 }
 
 #[test]

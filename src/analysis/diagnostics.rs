@@ -7,16 +7,6 @@ use thiserror::Error;
 
 #[derive(Debug, Error, Diagnostic)]
 pub enum AnalysisError {
-    #[error("`{kind}` is not available yet")]
-    #[diagnostic(
-        code(nsd::analysis::unavailable),
-        help("this analysis is part of the language but its backend has not landed; `modes` runs today, and `nsd check` validates the model")
-    )]
-    Unavailable {
-        kind: String,
-        #[label("no backend for `{kind}` in this version")]
-        at: Span,
-    },
     #[error("{message}")]
     #[diagnostic(code(nsd::analysis::unsupported), help("{help}"))]
     Unsupported {
@@ -78,8 +68,7 @@ impl AnalysisError {
 
     pub fn span(&self) -> Span {
         match self {
-            AnalysisError::Unavailable { at, .. }
-            | AnalysisError::Unsupported { at, .. }
+            AnalysisError::Unsupported { at, .. }
             | AnalysisError::UnknownOption { at, .. }
             | AnalysisError::BadOption { at, .. }
             | AnalysisError::DuplicateName { at, .. }

@@ -1,11 +1,11 @@
 //! Analysis statements: one module per statement validates its options against the model,
-//! calls its backend and returns `Results`. Statements without a backend yet fail with
-//! `nsd::analysis::unavailable`.
+//! calls its backend and returns `Results`.
 
 mod basins;
 pub(crate) mod check;
 mod continue_backbone;
 mod continue_frf;
+mod continue_periodic;
 pub(crate) mod diagnostics;
 pub mod expect;
 pub(crate) mod finite;
@@ -116,14 +116,11 @@ pub fn run(prog: &Program, a: &Analysis, overrides: &[Override]) -> Result<Resul
         AnalysisKind::SweepBifurcation => {
             sweep_bifurcation::run(prog, a, overrides, &model, &sys).map_err(located)?
         }
+        AnalysisKind::ContinuePeriodic => {
+            continue_periodic::run(prog, a, overrides, &model, &sys).map_err(keep)?
+        }
         AnalysisKind::SweepRegimes => {
             sweep_regimes::run(prog, a, overrides, &model, &sys).map_err(located)?
-        }
-        kind => {
-            return Err(located(AnalysisError::Unavailable {
-                kind: kind.keyword().into(),
-                at: a.span,
-            }))
         }
     };
     results.name = name_of(a);
@@ -166,6 +163,28 @@ pub fn merge_shards(shards: &[serde_json::Value]) -> Result<Results, String> {
         .ok_or("a shard without the analysis's name")?
         .into();
     Ok(r)
+}
+
+/// The model resolved and assembled with `param = value` (over the command line's value):
+/// the system at one value of a swept or continued parameter.
+pub(crate) fn system_at(
+    prog: &Program,
+    model: &str,
+    overrides: &[Override],
+    param: &str,
+    value: f64,
+) -> Result<crate::model::System, String> {
+    let mut ov: Vec<Override> = overrides
+        .iter()
+        .filter(|o| o.name != param)
+        .cloned()
+        .collect();
+    ov.push(Override {
+        name: param.into(),
+        value,
+    });
+    let model = resolve(prog, model, &ov).map_err(|f| f.render_plain())?;
+    Ok(crate::model::assemble(&model))
 }
 
 /// The overrides that `model` declares a parameter for: a `--set` on a file with several
@@ -230,7 +249,7 @@ pub fn option_names(kind: AnalysisKind) -> &'static [&'static str] {
         AnalysisKind::ContinueFrf => &continue_frf::OPTIONS,
         AnalysisKind::NsModes => &nsmodes::OPTIONS,
         AnalysisKind::ContinueBackbone => &continue_backbone::OPTIONS,
-        AnalysisKind::ContinuePeriodic => &[],
+        AnalysisKind::ContinuePeriodic => &continue_periodic::OPTIONS,
     }
 }
 

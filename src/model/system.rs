@@ -113,6 +113,21 @@ impl System {
         self.dofs.len()
     }
 
+    /// The DOF with the largest harmonic load (the sum of its terms' amplitudes), if any: the
+    /// default DOF that the analyses of forced responses watch.
+    pub fn excited_dof(&self) -> Option<usize> {
+        let amplitude = |f: &crate::model::time_fn::TimeFn| {
+            f.harmonics()
+                .map_or(0.0, |(_, h)| h.iter().map(|h| h.amplitude.abs()).sum())
+        };
+        self.forces
+            .iter()
+            .map(|f| (f.dof, amplitude(&f.f)))
+            .filter(|f| f.1 > 0.0)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|f| f.0)
+    }
+
     /// Every unknown by name: the lumped/FE DOFs, then the rigid-body coordinates.
     pub fn coordinate_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.dofs.iter().map(|d| d.name.clone()).collect();

@@ -6,6 +6,7 @@ pub mod hb;
 pub mod modes;
 pub mod nsmodes;
 pub mod ode;
+pub mod periodic;
 pub mod poincare;
 pub mod reduce;
 pub mod regimes;

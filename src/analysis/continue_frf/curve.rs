@@ -3,9 +3,11 @@
 
 use crate::analysis::results::{Plot, Series};
 
-/// `frf.svg`: the branch as one line, solid where stable and dashed where unstable (each part
-/// NaN elsewhere; the segments across a change of stability are drawn solid).
-pub(super) fn plot(
+/// `file`: the branch as one line, solid where stable and dashed where unstable (each part
+/// NaN elsewhere; the segments across a change of stability are drawn solid). Shared with
+/// `continue periodic`.
+pub(crate) fn plot(
+    file: &str,
     title: String,
     x_label: String,
     y_label: String,
@@ -13,7 +15,7 @@ pub(super) fn plot(
     stable: &[bool],
 ) -> Plot {
     Plot {
-        file: "frf.svg".into(),
+        file: file.into(),
         title,
         x_label,
         y_label,

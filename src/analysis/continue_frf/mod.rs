@@ -16,7 +16,7 @@
 //! DOF's amplitude and refines its peak.
 
 mod branch;
-mod curve;
+pub(crate) mod curve;
 mod points;
 
 use crate::analysis::diagnostics::{AnalysisError, Partial};
@@ -120,7 +120,6 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let curve = continued.curve.map_err(|e| failure(&e))?;
     let branch = curve.points;
     let wall_s = start.elapsed().as_secs_f64();
-
     // Per point: the reported DOFs' harmonic amplitudes (the requested one, else all), their
     // peak over the reconstructed period and the phase of the first harmonic; stability by
     // Hill's method. Peak, folds and plot follow the requested DOF, else the excited one
@@ -155,6 +154,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     // Stability (Hill's method per point, bifurcations located) and the columns.
     let stability_s = post.elapsed().as_secs_f64();
     let plot = curve::plot(
+        "frf.svg",
         format!("{}: max|{}| over the period", model.name, names[watched]),
         format!("{} [rad/s]", frf.param),
         format!("max|{}|", names[watched]),

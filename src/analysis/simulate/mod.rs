@@ -122,22 +122,7 @@ fn read_options(
     };
     let smooth_only = opts.choice("events", &["exact", "smooth"])? == Some("smooth");
     let output = read_output(&opts, (t0, t1), &tol, sys.n())?;
-    let n = sys.n();
-    let mut y0 = vec![0.0; 2 * n];
-    for (key, offset) in [("x0", 0), ("v0", n)] {
-        for (path, value, at) in opts.assignments(key)? {
-            let dof = super::options::dof_by_path(sys, &path).ok_or_else(|| {
-                let names = sys.dofs.iter().map(|d| d.name.as_str());
-                opts.bad_value(
-                    key,
-                    at,
-                    &format!("`{path}` is not a DOF of `{}`", model.name),
-                    &crate::lang::diagnostics::suggest(&path, names, "the DOFs are"),
-                )
-            })?;
-            y0[offset + dof] = value;
-        }
-    }
+    let y0 = super::options::initial_state(&opts, model, sys)?;
     let cfg = Config {
         t0,
         t1,

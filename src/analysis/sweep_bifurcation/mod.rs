@@ -20,8 +20,8 @@ mod report;
 use super::diagnostics::AnalysisError;
 use super::results::Results;
 use crate::lang::ast::Analysis;
-use crate::lang::{resolve, Override, Program};
-use crate::model::{assemble, Model, System};
+use crate::lang::{Override, Program};
+use crate::model::{Model, System};
 use crate::solve::poincare::forcing_period;
 use chain::{chain, Outcome};
 use options::Options;
@@ -63,7 +63,7 @@ pub fn run(
         .map(|(_, values)| {
             values
                 .par_iter()
-                .map(|v| system_at(prog, &model.name, overrides, &opts.param, *v))
+                .map(|v| super::system_at(prog, &model.name, overrides, &opts.param, *v))
                 .collect()
         })
         .collect();
@@ -91,25 +91,4 @@ pub fn run(
         sys,
         start.elapsed().as_secs_f64(),
     ))
-}
-
-/// The model resolved and assembled with `param = value` (over the command line's value).
-fn system_at(
-    prog: &Program,
-    model: &str,
-    overrides: &[Override],
-    param: &str,
-    value: f64,
-) -> Result<System, String> {
-    let mut ov: Vec<Override> = overrides
-        .iter()
-        .filter(|o| o.name != param)
-        .cloned()
-        .collect();
-    ov.push(Override {
-        name: param.into(),
-        value,
-    });
-    let model = resolve(prog, model, &ov).map_err(|f| f.render_plain())?;
-    Ok(assemble(&model))
 }

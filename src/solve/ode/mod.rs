@@ -14,7 +14,7 @@ pub(crate) mod roots;
 mod sparse_stage;
 pub(crate) mod step;
 mod tableau;
-mod tolerances;
+pub(crate) mod tolerances;
 
 pub use driver::{integrate, Config, Method, Output, Trajectory};
 pub use hybrid::Hybrid;

@@ -9,7 +9,7 @@ use super::super::hybrid::{Action, ContactMode, FrictionMode, GapMode};
 use super::super::tolerances::{NO_REBOUND, TINY, ZENO_INTERVAL};
 use super::crossings::Crossing;
 use super::stepper::Accepted;
-use super::{Pass, Run};
+use super::{Cause, Pass, Run};
 
 /// One located mode change or impact.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,13 +172,14 @@ impl Run<'_, '_> {
             Action::Switch { gap, to } => self.switch_gap(at.which, gap, to, te, &ye),
             Action::SlipEnds { contact } => {
                 if !self.end_slip(contact, te, &mut ye) {
-                    self.restart(te, ye);
+                    self.restart(te, ye, Cause::Event(self.events[at.which].clone()));
                     return Pass::Restarted;
                 }
             }
             Action::Impact { .. } => self.impact(at.which, te, &mut ye),
         }
-        let remembered = self.restart(te, ye);
+        let cause = Cause::Event(self.events[at.which].clone());
+        let remembered = self.restart(te, ye, cause);
         self.stepper.after_event(remembered, step, te);
         Pass::Advanced
     }
@@ -297,7 +298,7 @@ impl Run<'_, '_> {
         self.h.friction[c].mode = to;
         let event = Event::friction(tb, &self.h.friction[c].name, FrictionMode::Stick, to, 0.0);
         self.log(event);
-        self.restart(tb, yb);
+        self.restart(tb, yb, Cause::StickBreak { contact: c });
     }
 
     /// The held stop `stop` lets go at `tl` (located inside the current step).
@@ -307,6 +308,6 @@ impl Run<'_, '_> {
         self.h.release(stop);
         let event = Event::lift_off(tl, &self.h.stops[stop].name);
         self.log(event);
-        self.restart(tl, yl);
+        self.restart(tl, yl, Cause::LiftOff { stop });
     }
 }

@@ -20,7 +20,7 @@ pub use actions::Event;
 pub use section::{Section, SectionPoint};
 
 use super::dop853::{initial_step, Tolerances};
-use super::hybrid::{EventFn, Hybrid};
+use super::hybrid::{EventFn, Hybrid, ModeState};
 use super::tolerances::{
     MIN_SHORTENED_STEP, MIN_STEP, POOR_FIT_STEP_CUT, RESTART_SKIP, UNDECIDED_STEP_CUT,
 };
@@ -91,6 +91,31 @@ pub struct Trajectory {
     pub final_state: Vec<f64>,
     /// The Poincaré section points, in time order (`integrate_with_section`).
     pub section: Vec<SectionPoint>,
+    /// Every switch of modes, the start first (when `Hybrid::record_switches`).
+    pub switches: Vec<Switch>,
+}
+
+/// What started a smooth segment of the motion.
+#[derive(Debug, Clone)]
+pub enum Cause {
+    /// The initial point.
+    Start,
+    /// The crossing of an event function of the modes before.
+    Event(EventFn),
+    /// A stuck Coulomb contact starts to slip (its stick force reaches the limit).
+    StickBreak { contact: usize },
+    /// A held stop lets go (its holding force reaches zero).
+    LiftOff { stop: usize },
+}
+
+/// A switch of modes at `t` and the state after it (`y` after any jump): the start of a
+/// smooth segment, integrated in `modes` up to the next switch.
+#[derive(Debug, Clone)]
+pub struct Switch {
+    pub t: f64,
+    pub cause: Cause,
+    pub y: Vec<f64>,
+    pub modes: ModeState,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -199,6 +224,14 @@ impl<'r, 's> Run<'r, 's> {
         let mut out = Sampler::new(cfg);
         out.record_initial(&mut traj, h, t, &y);
         traj.initial_state = y.clone();
+        if h.record_switches {
+            traj.switches.push(Switch {
+                t,
+                cause: Cause::Start,
+                y: y.clone(),
+                modes: h.mode_state(),
+            });
+        }
         let mut section = section.map(SectionSampler::new);
         if let Some(s) = &mut section {
             s.record_initial(&mut traj.section, t, &y);
@@ -327,8 +360,17 @@ impl<'r, 's> Run<'r, 's> {
     /// functions of the new modes and the first stage are recomputed, the method choice
     /// starts afresh and the next event search starts just past the restart point; returns
     /// the step remembered for the new modes. (Modes change only here, so the event
-    /// functions are built once per smooth segment.)
-    fn restart(&mut self, t: f64, y: Vec<f64>) -> Option<f64> {
+    /// functions are built once per smooth segment.) The switch is recorded with its `cause`
+    /// when the system asks for it.
+    fn restart(&mut self, t: f64, y: Vec<f64>, cause: Cause) -> Option<f64> {
+        if self.h.record_switches {
+            self.traj.switches.push(Switch {
+                t,
+                cause,
+                y: y.clone(),
+                modes: self.h.mode_state(),
+            });
+        }
         self.events = self.h.events();
         self.h.rhs(t, &y, &mut self.f0);
         Sampler::refresh_forces(&mut self.traj, self.h, t, &y);

@@ -76,6 +76,22 @@ pub struct Hybrid<'s> {
     tangent: Option<TangentForm>,
     /// Right-hand-side evaluations so far.
     pub evals: usize,
+    /// Whether the integration records every switch of modes with the state after it
+    /// (`Trajectory::switches`), for the monodromy of a periodic orbit.
+    pub record_switches: bool,
+}
+
+/// The modes of every element with the internal states that go with them: what a switch
+/// changes. `periodic` shooting saves them at each switch and puts them back to integrate
+/// each smooth segment of an orbit again in its own modes.
+#[derive(Debug, Clone)]
+pub struct ModeState {
+    modes: Vec<GapMode>,
+    gaps: Vec<ContactGap>,
+    friction: Vec<FrictionMode>,
+    jenkins: Vec<Jenkins>,
+    contacts: Vec<Contact2d>,
+    stops: Vec<RigidStop>,
 }
 
 /// The DOF weights `w` of an element's relative coordinate `u = x_a − x_b`: `+1` on side a's
@@ -244,6 +260,7 @@ impl<'s> Hybrid<'s> {
             force: vec![0.0; n],
             forces_at_samples: false,
             evals: 0,
+            record_switches: false,
         })
     }
 
@@ -331,6 +348,30 @@ impl<'s> Hybrid<'s> {
             .chain(contacts)
             .chain(held)
             .collect()
+    }
+
+    /// The current modes (see `ModeState`).
+    pub fn mode_state(&self) -> ModeState {
+        ModeState {
+            modes: self.modes.clone(),
+            gaps: self.gaps.clone(),
+            friction: self.friction.iter().map(|c| c.mode).collect(),
+            jenkins: self.jenkins.clone(),
+            contacts: self.contacts.clone(),
+            stops: self.stops.clone(),
+        }
+    }
+
+    /// Puts back modes saved by `mode_state`.
+    pub fn set_mode_state(&mut self, m: &ModeState) {
+        self.modes.clone_from(&m.modes);
+        self.gaps.clone_from(&m.gaps);
+        for (c, mode) in self.friction.iter_mut().zip(&m.friction) {
+            c.mode = *mode;
+        }
+        self.jenkins.clone_from(&m.jenkins);
+        self.contacts.clone_from(&m.contacts);
+        self.stops.clone_from(&m.stops);
     }
 
     /// Records the penetration rate at a contact entry (for the laws that scale their

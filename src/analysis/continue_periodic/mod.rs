@@ -1,0 +1,224 @@
+//! The `continue periodic` analysis: periodic orbits of a forced nonsmooth system continued
+//! over a model parameter by shooting on the exact hybrid flow (paper 000, Sect. 5.1;
+//! `solve::periodic`), with Floquet multipliers from the monodromy at every point.
+//!
+//! Options: `param = NAME in a..b` (any model parameter; the forcing period is read from the
+//! system at each value), `periods` (the orbit's period in forcing periods, 1), `transient`
+//! (forcing periods integrated from the start before Newton, 200), `x0`, `v0` (the start,
+//! rest by default), `events = exact | smooth` (the smoothed gaps of the model), `rtol`,
+//! `atol` (1e-10), `step`, `min_step`, `max_step`, `max_points`, `dof` (the plotted DOF,
+//! default the excited one). Writes `data.csv` (parameter, period, each DOF's largest
+//! excursion, stability, the multipliers, the switches per orbit and their signature, the
+//! special points) and `periodic.svg`.
+//!
+//! `report.rs` reads the branch point by point and locates the bifurcations and grazings.
+
+mod report;
+
+use super::diagnostics::{AnalysisError, Partial};
+use super::options::OptionReader;
+use crate::lang::ast::Analysis;
+use crate::lang::units::Dim;
+use crate::lang::{Override, Program};
+use crate::model::{Model, System};
+use crate::solve::cont::{follow, Branch, Scale, Settings};
+use crate::solve::ode::Tolerances;
+use crate::solve::periodic::shoot;
+use crate::solve::periodic::shooting::Shooting;
+use crate::solve::poincare::forcing_period;
+
+/// The options of `continue periodic`.
+pub(super) const OPTIONS: [&str; 13] = [
+    "param",
+    "periods",
+    "transient",
+    "x0",
+    "v0",
+    "events",
+    "rtol",
+    "atol",
+    "step",
+    "min_step",
+    "max_step",
+    "max_points",
+    "dof",
+];
+
+/// Default integration tolerances (relative and absolute): the shooting residual and the
+/// multipliers are as accurate as the flow.
+const DEFAULT_TOL: f64 = 1e-10;
+
+/// Default transient before the first Newton iteration, in forcing periods.
+const DEFAULT_TRANSIENT: usize = 200;
+
+/// Default first, smallest and largest steps as fractions of the parameter range. The
+/// smallest is coarse enough that a branch stalls quickly at a grazing of a rigid stop,
+/// where the orbit's impact velocity vanishes and Newton's basin with it.
+const STEP_DIVISOR: f64 = 100.0;
+const MIN_STEP_FRACTION: f64 = 1e-6;
+const MAX_STEP_DIVISOR: f64 = 20.0;
+
+/// Default cap on the points of the branch.
+const DEFAULT_MAX_POINTS: usize = 2000;
+
+/// Where a branch stalls (at a grazing of a rigid stop, or a corner of the residual), it is
+/// restarted this far past the last point (fractions of the parameter range), from the
+/// last orbit: the next orbit is segmented anew. At most `MAX_RESTARTS` times.
+const RESTART_OFFSETS: [f64; 3] = [1e-4, 1e-3, 1e-2];
+const MAX_RESTARTS: usize = 10;
+
+/// Newton tolerance of the continuation on the residual relative to the orbit's size
+/// (dimensionless): a hundred times the integration tolerance.
+const CORRECTOR_TOL_FACTOR: f64 = 100.0;
+
+/// What `continue periodic` was asked.
+struct Request {
+    param: String,
+    settings: Settings,
+    periods: usize,
+    transient: usize,
+    y0: Vec<f64>,
+    smooth_only: bool,
+    tol: Tolerances,
+    plotted: usize,
+}
+
+fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Request, AnalysisError> {
+    let opts = OptionReader::new(a, model, &OPTIONS)?;
+    let (param, from, to, _) = opts
+        .parameter_interval("param", &model.params)?
+        .ok_or_else(|| {
+            opts.bad_value(
+                "param",
+                a.span,
+                "missing",
+                "give the continued parameter and its range, e.g. `param = Omega in 1.1..1.4`",
+            )
+        })?;
+    let rtol = opts.positive("rtol", Dim::NONE, DEFAULT_TOL, "1e-10")?;
+    let atol = opts.positive("atol", Dim::NONE, DEFAULT_TOL, "1e-10")?;
+    let number = |key: &str, default: f64| opts.positive(key, Dim::NONE, default, "0.01");
+    let width = (to - from).abs();
+    let settings = Settings {
+        range: (from, to),
+        step: number("step", width / STEP_DIVISOR)?,
+        min_step: number("min_step", width * MIN_STEP_FRACTION)?,
+        max_step: number("max_step", width / MAX_STEP_DIVISOR)?,
+        max_points: opts.count("max_points", 2)?.unwrap_or(DEFAULT_MAX_POINTS),
+        tol: CORRECTOR_TOL_FACTOR * rtol.max(atol),
+        scale: Scale::UNIT,
+    };
+    Ok(Request {
+        param,
+        settings,
+        periods: opts.count("periods", 1)?.unwrap_or(1),
+        transient: opts.count("transient", 0)?.unwrap_or(DEFAULT_TRANSIENT),
+        y0: super::options::initial_state(&opts, model, sys)?,
+        smooth_only: opts.choice("events", &["exact", "smooth"])? == Some("smooth"),
+        tol: Tolerances {
+            rtol,
+            atol,
+            max_step: f64::INFINITY,
+        },
+        plotted: opts.dof("dof", sys)?.or(sys.excited_dof()).unwrap_or(0),
+    })
+}
+
+pub fn run(
+    prog: &Program,
+    a: &Analysis,
+    overrides: &[Override],
+    model: &Model,
+    sys: &System,
+) -> Result<super::results::Results, Partial> {
+    let req = read(a, model, sys)?;
+    let unsupported = |e: String| {
+        AnalysisError::Unsupported {
+        message: format!("continue periodic of `{}`: {e}", model.name),
+        at: a.span,
+        help: "shooting integrates the model as `simulate` does (gaps, rigid stops, Coulomb contacts, polynomial springs); Jenkins elements and 2-D friction contacts follow".into(),
+    }
+    };
+    let system_at = |p: f64| super::system_at(prog, &model.name, overrides, &req.param, p);
+    let p0 = req.settings.range.0;
+    let start_sys = system_at(p0).map_err(unsupported)?;
+    let period = forcing_period(&start_sys).ok_or_else(|| AnalysisError::BadOption {
+        name: "param".into(),
+        reason: format!("`{}` has no harmonic forcing", model.name),
+        at: a.span,
+        help: "periodic orbits of a forced system: give it a load `Q * cos(Omega * t)`".into(),
+    })?;
+    let started = std::time::Instant::now();
+    // The start: the transient from the given state, ending on a forcing phase 0.
+    let span = (req.transient * req.periods) as f64 * period;
+    let warm =
+        shoot(&start_sys, req.smooth_only, (0.0, span), &req.y0, &req.tol).map_err(unsupported)?;
+    let x0 = nalgebra::DVector::from_column_slice(warm.end());
+    let shooting = Shooting::new(&system_at, x0.len(), req.periods, req.smooth_only, req.tol);
+    let mut settings = req.settings;
+    settings.scale = Scale {
+        x: x0.amax().max(f64::MIN_POSITIVE),
+        p: p0.abs().max(1.0),
+        r: x0.amax().max(f64::MIN_POSITIVE),
+    };
+    let numerical = |message: String| {
+        AnalysisError::Numerical {
+        message: format!("continue periodic of `{}`: {message}", model.name),
+        at: a.span,
+        help: "start closer to an orbit (`transient`, `x0`, `v0`), lower `step`, or tighten `rtol`/`atol`; the points before are written".into(),
+    }
+    };
+    let first = follow(&shooting, x0, p0, &settings).map_err(|e| {
+        let why = shooting.failure.borrow().clone().unwrap_or_default();
+        numerical(format!("{e} {why}"))
+    })?;
+    let branches = restarted(&shooting, first, &settings);
+    let wall_s = started.elapsed().as_secs_f64();
+    let results = report::results(&shooting, &branches, &req, model, sys, wall_s);
+    match branches.last().and_then(|b| b.stopped.as_ref()) {
+        None => Ok(results),
+        Some(e) => {
+            let why = shooting.failure.borrow().clone().unwrap_or_default();
+            Err(Partial {
+                error: numerical(format!("{e} {why}")),
+                results: Some(Box::new(results)),
+            })
+        }
+    }
+}
+
+/// The branch continued past its stalls: while the last part ended early, a new part starts
+/// `RESTART_OFFSETS` of the range past its last point, in the direction it was heading, from
+/// its last orbit; the parts in order.
+fn restarted(shooting: &Shooting, first: Branch, settings: &Settings) -> Vec<Branch> {
+    let (lo, hi) = (
+        settings.range.0.min(settings.range.1),
+        settings.range.0.max(settings.range.1),
+    );
+    let width = hi - lo;
+    let mut parts = vec![first];
+    while parts.len() <= MAX_RESTARTS {
+        let last = parts.last().expect("one part at least");
+        let (Some(_), [.., before, end]) = (&last.stopped, last.points.as_slice()) else {
+            break;
+        };
+        let heading = (end.p - before.p).signum();
+        let next = RESTART_OFFSETS.iter().find_map(|offset| {
+            let p = end.p + heading * offset * width;
+            if !(lo..=hi).contains(&p) {
+                return None;
+            }
+            let towards = if heading > 0.0 { hi } else { lo };
+            let s = Settings {
+                range: (p, towards),
+                ..*settings
+            };
+            follow(shooting, end.x.clone(), p, &s).ok()
+        });
+        match next {
+            Some(part) => parts.push(part),
+            None => break,
+        }
+    }
+    parts
+}

@@ -1,0 +1,159 @@
+//! The shooting residual as a continuation problem over a model parameter `p`:
+//! `R(y₀, p) = φ_T(y₀; p) − y₀` with `T` the orbit's period (`periods` forcing periods of
+//! the system at `p`), `∂R/∂y₀ = Φ − I` from the monodromy, `∂R/∂p` by central differences
+//! in `p` (the parameter enters through the resolved model, which is rebuilt at each
+//! value). The last evaluation is cached: the continuation asks for the residual and the
+//! Jacobian at the same point in turn.
+
+use super::tolerances::PARAM_STEP;
+use super::{shoot, Shot};
+use crate::model::System;
+use crate::solve::cont::Problem;
+use crate::solve::ode::Tolerances;
+use crate::solve::poincare::forcing_period;
+use nalgebra::{DMatrix, DVector};
+use std::cell::RefCell;
+
+/// The model's system at a parameter value (the error is the resolver's message).
+pub type SystemAt<'a> = dyn Fn(f64) -> Result<System, String> + 'a;
+
+/// The periodic orbits of a forced system over a parameter.
+pub struct Shooting<'a> {
+    system_at: &'a SystemAt<'a>,
+    /// The length of the state `[x, ẋ]`.
+    dim: usize,
+    /// The orbit's period in forcing periods.
+    pub periods: usize,
+    pub smooth_only: bool,
+    pub tol: Tolerances,
+    cache: RefCell<Option<Evaluated>>,
+    /// The first failure met (an integration error, an unsupported element, a grazing
+    /// switch): the continuation sees a non-finite residual and stops there.
+    pub failure: RefCell<Option<String>>,
+}
+
+/// One evaluated point: the system there, the shot and its monodromy once computed.
+pub struct Evaluated {
+    pub x: DVector<f64>,
+    pub p: f64,
+    pub sys: System,
+    pub shot: Shot,
+    monodromy: Option<DMatrix<f64>>,
+}
+
+impl<'a> Shooting<'a> {
+    pub fn new(
+        system_at: &'a SystemAt<'a>,
+        dim: usize,
+        periods: usize,
+        smooth_only: bool,
+        tol: Tolerances,
+    ) -> Shooting<'a> {
+        Shooting {
+            system_at,
+            dim,
+            periods,
+            smooth_only,
+            tol,
+            cache: RefCell::new(None),
+            failure: RefCell::new(None),
+        }
+    }
+
+    /// The system at `p` and the span of one orbit there.
+    pub fn system_and_span(&self, p: f64) -> Result<(System, f64), String> {
+        let sys = (self.system_at)(p)?;
+        let period = forcing_period(&sys).ok_or("the model has no harmonic forcing")?;
+        Ok((sys, self.periods as f64 * period))
+    }
+
+    /// The orbit through `x` at `p` integrated over one span.
+    pub fn evaluate(&self, x: &DVector<f64>, p: f64) -> Result<Evaluated, String> {
+        let (sys, span) = self.system_and_span(p)?;
+        let shot = shoot(&sys, self.smooth_only, (0.0, span), x.as_slice(), &self.tol)?;
+        Ok(Evaluated {
+            x: x.clone(),
+            p,
+            sys,
+            shot,
+            monodromy: None,
+        })
+    }
+
+    /// Runs `f` on the evaluation at `(x, p)`, computed (and cached) if it is not the last
+    /// one; `None` after a failure, which is kept in `failure`.
+    fn with_point<T>(
+        &self,
+        x: &DVector<f64>,
+        p: f64,
+        f: impl FnOnce(&Shooting, &mut Evaluated) -> Result<T, String>,
+    ) -> Option<T> {
+        let mut cache = self.cache.borrow_mut();
+        let hit = cache.as_ref().is_some_and(|e| e.p == p && &e.x == x);
+        if !hit {
+            *cache = self.evaluate(x, p).map_err(|e| self.fail(e)).ok();
+        }
+        let point = cache.as_mut()?;
+        f(self, point).map_err(|e| self.fail(e)).ok()
+    }
+
+    fn fail(&self, message: String) {
+        self.failure.borrow_mut().get_or_insert(message);
+    }
+
+    /// The monodromy at an evaluated point (computed once).
+    pub fn monodromy_of(&self, point: &mut Evaluated) -> Result<DMatrix<f64>, String> {
+        if point.monodromy.is_none() {
+            let m = point
+                .shot
+                .monodromy(&point.sys, self.smooth_only, &self.tol)?;
+            point.monodromy = Some(m);
+        }
+        Ok(point.monodromy.clone().expect("computed just above"))
+    }
+
+    /// The residual at `x` through a fresh shot (not cached).
+    fn residual_uncached(&self, x: &DVector<f64>, p: f64) -> Option<DVector<f64>> {
+        let e = self.evaluate(x, p).map_err(|e| self.fail(e)).ok()?;
+        Some(DVector::from_column_slice(e.shot.end()) - x)
+    }
+}
+
+/// A vector of NaN: the residual of a point that could not be integrated.
+fn failed(n: usize) -> DVector<f64> {
+    DVector::from_element(n, f64::NAN)
+}
+
+impl Problem for Shooting<'_> {
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn residual(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
+        self.with_point(
+            x,
+            p,
+            |_, e| Ok(DVector::from_column_slice(e.shot.end()) - x),
+        )
+        .unwrap_or_else(|| failed(x.len()))
+    }
+
+    fn jacobian(&self, x: &DVector<f64>, p: f64) -> DMatrix<f64> {
+        let n = x.len();
+        self.with_point(x, p, |s, e| s.monodromy_of(e)).map_or_else(
+            || DMatrix::from_element(n, n, f64::NAN),
+            |m| m - DMatrix::identity(n, n),
+        )
+    }
+
+    fn param_derivative(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
+        let dp = PARAM_STEP * p.abs().max(1.0);
+        match (
+            self.residual_uncached(x, p + dp),
+            self.residual_uncached(x, p - dp),
+        ) {
+            (Some(up), Some(down)) => (up - down) / (2.0 * dp),
+            _ => failed(x.len()),
+        }
+    }
+}

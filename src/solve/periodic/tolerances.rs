@@ -1,0 +1,28 @@
+//! Tolerances and caps of the shooting method for periodic orbits.
+
+/// Relative size of the state perturbation of the Jacobian–vector products `J_m δ` of a
+/// mode's vector field by central differences (dimensionless, relative to the state's
+/// ∞-norm): exact to round-off for the piecewise-linear laws, whose modes are affine, and
+/// `O(ε²)` for smooth nonlinear ones (1e-7 keeps that below 1e-12 for a sigmoid gap
+/// whose width is 1e-3 of the state).
+pub const JVP_STEP: f64 = 1e-7;
+
+/// Relative size of the perturbation of an event function or a jump map differenced in the
+/// state or time (dimensionless): both are affine in the state, so only round-off limits it.
+pub const SWITCH_STEP: f64 = 1e-6;
+
+/// Smallest state scale the perturbations are taken relative to (state units): a motion at
+/// rest.
+pub const STATE_FLOOR: f64 = 1e-12;
+
+/// Most accepted steps of one segment's variational integration: a guard against a
+/// segment that cannot be integrated at the tolerances.
+pub const MAX_SEGMENT_STEPS: usize = 1_000_000;
+
+/// Smallest `|ġ|` of an event function at its crossing, relative to `|∇g|·|f|` (dimensionless):
+/// below it the crossing is tangential (grazing) and the saltation matrix is unbounded.
+pub const GRAZING_RATE: f64 = 1e-9;
+
+/// Relative step of the parameter in the central difference `∂R/∂p` of the shooting
+/// residual (dimensionless, relative to `max(|p|, 1)`).
+pub const PARAM_STEP: f64 = 1e-6;
