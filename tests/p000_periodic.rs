@@ -311,3 +311,46 @@ fn budd_dux_period_doubling_and_grazing_are_located() {
     // Past the grazing the orbit is the linear steady state, stable.
     assert_eq!(s["last"]["stable"], true);
 }
+
+/// The free-play model's period-1 branch from its harmonic-balance orbit: shooting and
+/// `continue frf` (H = 25) find the same folds and Neimark–Sacker points (1e-3 asked,
+/// 1e-7 measured) with the same amplitudes there (1e-4 asked, the truncation error of H = 25;
+/// 1.5e-5 measured), and the exact branch continues through the two grazings of the gap.
+#[test]
+fn freeplay_branch_matches_harmonic_balance() {
+    let text = format!(
+        "import \"{}/models/seed0/two_mass_freeplay.nsd\"\n\
+         continue periodic two_mass_freeplay as shooting {{ param = Omega in 1.1..1.45, start = harmonic_balance }}\n\
+         continue frf two_mass_freeplay as hb {{ param = Omega in 1.1..1.45, harmonics = 25 }}\n",
+        common::root().display()
+    );
+    let v = common::run_json(&text, "periodic_freeplay_vs_hb", &[]);
+    let (shooting, hb) = (&v[0]["summary"], &v[1]["summary"]);
+    let points = |s: &serde_json::Value, kinds: &[&str]| -> Vec<(f64, f64)> {
+        s["bifurcations"]
+            .as_array()
+            .expect("bifurcations")
+            .iter()
+            .filter(|b| kinds.contains(&b["kind"].as_str().unwrap_or("")))
+            .map(|b| (b["Omega"].as_f64().expect("Ω"), b["amplitude"].as_f64().expect("A")))
+            .collect()
+    };
+    for (ours, theirs) in [
+        (&["fold"][..], &["fold"][..]),
+        (&["neimark_sacker"][..], &["Neimark-Sacker"][..]),
+    ] {
+        let (a, b) = (points(shooting, ours), points(hb, theirs));
+        assert!(!a.is_empty() && a.len() == b.len(), "{a:?} vs {b:?}");
+        for (x, y) in a.iter().zip(&b) {
+            println!("{ours:?}: Ω {} vs {}, amplitude {} vs {}", x.0, y.0, x.1, y.1);
+            assert!((x.0 - y.0).abs() < 1e-3 * y.0, "{x:?} vs {y:?}");
+            assert!((x.1 - y.1).abs() < 1e-4 * y.1, "{x:?} vs {y:?}");
+        }
+    }
+    let grazings = shooting["grazings"].as_array().expect("grazings");
+    assert!(grazings.len() >= 2, "{shooting}");
+    for g in grazings {
+        let a = g["amplitude"].as_f64().expect("amplitude");
+        assert!((a - 0.05).abs() < 1e-5, "a grazing touches the clearance a = 0.05: {g}");
+    }
+}

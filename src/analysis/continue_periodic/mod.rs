@@ -4,8 +4,10 @@
 //!
 //! Options: `param = NAME in a..b` (any model parameter; the forcing period is read from the
 //! system at each value), `periods` (the orbit's period in forcing periods, 1), `transient`
-//! (forcing periods integrated from the start before Newton, 200), `x0`, `v0` (the start,
-//! rest by default), `events = exact | smooth` (the smoothed gaps of the model), `rtol`,
+//! (forcing periods integrated from the start before Newton, 200; 0 with a harmonic-balance
+//! start), `x0`, `v0` (the start, rest by default), `start = harmonic_balance` (the first
+//! orbit from the harmonic balance at the range's start, `harmonics` of them, 25: the orbit
+//! a `continue frf` of the model follows, stable or not), `events = exact | smooth` (the smoothed gaps of the model), `rtol`,
 //! `atol` (1e-10), `step`, `min_step`, `max_step`, `max_points`, `dof` (the plotted DOF,
 //! default the excited one). Writes `data.csv` (parameter, period, each DOF's largest
 //! excursion, stability, the multipliers, the switches per orbit and their signature, the
@@ -22,14 +24,17 @@ use crate::lang::units::Dim;
 use crate::lang::{Override, Program};
 use crate::model::{Model, System};
 use crate::solve::cont::{follow, Branch, Scale, Settings};
+use crate::solve::hb::Balance;
 use crate::solve::ode::Tolerances;
 use crate::solve::periodic::shoot;
 use crate::solve::periodic::shooting::Shooting;
 use crate::solve::poincare::forcing_period;
 
 /// The options of `continue periodic`.
-pub(super) const OPTIONS: [&str; 13] = [
+pub(super) const OPTIONS: [&str; 15] = [
     "param",
+    "start",
+    "harmonics",
     "periods",
     "transient",
     "x0",
@@ -50,6 +55,13 @@ const DEFAULT_TOL: f64 = 1e-10;
 
 /// Default transient before the first Newton iteration, in forcing periods.
 const DEFAULT_TRANSIENT: usize = 200;
+
+/// Default harmonics of a harmonic-balance start: truncation errors near 1e-4 for the
+/// free-play orbits of paper 000, well inside Newton's basin.
+const DEFAULT_START_HARMONICS: usize = 25;
+
+/// Newton tolerance of the harmonic-balance start, relative to the load.
+const START_HB_TOL: f64 = 1e-10;
 
 /// Default first, smallest and largest steps as fractions of the parameter range. The
 /// smallest is coarse enough that a branch stalls quickly at a grazing of a rigid stop,
@@ -78,6 +90,8 @@ struct Request {
     periods: usize,
     transient: usize,
     y0: Vec<f64>,
+    /// Harmonics of a harmonic-balance start (`start = harmonic_balance`).
+    hb_start: Option<usize>,
     smooth_only: bool,
     tol: Tolerances,
     plotted: usize,
@@ -108,11 +122,16 @@ fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Request, AnalysisEr
         tol: CORRECTOR_TOL_FACTOR * rtol.max(atol),
         scale: Scale::UNIT,
     };
+    let hb_start = (opts.choice("start", &["rest", "harmonic_balance"])?
+        == Some("harmonic_balance"))
+    .then_some(opts.count("harmonics", 1)?.unwrap_or(DEFAULT_START_HARMONICS));
+    let transient = if hb_start.is_some() { 0 } else { DEFAULT_TRANSIENT };
     Ok(Request {
         param,
         settings,
         periods: opts.count("periods", 1)?.unwrap_or(1),
-        transient: opts.count("transient", 0)?.unwrap_or(DEFAULT_TRANSIENT),
+        transient: opts.count("transient", 0)?.unwrap_or(transient),
+        hb_start,
         y0: super::options::initial_state(&opts, model, sys)?,
         smooth_only: opts.choice("events", &["exact", "smooth"])? == Some("smooth"),
         tol: Tolerances {
@@ -149,10 +168,15 @@ pub fn run(
         help: "periodic orbits of a forced system: give it a load `Q * cos(Omega * t)`".into(),
     })?;
     let started = std::time::Instant::now();
-    // The start: the transient from the given state, ending on a forcing phase 0.
+    // The start: the harmonic-balance orbit or the given state, then the transient, which
+    // ends on a forcing phase 0.
+    let y0 = match req.hb_start {
+        Some(h) => hb_state(&start_sys, h).map_err(unsupported)?,
+        None => req.y0.clone(),
+    };
     let span = (req.transient * req.periods) as f64 * period;
     let warm =
-        shoot(&start_sys, req.smooth_only, (0.0, span), &req.y0, &req.tol).map_err(unsupported)?;
+        shoot(&start_sys, req.smooth_only, (0.0, span), &y0, &req.tol).map_err(unsupported)?;
     let x0 = nalgebra::DVector::from_column_slice(warm.end());
     let shooting = Shooting::new(&system_at, x0.len(), req.periods, req.smooth_only, req.tol);
     let mut settings = req.settings;
@@ -185,6 +209,20 @@ pub fn run(
             })
         }
     }
+}
+
+/// The state at phase 0 of the harmonic-balance orbit of `sys` with `harmonics` harmonics,
+/// from the first of the linearised and harmonic-ramp guesses that converges.
+fn hb_state(sys: &System, harmonics: usize) -> Result<Vec<f64>, String> {
+    let samples = super::continue_frf::default_samples(harmonics);
+    let hb = Balance::new(sys, harmonics, samples).map_err(|e| e.to_string())?;
+    let w = hb.fundamental;
+    let q = hb
+        .solve(hb.linear_guess(w), w, START_HB_TOL)
+        .or_else(|_| hb.solve(hb.ramped_guess(w), w, START_HB_TOL))
+        .map_err(|e| format!("the harmonic-balance start: {e}"))?
+        .0;
+    Ok(hb.state_at(&q, w, 0.0))
 }
 
 /// The branch continued past its stalls: while the last part ended early, a new part starts

@@ -145,6 +145,23 @@ impl Balance {
         self.n
     }
 
+    /// The state `[x, ẋ]` at time `t` of the periodic motion with coefficients `q` at `ω`
+    /// (harmonic-major: the mean, then `cos kωt` and `sin kωt` per harmonic).
+    pub fn state_at(&self, q: &DVector<f64>, omega: f64, t: f64) -> Vec<f64> {
+        let n = self.n;
+        let mut y = vec![0.0; 2 * n];
+        for i in 0..n {
+            y[i] = q[i];
+            for k in 1..=self.aft.harmonics {
+                let (kf, (s, c)) = (k as f64, (k as f64 * omega * t).sin_cos());
+                let (ck, sk) = (q[(2 * k - 1) * n + i], q[2 * k * n + i]);
+                y[i] += ck * c + sk * s;
+                y[n + i] += kf * omega * (sk * c - ck * s);
+            }
+        }
+        y
+    }
+
     /// `R(Q) = D(ω) Q + F_nl(Q) − F_ex`.
     pub fn residual(&self, q: &DVector<f64>, omega: f64) -> DVector<f64> {
         self.apply(Operator::Dynamic, q, omega) + self.nonlinear(q, omega, false).0
