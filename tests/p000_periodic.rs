@@ -332,7 +332,12 @@ fn freeplay_branch_matches_harmonic_balance() {
             .expect("bifurcations")
             .iter()
             .filter(|b| kinds.contains(&b["kind"].as_str().unwrap_or("")))
-            .map(|b| (b["Omega"].as_f64().expect("Ω"), b["amplitude"].as_f64().expect("A")))
+            .map(|b| {
+                (
+                    b["Omega"].as_f64().expect("Ω"),
+                    b["amplitude"].as_f64().expect("A"),
+                )
+            })
             .collect()
     };
     for (ours, theirs) in [
@@ -342,7 +347,10 @@ fn freeplay_branch_matches_harmonic_balance() {
         let (a, b) = (points(shooting, ours), points(hb, theirs));
         assert!(!a.is_empty() && a.len() == b.len(), "{a:?} vs {b:?}");
         for (x, y) in a.iter().zip(&b) {
-            println!("{ours:?}: Ω {} vs {}, amplitude {} vs {}", x.0, y.0, x.1, y.1);
+            println!(
+                "{ours:?}: Ω {} vs {}, amplitude {} vs {}",
+                x.0, y.0, x.1, y.1
+            );
             assert!((x.0 - y.0).abs() < 1e-3 * y.0, "{x:?} vs {y:?}");
             assert!((x.1 - y.1).abs() < 1e-4 * y.1, "{x:?} vs {y:?}");
         }
@@ -351,6 +359,40 @@ fn freeplay_branch_matches_harmonic_balance() {
     assert!(grazings.len() >= 2, "{shooting}");
     for g in grazings {
         let a = g["amplitude"].as_f64().expect("amplitude");
-        assert!((a - 0.05).abs() < 1e-5, "a grazing touches the clearance a = 0.05: {g}");
+        assert!(
+            (a - 0.05).abs() < 1e-5,
+            "a grazing touches the clearance a = 0.05: {g}"
+        );
     }
+}
+
+/// At the Budd–Dux period doubling the analysis switches onto the doubled branch: it starts
+/// at the doubling, has twice the forcing period, is stable just past it (the doubling is
+/// supercritical), and doubles again further on (the cascade of the impact oscillator).
+#[test]
+fn budd_dux_switches_onto_the_doubled_branch() {
+    let v = common::run_json(
+        &format!(
+            "import \"{}/{FILE}\"\ncontinue periodic budd_dux as bd {{ param = Omega in 2.1..3.0 }}\n",
+            common::root().display()
+        ),
+        "periodic_budd_dux_doubled",
+        &[],
+    );
+    let s = &v[0]["summary"];
+    let pd = s["bifurcations"][0]["Omega"]
+        .as_f64()
+        .expect("a period doubling");
+    let doubled = &s["doubled"][0];
+    let first = &doubled["first"];
+    let omega = first["Omega"].as_f64().expect("Ω");
+    println!("doubled branch from Ω = {omega} (doubling at {pd}): {doubled}");
+    assert!((omega - pd).abs() < 1e-3, "{omega} vs {pd}");
+    let period = 2.0 * 2.0 * std::f64::consts::PI / omega;
+    assert!((first["period"].as_f64().expect("period") - period).abs() < 1e-9 * period);
+    assert_eq!(first["stable"], true, "{doubled}");
+    assert_eq!(
+        doubled["bifurcations"][0]["kind"], "period_doubling",
+        "{doubled}"
+    );
 }

@@ -17,6 +17,8 @@
 
 mod report;
 
+use report::Part;
+
 use super::diagnostics::{AnalysisError, Partial};
 use super::options::OptionReader;
 use crate::lang::ast::Analysis;
@@ -26,6 +28,7 @@ use crate::model::{Model, System};
 use crate::solve::cont::{follow, Branch, Scale, Settings};
 use crate::solve::hb::Balance;
 use crate::solve::ode::Tolerances;
+use crate::solve::periodic::doubling::doubled_start;
 use crate::solve::periodic::shoot;
 use crate::solve::periodic::shooting::Shooting;
 use crate::solve::poincare::forcing_period;
@@ -124,8 +127,15 @@ fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Request, AnalysisEr
     };
     let hb_start = (opts.choice("start", &["rest", "harmonic_balance"])?
         == Some("harmonic_balance"))
-    .then_some(opts.count("harmonics", 1)?.unwrap_or(DEFAULT_START_HARMONICS));
-    let transient = if hb_start.is_some() { 0 } else { DEFAULT_TRANSIENT };
+    .then_some(
+        opts.count("harmonics", 1)?
+            .unwrap_or(DEFAULT_START_HARMONICS),
+    );
+    let transient = if hb_start.is_some() {
+        0
+    } else {
+        DEFAULT_TRANSIENT
+    };
     Ok(Request {
         param,
         settings,
@@ -197,8 +207,11 @@ pub fn run(
         numerical(format!("{e} {why}"))
     })?;
     let branches = restarted(&shooting, first, &settings);
+    let main = report::read_parts(&shooting, &branches, &req);
+    let mut parts = doubled(&shooting, &main, &settings, &req);
+    parts.insert(0, main);
     let wall_s = started.elapsed().as_secs_f64();
-    let results = report::results(&shooting, &branches, &req, model, sys, wall_s);
+    let results = report::results(&parts, &req, model, sys, wall_s);
     match branches.last().and_then(|b| b.stopped.as_ref()) {
         None => Ok(results),
         Some(e) => {
@@ -223,6 +236,34 @@ fn hb_state(sys: &System, harmonics: usize) -> Result<Vec<f64>, String> {
         .map_err(|e| format!("the harmonic-balance start: {e}"))?
         .0;
     Ok(hb.state_at(&q, w, 0.0))
+}
+
+/// The branches of doubled orbits born at the main branch's period doublings (one level
+/// deep: a doubling on a doubled branch is located and reported, not followed), each from
+/// `doubling::doubled_start` to the end of the range it heads for.
+fn doubled(shooting: &Shooting, main: &Part, settings: &Settings, req: &Request) -> Vec<Part> {
+    let (lo, hi) = (
+        settings.range.0.min(settings.range.1),
+        settings.range.0.max(settings.range.1),
+    );
+    let twice = shooting.with_periods(2 * shooting.periods);
+    let tol = settings.tol * settings.scale.r;
+    main.special
+        .iter()
+        .filter(|sp| sp.1 == "period_doubling")
+        .filter_map(|(_, _, o)| {
+            let mut e = shooting.evaluate(&o.x, o.p).ok()?;
+            let m = shooting.monodromy_of(&mut e).ok()?;
+            let (x, p) = doubled_start(&twice, (&o.x, o.p), &m, tol)?;
+            let towards = if p > o.p { hi } else { lo };
+            let s = Settings {
+                range: (p, towards),
+                ..*settings
+            };
+            let branch = follow(&twice, x, p, &s).ok()?;
+            Some(report::read_parts(&twice, &[branch], req))
+        })
+        .collect()
 }
 
 /// The branch continued past its stalls: while the last part ended early, a new part starts

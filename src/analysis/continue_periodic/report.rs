@@ -31,8 +31,9 @@ const REAL_ARG: f64 = 1e-3;
 
 /// One orbit read.
 #[derive(Clone)]
-struct Orbit {
-    p: f64,
+pub(super) struct Orbit {
+    pub x: DVector<f64>,
+    pub p: f64,
     period: f64,
     excursion: Vec<f64>,
     mu: Vec<Complex<f64>>,
@@ -61,6 +62,7 @@ fn orbit(s: &Shooting, x: &DVector<f64>, p: f64) -> Result<Orbit, String> {
         }
     }
     Ok(Orbit {
+        x: x.clone(),
         p,
         period: e.shot.span,
         excursion,
@@ -162,12 +164,18 @@ fn grazing_by_parameter(
 }
 
 /// A special point: the index of the orbit it comes before, its kind, the orbit there.
-type Special = (usize, &'static str, Orbit);
+pub(super) type Special = (usize, &'static str, Orbit);
+
+/// One continued family read: the main branch, or a branch of doubled orbits.
+pub(super) struct Part {
+    pub orbits: Vec<Orbit>,
+    pub special: Vec<Special>,
+}
 
 /// Every orbit of the parts in order, and the special points: those located between
 /// consecutive points of a part, and one at the start of each later part (a grazing when
 /// the switches differ across the stall, located in the parameter; else a restart).
-fn read_parts(s: &Shooting, branches: &[Branch], req: &Request) -> (Vec<Orbit>, Vec<Special>) {
+pub(super) fn read_parts(s: &Shooting, branches: &[Branch], req: &Request) -> Part {
     let mut orbits: Vec<Orbit> = Vec::new();
     let mut special: Vec<Special> = Vec::new();
     for branch in branches {
@@ -207,84 +215,50 @@ fn read_parts(s: &Shooting, branches: &[Branch], req: &Request) -> (Vec<Orbit>, 
         }
         orbits.extend(read);
     }
-    (orbits, special)
+    Part { orbits, special }
 }
 
-/// The table, plot and summary of a continued branch (its parts after each restart).
+/// The table, plot and summary of the continued families: the main branch first (its parts
+/// after each restart read as one), then each doubled branch.
 pub(super) fn results(
-    s: &Shooting,
-    branches: &[Branch],
+    parts: &[Part],
     req: &Request,
     model: &Model,
     sys: &System,
     wall_s: f64,
 ) -> Results {
     let names: Vec<String> = sys.dofs.iter().map(|d| d.name.clone()).collect();
-    let (orbits, special) = read_parts(s, branches, req);
     let mut rows = Vec::new();
-    let mut curve_points = Vec::new();
-    let mut stable = Vec::new();
-    let mut specials = special.iter().peekable();
-    for (i, o) in orbits.iter().enumerate() {
-        while let Some((_, label, so)) = specials.next_if(|sp| sp.0 == i) {
-            rows.push(row(so, label));
+    for (k, part) in parts.iter().enumerate() {
+        let mut specials = part.special.iter().peekable();
+        for (i, o) in part.orbits.iter().enumerate() {
+            while let Some((_, label, so)) = specials.next_if(|sp| sp.0 == i) {
+                rows.push(row(k, so, label));
+            }
+            rows.push(row(k, o, ""));
         }
-        rows.push(row(o, ""));
-        curve_points.push((o.p, o.excursion[req.plotted]));
-        stable.push(o.unstable() == 0);
     }
+    let plotted = &names[req.plotted];
     let mut plot = curve::plot(
         "periodic.svg",
-        format!(
-            "{}: periodic orbits, max|{}|",
-            model.name, names[req.plotted]
-        ),
+        format!("{}: periodic orbits, max|{plotted}|", model.name),
         req.param.clone(),
-        format!("max|{}|", names[req.plotted]),
-        &curve_points,
-        &stable,
+        format!("max|{plotted}|"),
+        &[],
+        &[],
     );
-    for kind in [
-        "fold",
-        "period_doubling",
-        "neimark_sacker",
-        "branch_point",
-        "grazing",
-    ] {
-        let at: Vec<&Orbit> = special
-            .iter()
-            .filter(|s| s.1 == kind)
-            .map(|s| &s.2)
-            .collect();
-        if !at.is_empty() {
-            plot.series.push(Series {
-                label: kind.replace('_', " "),
-                x: at.iter().map(|o| o.p).collect(),
-                y: at.iter().map(|o| o.excursion[req.plotted]).collect(),
-                points: true,
-                dashed: false,
-            });
-        }
+    for (k, part) in parts.iter().enumerate() {
+        plot.series.extend(series(k, part, req));
     }
     let mut summary = Map::new();
-    summary.insert("points".into(), json!(orbits.len()));
-    summary.insert("dof".into(), json!(names[req.plotted]));
-    let listed = |wanted: &dyn Fn(&str) -> bool| -> Vec<Value> {
-        special
+    summary.insert("dof".into(), json!(plotted));
+    if let Some((main, doubled)) = parts.split_first() {
+        summary.extend(account(main, req));
+        let doubled: Vec<Value> = doubled
             .iter()
-            .filter(|s| wanted(s.1))
-            .map(|(_, k, o)| json!({"kind": k, req.param.as_str(): o.p, "amplitude": o.excursion[req.plotted]}))
-            .collect()
-    };
-    summary.insert("bifurcations".into(), json!(listed(&|k| k != "grazing")));
-    summary.insert("grazings".into(), json!(listed(&|k| k == "grazing")));
-    if let (Some(first), Some(last)) = (orbits.first(), orbits.last()) {
-        for (key, o) in [("first", first), ("last", last)] {
-            summary.insert(
-                key.into(),
-                json!({req.param.as_str(): o.p, "amplitude": o.excursion[req.plotted], "stable": o.unstable() == 0}),
-            );
-        }
+            .map(|d| Value::Object(account(d, req)))
+            .collect();
+        summary.insert("doubled".into(), json!(doubled));
     }
     summary.insert("wall_s".into(), json!(wall_s));
     Results {
@@ -305,9 +279,85 @@ pub(super) fn results(
     }
 }
 
+/// The plot's series of family `k`: stable and unstable lines, a marker per special point.
+fn series(k: usize, part: &Part, req: &Request) -> Vec<Series> {
+    let curve: Vec<(f64, f64)> = part
+        .orbits
+        .iter()
+        .map(|o| (o.p, o.excursion[req.plotted]))
+        .collect();
+    let stable: Vec<bool> = part.orbits.iter().map(|o| o.unstable() == 0).collect();
+    let mut out = curve::plot(
+        "",
+        String::new(),
+        String::new(),
+        String::new(),
+        &curve,
+        &stable,
+    )
+    .series;
+    if k > 0 {
+        for s in &mut out {
+            s.label = format!("doubled {k}, {}", s.label);
+        }
+    }
+    for kind in [
+        "fold",
+        "period_doubling",
+        "neimark_sacker",
+        "branch_point",
+        "grazing",
+    ] {
+        let at: Vec<&Orbit> = part
+            .special
+            .iter()
+            .filter(|s| s.1 == kind)
+            .map(|s| &s.2)
+            .collect();
+        if !at.is_empty() {
+            out.push(Series {
+                label: kind.replace('_', " "),
+                x: at.iter().map(|o| o.p).collect(),
+                y: at.iter().map(|o| o.excursion[req.plotted]).collect(),
+                points: true,
+                dashed: false,
+            });
+        }
+    }
+    out
+}
+
+/// A family's account in the summary: its points, special points, first and last orbits.
+fn account(part: &Part, req: &Request) -> Map<String, Value> {
+    let mut m = Map::new();
+    let param = req.param.as_str();
+    let listed = |wanted: &dyn Fn(&str) -> bool| -> Vec<Value> {
+        part.special
+            .iter()
+            .filter(|s| wanted(s.1))
+            .map(|(_, k, o)| json!({"kind": k, param: o.p, "amplitude": o.excursion[req.plotted]}))
+            .collect()
+    };
+    m.insert("points".into(), json!(part.orbits.len()));
+    m.insert(
+        "bifurcations".into(),
+        json!(listed(&|k| k != "grazing" && k != "restart")),
+    );
+    m.insert("grazings".into(), json!(listed(&|k| k == "grazing")));
+    if let (Some(first), Some(last)) = (part.orbits.first(), part.orbits.last()) {
+        for (key, o) in [("first", first), ("last", last)] {
+            m.insert(
+                key.into(),
+                json!({param: o.p, "period": o.period, "amplitude": o.excursion[req.plotted], "stable": o.unstable() == 0}),
+            );
+        }
+    }
+    m
+}
+
 /// The header of `data.csv`.
 fn columns(param: &str, names: &[String]) -> Vec<String> {
-    let mut c = vec![param.to_string(), "period".into()];
+    let mut c = vec!["branch".to_string(), param.to_string(), "period".into()];
     c.extend(names.iter().map(|d| format!("max|{d}|")));
     c.extend(["stable", "unstable", "|mu|max"].map(String::from));
     for k in 1..=MULTIPLIER_COLUMNS {
@@ -318,9 +368,10 @@ fn columns(param: &str, names: &[String]) -> Vec<String> {
     c
 }
 
-/// One row of `data.csv` (`label` names a special point, empty for a branch point).
-fn row(o: &Orbit, label: &str) -> Vec<Cell> {
-    let mut r: Vec<Cell> = vec![o.p.into(), o.period.into()];
+/// One row of `data.csv` for family `k` (`label` names a special point, empty for a branch
+/// point).
+fn row(k: usize, o: &Orbit, label: &str) -> Vec<Cell> {
+    let mut r: Vec<Cell> = vec![(k as f64).into(), o.p.into(), o.period.into()];
     r.extend(o.excursion.iter().map(|&v| Cell::from(v)));
     r.push(f64::from(u8::from(o.unstable() == 0)).into());
     r.push((o.unstable() as f64).into());

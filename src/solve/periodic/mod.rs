@@ -17,6 +17,7 @@
 //! Elements with internal states (Jenkins sliders, 2-D friction contacts) and stops held
 //! after a Zeno accumulation are refused: their states are not part of `y₀` yet.
 
+pub mod doubling;
 pub mod saltation;
 pub mod shooting;
 mod tolerances;

@@ -60,6 +60,32 @@ impl<'a> Shooting<'a> {
         }
     }
 
+    /// The same problem for orbits of `periods` forcing periods.
+    pub fn with_periods(&self, periods: usize) -> Shooting<'a> {
+        Shooting::new(
+            self.system_at,
+            self.dim,
+            periods,
+            self.smooth_only,
+            self.tol,
+        )
+    }
+
+    /// The state reached from `x` at `p` after half the orbit's period (an orbit of half the
+    /// period returns there), `None` if it cannot be integrated.
+    pub fn half_period_map(&self, x: &DVector<f64>, p: f64) -> Option<DVector<f64>> {
+        let (sys, span) = self.system_and_span(p).ok()?;
+        let shot = shoot(
+            &sys,
+            self.smooth_only,
+            (0.0, span / 2.0),
+            x.as_slice(),
+            &self.tol,
+        )
+        .ok()?;
+        Some(DVector::from_column_slice(shot.end()))
+    }
+
     /// The system at `p` and the span of one orbit there.
     pub fn system_and_span(&self, p: f64) -> Result<(System, f64), String> {
         let sys = (self.system_at)(p)?;
