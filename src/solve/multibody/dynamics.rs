@@ -107,7 +107,7 @@ impl Mechanism {
     }
 
     /// Length of the state vector (13 per body).
-    pub fn len(&self) -> usize {
+    pub fn state_len(&self) -> usize {
         13 * self.bodies.len()
     }
 

@@ -107,7 +107,7 @@ pub fn integrate(
     s: &Settings,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Run, Box<Failed>> {
-    let n = mech.len();
+    let n = mech.state_len();
     let mut eq = Equations {
         mech,
         error: None,
