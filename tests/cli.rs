@@ -326,7 +326,8 @@ fn simulate_refuses_what_it_cannot_integrate() {
     ]);
     assert_eq!(code, 1);
     assert!(
-        stderr.contains("nsd::analysis::unsupported") && stderr.contains("clearance joints follow"),
+        stderr.contains("nsd::analysis::unsupported")
+            && stderr.contains("joint `hinge` has a clearance"),
         "{stderr}"
     );
 }

@@ -236,7 +236,8 @@ simulate incline as incline_run { t = 0..3, rtol = 1e-12, atol = 1e-12, output =
     );
 }
 
-/// A joint with a clearance is refused, naming the joint; so is `method = timestepping`.
+/// A joint with a clearance is refused, naming the joint; so are `method = timestepping`
+/// and a model mixing bodies with masses (whose DOFs the multibody backend would drop).
 #[test]
 fn clearance_joints_and_time_stepping_are_refused_by_name() {
     let model =
@@ -262,6 +263,16 @@ fn clearance_joints_and_time_stepping_are_refused_by_name() {
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains("nsd::analysis::unsupported") && stderr.contains("timestepping"),
+        "{stderr}"
+    );
+    let (code, _, stderr, _) = run_text(
+        "model mix {\n  mass m = 1 kg\n  spring k: m -- ground { k = 1 }\n  body b { mass = 1, inertia = (1, 1, 1) }\n}\nsimulate mix { t = 0..1 }\n",
+        "p002_multibody/mixed",
+        &[],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("nsd::analysis::unsupported") && stderr.contains("rigid bodies and masses"),
         "{stderr}"
     );
 }

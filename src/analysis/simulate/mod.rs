@@ -9,6 +9,7 @@
 //! Writes `data.csv` (`t`, each DOF, each `v(dof)`), `forces.csv` (the contact forces at the
 //! same samples, when the model has contact elements), `events.csv` (with each impact's
 //! impulse), `section.csv` (with `section`), `time_history.svg`, `phase.svg`.
+//! A model with rigid bodies and joints goes to `multibody.rs` (its own options and outputs).
 
 mod multibody;
 pub(crate) mod section;
@@ -46,7 +47,7 @@ pub(crate) const OPTIONS: [&str; 11] = [
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
     // Rigid bodies and joints have their own backend (`solve::multibody`) and options.
     if let Some(mb) = &sys.multibody {
-        return multibody::run(a, model, mb);
+        return multibody::run(a, model, mb, sys.n());
     }
     let (mut cfg, smooth_only, reduced) = read_options(a, model, sys)?;
     let mut section = section::read(a, model, sys, cfg.t0)?;

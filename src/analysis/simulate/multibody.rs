@@ -47,8 +47,16 @@ const BODY_COLUMNS: [&str; 16] = [
     "wz [rad/s]",
 ];
 
-/// Runs `simulate` on the bodies and joints `mb` of `model`.
-pub fn run(a: &Analysis, model: &Model, mb: &Multibody) -> Result<Results, Partial> {
+/// Runs `simulate` on the bodies and joints `mb` of `model`, whose lumped part has `dofs`
+/// DOFs (none is supported yet).
+pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<Results, Partial> {
+    if dofs > 0 {
+        return Err(AnalysisError::Unsupported {
+            message: format!("simulate of `{}`: a model with both rigid bodies and masses ({dofs} DOFs) is not integrated yet", model.name),
+            at: a.span,
+            help: "simulate the bodies and joints in a model of their own; coupling them to masses, springs and beams follows".into(),
+        }.into());
+    }
     refuse_clearances(a, model, mb)?;
     let settings = read_options(a, model, mb)?;
     let unsolvable = |e: &dyn std::fmt::Display| {
