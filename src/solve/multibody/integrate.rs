@@ -66,7 +66,7 @@ impl Rhs for Equations<'_> {
         self.evals += 1;
         if let Err(e) = self.mech.rhs(t, y, dy) {
             dy.fill(f64::NAN);
-            self.error.get_or_insert(e);
+            self.error = Some(e);
         }
     }
 }
@@ -79,24 +79,47 @@ struct Samples<'o> {
 }
 
 impl Samples<'_> {
-    /// The next requested time ≤ `until` (`t1` for the end of the run), if any.
-    fn next_until(&mut self, until: f64, t1: f64) -> Option<f64> {
-        let t = match self.output {
-            Output::Steps => return None,
+    /// The next requested time (clipped to `t1`), if any is left.
+    fn peek(&self, t1: f64) -> Option<f64> {
+        match self.output {
+            Output::Steps => None,
             Output::Every(dt) => {
                 let t = self.t0 + self.next as f64 * dt;
-                if t > t1 + GRID_END_SLACK * dt {
-                    return None;
-                }
-                t.min(t1)
+                (t <= t1 + GRID_END_SLACK * dt).then_some(t.min(t1))
             }
-            Output::At(ts) => *ts.get(self.next)?,
-        };
-        (t <= until).then(|| {
-            self.next += 1;
-            t
-        })
+            Output::At(ts) => ts.get(self.next).copied(),
+        }
     }
+
+    /// The next requested time ≤ `until`, if any, taken off the list.
+    fn next_until(&mut self, until: f64, t1: f64) -> Option<f64> {
+        let t = self.peek(t1).filter(|t| *t <= until)?;
+        self.next += 1;
+        Some(t)
+    }
+}
+
+impl Run {
+    fn record(&mut self, t: f64, y: Vec<f64>) {
+        self.t.push(t);
+        self.y.push(y);
+    }
+}
+
+/// The samples requested inside the accepted step `dense` (up to `t_new`), each projected.
+fn sample_step(
+    mech: &Mechanism,
+    dense: &DenseStep,
+    samples: &mut Samples,
+    (t_new, t1): (f64, f64),
+    run: &mut Run,
+) -> Result<(), Degenerate> {
+    while let Some(tau) = samples.next_until(t_new, t1) {
+        let mut ys = dense.eval(tau);
+        mech.project(tau, &mut ys)?;
+        run.record(tau, ys);
+    }
+    Ok(())
 }
 
 /// Integrates the mechanism from its consistent initial state `y0` over `s.t0..s.t1`.
@@ -123,15 +146,11 @@ pub fn integrate(
         t0: s.t0,
         next: 0,
     };
-    let record = |run: &mut Run, t: f64, y: Vec<f64>| {
-        run.t.push(t);
-        run.y.push(y);
-    };
     if s.output == Output::Steps {
-        record(&mut run, t, y.clone());
+        run.record(t, y.clone());
     }
     while let Some(ts) = samples.next_until(t, s.t1) {
-        record(&mut run, ts, y.clone());
+        run.record(ts, y.clone());
     }
     let mut f0 = vec![0.0; n];
     eq.eval(t, &y, &mut f0);
@@ -156,7 +175,12 @@ pub fn integrate(
             h = s.t1 - t;
         }
         if h < STEP_UNDERFLOW * t.abs().max(scale) {
-            return fail(RunError::StepUnderflow { t, h }, run, t, y, eq.evals);
+            // A stage that kept meeting degenerate joints is the cause: report it.
+            let error = eq
+                .error
+                .take()
+                .map_or(RunError::StepUnderflow { t, h }, RunError::from);
+            return fail(error, run, t, y, eq.evals);
         }
         let trial = Trial {
             t,
@@ -165,29 +189,28 @@ pub fn integrate(
             h,
             tol: &s.tol,
         };
-        let StepResult::Computed { err } = dop.attempt(&mut eq, &trial, &mut att) else {
-            unreachable!("DOP853 steps are never singular");
+        // DOP853 is never `Singular`; were it, the step is shrunk like a failed one.
+        let err = match dop.attempt(&mut eq, &trial, &mut att) {
+            StepResult::Computed { err } if err.is_finite() => err,
+            _ => f64::MAX,
         };
-        if eq.error.is_some() || !err.is_finite() || err > 1.0 {
-            // A degenerate or non-finite stage: shrink as far as the controller allows; the
-            // error (if it persists) is reported at the underflow.
+        if err > 1.0 {
+            // A degenerate or non-finite stage (NaN derivatives) or too large an error:
+            // shrink as far as the controller allows; a degenerate stage that persists is
+            // reported at the underflow (`eq.error` holds the latest).
             run.rejected += 1;
-            eq.error = None;
-            h = dop.next_step(h, if err.is_finite() { err } else { f64::MAX }, true);
+            h = dop.next_step(h, err, true);
             rejected_before = true;
             continue;
         }
+        // An accepted step met no degenerate stage; an earlier rejected one is history.
+        eq.error = None;
         let t_new = if last { s.t1 } else { t + h };
-        if let Some(first) = samples.next_until(t_new, s.t1) {
+        if samples.peek(s.t1).is_some_and(|ts| ts <= t_new) {
             dop.dense(&mut eq, &trial, &att, &mut dense);
-            let mut ts = Some(first);
-            while let Some(tau) = ts {
-                let mut ys = dense.eval(tau);
-                if let Err(e) = mech.project(tau, &mut ys) {
-                    return fail(e.into(), run, t, y, eq.evals);
-                }
-                record(&mut run, tau, ys);
-                ts = samples.next_until(t_new, s.t1);
+            let sampled = sample_step(mech, &dense, &mut samples, (t_new, s.t1), &mut run);
+            if let Err(e) = sampled {
+                return fail(e.into(), run, t, y, eq.evals);
             }
         }
         y.copy_from_slice(&att.y1);
@@ -204,7 +227,7 @@ pub fn integrate(
         }
         run.steps += 1;
         if s.output == Output::Steps {
-            record(&mut run, t, y.clone());
+            run.record(t, y.clone());
         }
         progress(t);
         h = dop.next_step(h, err, rejected_before);
