@@ -186,7 +186,11 @@ impl Mechanism {
         minv: &DVector<f64>,
         b: DVector<f64>,
     ) -> Result<DVector<f64>, Degenerate> {
-        let scaled = jac * DMatrix::from_diagonal(minv);
+        // `Φ_q M⁻¹` by scaling columns (M is diagonal), then `W = Φ_q M⁻¹ Φ_qᵀ`.
+        let mut scaled = jac.clone();
+        for (mut col, m) in scaled.column_iter_mut().zip(minv.iter()) {
+            col *= *m;
+        }
         let w = &scaled * jac.transpose();
         let chol = w.cholesky().ok_or(Degenerate::Singular { t })?;
         let pivots = chol.l_dirty().diagonal().map(|x| x * x);
