@@ -313,8 +313,8 @@ fn simulate_refuses_what_it_cannot_integrate() {
     std::fs::write(
         &file,
         format!(
-            "import \"{}\"\nsimulate pendulum_ideal {{ t = 0..1 }}\n",
-            root().join("models/seed2/pendulum_ideal.nsd").display()
+            "import \"{}\"\nsimulate pendulum_clearance {{ t = 0..1 }}\n",
+            root().join("models/seed2/pendulum_clearance.nsd").display()
         ),
     )
     .expect("write");
@@ -326,7 +326,8 @@ fn simulate_refuses_what_it_cannot_integrate() {
     ]);
     assert_eq!(code, 1);
     assert!(
-        stderr.contains("nsd::analysis::unsupported") && stderr.contains("multibody"),
+        stderr.contains("nsd::analysis::unsupported")
+            && stderr.contains("joint `hinge` has a clearance"),
         "{stderr}"
     );
 }

@@ -4,6 +4,7 @@ pub mod backbone;
 pub mod cont;
 pub mod hb;
 pub mod modes;
+pub mod multibody;
 pub mod nsmodes;
 pub mod ode;
 pub mod periodic;

@@ -9,7 +9,9 @@
 //! Writes `data.csv` (`t`, each DOF, each `v(dof)`), `forces.csv` (the contact forces at the
 //! same samples, when the model has contact elements), `events.csv` (with each impact's
 //! impulse), `section.csv` (with `section`), `time_history.svg`, `phase.svg`.
+//! A model with rigid bodies and joints goes to `multibody.rs` (its own options and outputs).
 
+mod multibody;
 pub(crate) mod section;
 
 use super::diagnostics::{AnalysisError, Partial};
@@ -43,6 +45,10 @@ pub(crate) const OPTIONS: [&str; 11] = [
 ];
 
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
+    // Rigid bodies and joints have their own backend (`solve::multibody`) and options.
+    if let Some(mb) = &sys.multibody {
+        return multibody::run(a, model, mb, sys.n());
+    }
     let (mut cfg, smooth_only, reduced) = read_options(a, model, sys)?;
     let mut section = section::read(a, model, sys, cfg.t0)?;
     let mut notes = Vec::new();
@@ -166,7 +172,7 @@ fn start_reduced(
 /// sample times outside it, or a `dt` longer than it, cannot take effect and are errors; a
 /// request for more than `MAX_OUTPUT_ROWS` rows or `MAX_REQUEST_BYTES` of samples is
 /// refused with its estimate (`steps`: at least `(t1 − t0) / max_step` rows).
-fn read_output(
+pub(super) fn read_output(
     opts: &OptionReader,
     (t0, t1): (f64, f64),
     tol: &Tolerances,

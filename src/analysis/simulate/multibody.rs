@@ -1,0 +1,342 @@
+//! `simulate` of a model with rigid bodies and joints (paper 002): options, the run by the
+//! `events` backend (`solve::multibody`), and its report.
+//!
+//! Options: `t = t0..t1`, `rtol`, `atol`, `max_step`, `method = events` (the default;
+//! `timestepping`, the paper's scheme, is not built yet), `output = steps | every(dt) |
+//! at(t1, t2, …)`. Writes `trajectory.csv` (per body: position, Euler parameters, rotation
+//! vector, velocity, global angular velocity), `energy.csv` (kinetic, potential, total energy
+//! and the constraint violations `|Φ|`, `|Φ_q q̇|`), `reactions.csv` (per joint: force and
+//! moment on its second body), `positions.svg` and `energy.svg`. Joints with a clearance are
+//! refused for now (`nsd::analysis::unsupported`).
+
+use super::super::diagnostics::{AnalysisError, Partial};
+use super::super::options::OptionReader;
+use super::super::results::{Cell, Plot, Results, Series, Table};
+use super::super::tolerances::integrator_tolerances;
+use crate::lang::ast::Analysis;
+use crate::lang::units::Dim;
+use crate::model::system::Multibody;
+use crate::model::Model;
+use crate::solve::multibody::{integrate, Mechanism, Run, Settings};
+use crate::solve::ode::dop853::Tolerances;
+use serde_json::{json, Map, Value};
+
+/// The options of `simulate` on a multibody model.
+const OPTIONS: [&str; 6] = ["t", "rtol", "atol", "max_step", "method", "output"];
+
+/// How many bodies `positions.svg` draws (the CSV has them all).
+const PLOTTED_BODIES: usize = 3;
+
+/// Columns of `trajectory.csv` per body.
+const BODY_COLUMNS: [&str; 16] = [
+    "x [m]",
+    "y [m]",
+    "z [m]",
+    "e0",
+    "e1",
+    "e2",
+    "e3",
+    "rx [rad]",
+    "ry [rad]",
+    "rz [rad]",
+    "vx [m/s]",
+    "vy [m/s]",
+    "vz [m/s]",
+    "wx [rad/s]",
+    "wy [rad/s]",
+    "wz [rad/s]",
+];
+
+/// Runs `simulate` on the bodies and joints `mb` of `model`, whose lumped part has `dofs`
+/// DOFs (none is supported yet).
+pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<Results, Partial> {
+    if dofs > 0 {
+        return Err(AnalysisError::Unsupported {
+            message: format!("simulate of `{}`: a model with both rigid bodies and masses ({dofs} DOFs) is not integrated yet", model.name),
+            at: a.span,
+            help: "simulate the bodies and joints in a model of their own; coupling them to masses, springs and beams follows".into(),
+        }.into());
+    }
+    refuse_clearances(a, model, mb)?;
+    let settings = read_options(a, model, mb)?;
+    let unsolvable = |e: &dyn std::fmt::Display| {
+        AnalysisError::Numerical {
+        message: format!("simulate of `{}`: {e}", model.name),
+        at: a.span,
+        help: "check that the joints do not constrain the same motion twice (a closed loop of ideal joints is often redundant)".into(),
+    }
+    };
+    let (mech, y0) = Mechanism::new(mb).map_err(|e| unsolvable(&e))?;
+    let start = std::time::Instant::now();
+    let mut meta = Map::new();
+    meta.insert("t".into(), json!([settings.t0, settings.t1]));
+    meta.insert("rtol".into(), json!(settings.tol.rtol));
+    meta.insert("atol".into(), json!(settings.tol.atol));
+    meta.insert("max_step".into(), json!(settings.tol.max_step));
+    meta.insert("method".into(), json!("events: DOP853 on the index-1 Newton–Euler equations, coordinate projection onto the joints after every step"));
+    let outcome = integrate(&mech, y0, &settings, &mut |_| {});
+    let report = |run: &Run| Results {
+        name: String::new(),
+        kind: "simulate".into(),
+        model: model.name.clone(),
+        tables: tables(&mech, mb, run),
+        plots: plots(&mech, mb, run, &model.name),
+        summary: summary(&mech, mb, run),
+        settings: meta.clone(),
+        params: model.params.clone(),
+        warnings: Vec::new(),
+        wall_s: start.elapsed().as_secs_f64(),
+    };
+    match outcome {
+        Ok(run) => Ok(report(&run)),
+        Err(failed) => {
+            let message = format!("simulate of `{}`: {}", model.name, failed.error);
+            let mut partial = report(&failed.partial);
+            partial.summary.insert("failed".into(), json!(message));
+            partial.warnings.push(format!(
+                "{message}; the results cover the run up to the failure"
+            ));
+            Err(Partial {
+                error: AnalysisError::Numerical {
+                    message,
+                    at: a.span,
+                    help: "loosen rtol/atol or lower max_step; a degenerate pose (joint axes aligned, a redundant loop) cannot be integrated; the partial results are written".into(),
+                },
+                results: Some(Box::new(partial)),
+            })
+        }
+    }
+}
+
+/// Joints with a radial or axial clearance need the contact backends, which follow.
+fn refuse_clearances(a: &Analysis, model: &Model, mb: &Multibody) -> Result<(), AnalysisError> {
+    let clearance = mb
+        .joints
+        .iter()
+        .find(|(_, j, _, _)| j.radial_clearance.is_some() || j.axial_clearance.is_some());
+    match clearance {
+        None => Ok(()),
+        Some((name, ..)) => Err(AnalysisError::Unsupported {
+            message: format!(
+                "simulate of `{}`: joint `{name}` has a clearance; clearance joints follow",
+                model.name
+            ),
+            at: a.span,
+            help: format!("this version integrates ideal joints only: drop `clearance` and `axial_clearance` from `{name}` to simulate it as an ideal joint"),
+        }),
+    }
+}
+
+/// The options as the backend's `Settings`.
+fn read_options(a: &Analysis, model: &Model, mb: &Multibody) -> Result<Settings, AnalysisError> {
+    let opts = OptionReader::new(a, model, &OPTIONS)?;
+    let (t0, t1) = opts.interval("t")?.ok_or_else(|| {
+        opts.bad_value(
+            "t",
+            a.span,
+            "missing",
+            "give the time span, e.g. `t = 0..10`",
+        )
+    })?;
+    if opts.choice("method", &["events", "timestepping"])? == Some("timestepping") {
+        return Err(AnalysisError::Unsupported {
+            message: format!("simulate of `{}`: `method = timestepping` (the paper's nonsmooth time stepping) is not built yet", model.name),
+            at: opts.span_of("method").unwrap_or(a.span),
+            help: "use `method = events` (the default): DOP853 with the joints' constraints projected after every step".into(),
+        });
+    }
+    let (rtol, atol) = integrator_tolerances(&opts)?;
+    let tol = Tolerances {
+        rtol,
+        atol,
+        max_step: opts.positive("max_step", Dim::TIME, t1 - t0, "1e-3")?,
+    };
+    // About as many columns as `trajectory.csv`, for the output-size estimate.
+    let states = BODY_COLUMNS.len() * mb.bodies.len() / 2 + 1;
+    let output = super::read_output(&opts, (t0, t1), &tol, states)?;
+    Ok(Settings {
+        t0,
+        t1,
+        tol,
+        output,
+    })
+}
+
+/// `trajectory.csv`, `energy.csv` and (with joints) `reactions.csv`.
+fn tables(mech: &Mechanism, mb: &Multibody, run: &Run) -> Vec<Table> {
+    let mut columns = vec!["t [s]".to_string()];
+    for (b, _) in &mb.bodies {
+        columns.extend(BODY_COLUMNS.iter().map(|c| format!("{b}.{c}")));
+    }
+    let rows = samples(run)
+        .map(|(t, y)| {
+            let mut row = vec![Cell::Num(t)];
+            for i in 0..mb.bodies.len() {
+                let s = mech.body_state(y, i);
+                row.extend(
+                    s.r.iter()
+                        .chain(&s.p)
+                        .chain(&s.rotation)
+                        .chain(&s.v)
+                        .chain(&s.w)
+                        .map(|v| Cell::Num(*v)),
+                );
+            }
+            row
+        })
+        .collect();
+    let mut out = vec![Table {
+        file: "trajectory.csv".into(),
+        columns,
+        rows,
+    }];
+    out.push(Table {
+        file: "energy.csv".into(),
+        columns: [
+            "t [s]",
+            "kinetic [J]",
+            "potential [J]",
+            "total [J]",
+            "|Phi|",
+            "|Phi_q qdot|",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: samples(run)
+            .map(|(t, y)| {
+                let (k, v) = mech.energy(y);
+                let (phi, dphi) = mech.violation(y);
+                [t, k, v, k + v, phi, dphi].map(Cell::Num).to_vec()
+            })
+            .collect(),
+    });
+    if !mb.joints.is_empty() {
+        out.push(reactions_table(mech, mb, run));
+    }
+    out
+}
+
+/// The samples of a run, `(t, y)`.
+fn samples(run: &Run) -> impl Iterator<Item = (f64, &[f64])> {
+    run.t.iter().zip(&run.y).map(|(t, y)| (*t, y.as_slice()))
+}
+
+/// `reactions.csv`: per joint, the force (global) and the moment about the joint point on
+/// its second body (its first when the second is the ground).
+fn reactions_table(mech: &Mechanism, mb: &Multibody, run: &Run) -> Table {
+    let mut columns = vec!["t [s]".to_string()];
+    for (j, ..) in &mb.joints {
+        for c in [
+            "Fx [N]", "Fy [N]", "Fz [N]", "Mx [N m]", "My [N m]", "Mz [N m]",
+        ] {
+            columns.push(format!("{j}.{c}"));
+        }
+    }
+    let rows = samples(run)
+        .map(|(t, y)| {
+            let mut row = vec![Cell::Num(t)];
+            match mech.reactions(t, y) {
+                Ok(r) => row.extend(r.iter().flatten().map(|v| Cell::Num(*v))),
+                Err(_) => row.extend((1..columns.len()).map(|_| Cell::Text(String::new()))),
+            }
+            row
+        })
+        .collect();
+    Table {
+        file: "reactions.csv".into(),
+        columns,
+        rows,
+    }
+}
+
+/// `positions.svg` (the first bodies' centres of mass) and `energy.svg`.
+fn plots(mech: &Mechanism, mb: &Multibody, run: &Run, model: &str) -> Vec<Plot> {
+    let series = |label: String, y: Vec<f64>| Series {
+        label,
+        x: run.t.clone(),
+        y,
+        points: false,
+        dashed: false,
+    };
+    let mut positions = Vec::new();
+    for (i, (b, _)) in mb.bodies.iter().enumerate().take(PLOTTED_BODIES) {
+        for (k, axis) in ["x", "y", "z"].iter().enumerate() {
+            let y = run.y.iter().map(|y| mech.body_state(y, i).r[k]).collect();
+            positions.push(series(format!("{b}.{axis}"), y));
+        }
+    }
+    let energies: Vec<(f64, f64)> = run.y.iter().map(|y| mech.energy(y)).collect();
+    let energy = vec![
+        series("kinetic".into(), energies.iter().map(|e| e.0).collect()),
+        series("potential".into(), energies.iter().map(|e| e.1).collect()),
+        series("total".into(), energies.iter().map(|e| e.0 + e.1).collect()),
+    ];
+    [
+        (
+            "positions.svg",
+            "centres of mass",
+            "position [m]",
+            positions,
+        ),
+        ("energy.svg", "energy", "energy [J]", energy),
+    ]
+    .into_iter()
+    .map(|(file, what, y_label, series)| Plot {
+        file: file.into(),
+        title: format!("{model}: {what}"),
+        x_label: "t [s]".into(),
+        y_label: y_label.into(),
+        series,
+        cells: None,
+    })
+    .collect()
+}
+
+/// Counters, drifts and the final state (the `expect` paths of a multibody `simulate`).
+fn summary(mech: &Mechanism, mb: &Multibody, run: &Run) -> Map<String, Value> {
+    let mut s = Map::new();
+    s.insert("steps".into(), json!(run.steps));
+    s.insert("rejected".into(), json!(run.rejected));
+    s.insert("rhs_evals".into(), json!(run.rhs_evals));
+    let states = || run.y.iter().chain(std::iter::once(&run.last.1));
+    let (k0, v0) = mech.energy(&run.initial);
+    let e0 = k0 + v0;
+    let (mut drift, mut scale) = (0.0_f64, e0.abs().max(k0));
+    let (mut phi, mut dphi) = (0.0_f64, 0.0_f64);
+    for y in states() {
+        let (k, v) = mech.energy(y);
+        drift = drift.max((k + v - e0).abs());
+        scale = scale.max(k);
+        let (p, d) = mech.violation(y);
+        phi = phi.max(p);
+        dphi = dphi.max(d);
+    }
+    s.insert(
+        "energy_drift".into(),
+        json!(drift / scale.max(f64::MIN_POSITIVE)),
+    );
+    s.insert("max_constraint_violation".into(), json!(phi));
+    s.insert("max_velocity_violation".into(), json!(dphi));
+    if mech.is_free() {
+        let h0 = mech.angular_momentum(&run.initial);
+        let change = states()
+            .map(|y| (mech.angular_momentum(y) - h0).norm())
+            .fold(0.0, f64::max);
+        s.insert(
+            "angular_momentum_drift".into(),
+            json!(change / h0.norm().max(f64::MIN_POSITIVE)),
+        );
+    }
+    let mut last = Map::new();
+    for (i, (b, _)) in mb.bodies.iter().enumerate() {
+        let st = mech.body_state(&run.last.1, i);
+        let named = ["x", "y", "z"].iter().zip(&st.r);
+        let named = named.chain(["e0", "e1", "e2", "e3"].iter().zip(&st.p));
+        for (c, v) in named {
+            last.insert(format!("{b}.{c}"), json!(v));
+        }
+    }
+    s.insert("final_time".into(), json!(run.last.0));
+    s.insert("final".into(), json!(last));
+    s
+}

@@ -1,0 +1,239 @@
+//! The `events` backend's loop for a mechanism: DOP853 steps (`solve::ode::dop853`) on the
+//! index-1 equations of `dynamics.rs`, the coordinate projection after every accepted step,
+//! and output samples from the 7th-order dense output, each projected like the steps.
+//!
+//! Projecting after the step restarts the next one from a slightly different state, so the
+//! FSAL derivative is recomputed there (one evaluation per step); the error control is
+//! DOP853's own. Ideal joints have no events, so the loop has none either.
+
+use super::dynamics::{Degenerate, Mechanism};
+use super::tolerances::{GRID_END_SLACK, STEP_UNDERFLOW};
+use crate::solve::ode::dense::DenseStep;
+use crate::solve::ode::dop853::{initial_step, Dop853, Tolerances};
+use crate::solve::ode::driver::Output;
+use crate::solve::ode::step::{Attempt, OneStep, Rhs, StepResult, Trial};
+
+/// The run's span, tolerances and output request.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub t0: f64,
+    pub t1: f64,
+    pub tol: Tolerances,
+    pub output: Output,
+}
+
+/// The samples of a run (projected states) and its counters.
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    pub t: Vec<f64>,
+    pub y: Vec<Vec<f64>>,
+    /// The consistent initial state at `t0` and the state reached last.
+    pub initial: Vec<f64>,
+    pub last: (f64, Vec<f64>),
+    pub steps: usize,
+    pub rejected: usize,
+    pub rhs_evals: usize,
+}
+
+/// Why a run stopped early.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Degenerate(#[from] Degenerate),
+    #[error("step size underflow at t = {t} (h = {h:e})")]
+    StepUnderflow { t: f64, h: f64 },
+    #[error("the state is not finite at t = {t}")]
+    NonFinite { t: f64 },
+}
+
+/// A failed run: the error and the samples up to it.
+#[derive(Debug, Clone)]
+pub struct Failed {
+    pub error: RunError,
+    pub partial: Run,
+}
+
+/// The mechanism as a `Rhs`: a degenerate state is kept aside (and the derivative made NaN,
+/// so the step is rejected) for the loop to report.
+struct Equations<'m> {
+    mech: &'m Mechanism,
+    error: Option<Degenerate>,
+    evals: usize,
+}
+
+impl Rhs for Equations<'_> {
+    fn eval(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
+        self.evals += 1;
+        if let Err(e) = self.mech.rhs(t, y, dy) {
+            dy.fill(f64::NAN);
+            self.error = Some(e);
+        }
+    }
+}
+
+/// The output times still to be sampled after `t`.
+struct Samples<'o> {
+    output: &'o Output,
+    t0: f64,
+    next: usize,
+}
+
+impl Samples<'_> {
+    /// The next requested time (clipped to `t1`), if any is left.
+    fn peek(&self, t1: f64) -> Option<f64> {
+        match self.output {
+            Output::Steps => None,
+            Output::Every(dt) => {
+                let t = self.t0 + self.next as f64 * dt;
+                (t <= t1 + GRID_END_SLACK * dt).then_some(t.min(t1))
+            }
+            Output::At(ts) => ts.get(self.next).copied(),
+        }
+    }
+
+    /// The next requested time ≤ `until`, if any, taken off the list.
+    fn next_until(&mut self, until: f64, t1: f64) -> Option<f64> {
+        let t = self.peek(t1).filter(|t| *t <= until)?;
+        self.next += 1;
+        Some(t)
+    }
+}
+
+impl Run {
+    fn record(&mut self, t: f64, y: Vec<f64>) {
+        self.t.push(t);
+        self.y.push(y);
+    }
+}
+
+/// The samples requested inside the accepted step `dense` (up to `t_new`), each projected.
+fn sample_step(
+    mech: &Mechanism,
+    dense: &DenseStep,
+    samples: &mut Samples,
+    (t_new, t1): (f64, f64),
+    run: &mut Run,
+) -> Result<(), Degenerate> {
+    while let Some(tau) = samples.next_until(t_new, t1) {
+        let mut ys = dense.eval(tau);
+        mech.project(tau, &mut ys)?;
+        run.record(tau, ys);
+    }
+    Ok(())
+}
+
+/// Integrates the mechanism from its consistent initial state `y0` over `s.t0..s.t1`.
+/// `progress` is told the time after each accepted step.
+pub fn integrate(
+    mech: &Mechanism,
+    y0: Vec<f64>,
+    s: &Settings,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Run, Box<Failed>> {
+    let n = mech.state_len();
+    let mut eq = Equations {
+        mech,
+        error: None,
+        evals: 0,
+    };
+    let mut run = Run {
+        initial: y0.clone(),
+        ..Run::default()
+    };
+    let (mut t, mut y) = (s.t0, y0);
+    let mut samples = Samples {
+        output: &s.output,
+        t0: s.t0,
+        next: 0,
+    };
+    if s.output == Output::Steps {
+        run.record(t, y.clone());
+    }
+    while let Some(ts) = samples.next_until(t, s.t1) {
+        run.record(ts, y.clone());
+    }
+    let mut f0 = vec![0.0; n];
+    eq.eval(t, &y, &mut f0);
+    let fail = |error: RunError, mut run: Run, t: f64, y: Vec<f64>, evals: usize| {
+        run.rhs_evals = evals;
+        run.last = (t, y);
+        Err(Box::new(Failed {
+            error,
+            partial: run,
+        }))
+    };
+    if let Some(e) = eq.error.take() {
+        return fail(e.into(), run, t, y, eq.evals);
+    }
+    let mut h = initial_step(&mut eq, t, &y, &f0, &s.tol);
+    let (mut dop, mut att, mut dense) = (Dop853::new(n), Attempt::new(n), DenseStep::new(n));
+    let mut rejected_before = false;
+    let scale = s.t1 - s.t0;
+    while t < s.t1 {
+        let last = t + h >= s.t1;
+        if last {
+            h = s.t1 - t;
+        }
+        if h < STEP_UNDERFLOW * t.abs().max(scale) {
+            // A stage that kept meeting degenerate joints is the cause: report it.
+            let error = eq
+                .error
+                .take()
+                .map_or(RunError::StepUnderflow { t, h }, RunError::from);
+            return fail(error, run, t, y, eq.evals);
+        }
+        let trial = Trial {
+            t,
+            y: &y,
+            f0: &f0,
+            h,
+            tol: &s.tol,
+        };
+        // DOP853 is never `Singular`; were it, the step is shrunk like a failed one.
+        let err = match dop.attempt(&mut eq, &trial, &mut att) {
+            StepResult::Computed { err } if err.is_finite() => err,
+            _ => f64::MAX,
+        };
+        if err > 1.0 {
+            // A degenerate or non-finite stage (NaN derivatives) or too large an error:
+            // shrink as far as the controller allows; a degenerate stage that persists is
+            // reported at the underflow (`eq.error` holds the latest).
+            run.rejected += 1;
+            h = dop.next_step(h, err, true);
+            rejected_before = true;
+            continue;
+        }
+        // An accepted step met no degenerate stage; an earlier rejected one is history.
+        eq.error = None;
+        let t_new = if last { s.t1 } else { t + h };
+        if samples.peek(s.t1).is_some_and(|ts| ts <= t_new) {
+            dop.dense(&mut eq, &trial, &att, &mut dense);
+            let sampled = sample_step(mech, &dense, &mut samples, (t_new, s.t1), &mut run);
+            if let Err(e) = sampled {
+                return fail(e.into(), run, t, y, eq.evals);
+            }
+        }
+        y.copy_from_slice(&att.y1);
+        t = t_new;
+        if let Err(e) = mech.project(t, &mut y) {
+            return fail(e.into(), run, t, y, eq.evals);
+        }
+        if y.iter().any(|v| !v.is_finite()) {
+            return fail(RunError::NonFinite { t }, run, t, y, eq.evals);
+        }
+        eq.eval(t, &y, &mut f0);
+        if let Some(e) = eq.error.take() {
+            return fail(e.into(), run, t, y, eq.evals);
+        }
+        run.steps += 1;
+        if s.output == Output::Steps {
+            run.record(t, y.clone());
+        }
+        progress(t);
+        h = dop.next_step(h, err, rejected_before);
+        rejected_before = false;
+    }
+    run.rhs_evals = eq.evals;
+    run.last = (t, y);
+    Ok(run)
+}
