@@ -140,3 +140,45 @@ fn blade_damper_blade_methods_diverge_with_damping_and_meet_without() {
     let [ridge, dnnm, phase] = spreads[0].1;
     assert!(ridge < dnnm && dnnm < phase, "{:?}", spreads[0].1);
 }
+
+/// The receptance form's `H` is the kept block of `D(ω)⁻¹`, its ω-derivatives those of
+/// central differences, and the response it expands solves `D Q = F` (no nonlinear force).
+#[test]
+fn receptance_is_the_kept_block_of_the_inverse_dynamic_stiffness() {
+    let hb = common::balance_of(CANTILEVER, "cantilever_pad", 2, &["pad=4"]);
+    let keep = vec![3, 8, 39];
+    let rec = nsd::solve::hb::Receptance::new(&hb, keep.clone()).expect("proportional damping");
+    let omega = 1750.0;
+    let d = hb.dynamic_stiffness(omega);
+    let d_inv = d.clone().try_inverse().expect("regular");
+    let (n, nc, width) = (hb.dofs(), keep.len(), hb.aft.width());
+    let h = rec.matrix(omega, 0);
+    let scale = h.amax();
+    for p in 0..width {
+        for q in 0..width {
+            for (a, &i) in keep.iter().enumerate() {
+                for (b, &j) in keep.iter().enumerate() {
+                    let (x, y) = (h[(p * nc + a, q * nc + b)], d_inv[(p * n + i, q * n + j)]);
+                    assert!((x - y).abs() < 1e-8 * scale, "H {x:e} vs D⁻¹ {y:e}");
+                }
+            }
+        }
+    }
+    let step = 1e-3;
+    for order in 1..=2 {
+        let diff = (rec.matrix(omega + step, order - 1) - rec.matrix(omega - step, order - 1))
+            / (2.0 * step);
+        let exact = rec.matrix(omega, order);
+        assert!(
+            (diff - &exact).amax() < 1e-5 * exact.amax(),
+            "derivative {order}"
+        );
+    }
+    let load = hb.excitation();
+    let q = rec.expand(
+        &rec.modal(&load),
+        &nalgebra::DVector::zeros(rec.dim()),
+        omega,
+    );
+    assert!((d * &q - &load).amax() < 1e-8 * load.amax());
+}

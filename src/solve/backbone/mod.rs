@@ -3,7 +3,9 @@
 //!
 //! - `ridge.rs`: the ridge of the forced-response surface `R(Q, ω, α) = 0` (eq. 19), the
 //!   maxima of the amplitude `Am` (eq. 20) over ω, traced by the Lagrange-multiplier system
-//!   (eqs. 21–23, 64–65) with the paper's three-stage continuation (Sect. 3.2);
+//!   (eqs. 21–23, 64–65) with the paper's three-stage continuation (Sect. 3.2), on the
+//!   full balance or condensed onto the nonlinear and monitored DOFs in receptance form
+//!   (`reduced.rs`) where the damping is proportional;
 //! - `phase.rs`: phase resonance, the monitored harmonic in quadrature with the force
 //!   (eqs. 13–15);
 //! - `dnnm.rs`: damped nonlinear modes (eqs. 6–12, the extended periodic motion concept)
@@ -16,14 +18,16 @@
 
 mod amplitude;
 mod dnnm;
+mod memo;
 mod phase;
+mod reduced;
 mod ridge;
 mod start;
 
 pub use amplitude::{amplitude, max_displacement};
 pub use dnnm::dnnm;
 pub use phase::phase_resonance;
-pub use ridge::ridge;
+pub use ridge::{ridge, ridge_by, Route};
 pub use start::frequency_response;
 
 use crate::solve::hb::{Balance, Operator};

@@ -1,9 +1,28 @@
 //! The frequency response at one level over the window — the paper's first stage (Sect.
 //! 3.2, step 1), from which the ridge and phase resonance start — and its peak.
+//!
+//! The ridge needs the peak only, as the start of its Newton iterations (stage 2 then
+//! solves it exactly): `peak_of` looks for it by solves at fixed frequencies — a grid over
+//! the window, then golden sections of the bracket around each of the grid's local maxima
+//! of `Am` — which
+//! costs a few dozen solves where the continuation over the whole window crawls through
+//! hundreds of points at a sharp, lightly damped peak. Where a solve fails (a fold of the
+//! response) or the grid's peak is at an edge, the continuation decides, as before.
 
 use super::{amplitude, BackboneError, Forced, Settings};
-use crate::solve::cont::{self, follow, Problem, Scale};
+use crate::solve::cont::{self, follow, newton, Problem, Scale, Weighted};
 use nalgebra::{DMatrix, DVector};
+
+/// The response at one level near its peak as `(Q, ω)` points, ascending in ω, and the
+/// peak's index among them.
+pub(super) type Peak = (Vec<(DVector<f64>, f64)>, usize);
+
+/// Divisions of the window where the peak is first looked for (count).
+const PEAK_GRID: usize = 40;
+
+/// The golden sections stop when the bracket around the peak is below this fraction of the
+/// window (dimensionless): stage 2's Newton converges from there.
+const PEAK_BRACKET: f64 = 1e-6;
 
 /// Divisions of the window for the first step (the response is continued, so this only
 /// sets how finely a sharp peak is first approached).
@@ -48,14 +67,25 @@ pub fn frequency_response(
     window: (f64, f64),
     s: &Settings,
 ) -> Result<Vec<(DVector<f64>, f64)>, BackboneError> {
-    let pr = AtLevel { f, level };
+    continued(&AtLevel { f, level }, level, window, s)
+}
+
+/// The response of `pr` (a forced balance at `level`, continued in ω) over `window` from
+/// its linearisation at rest: the full balance (`frequency_response`) or a condensed form
+/// of it (`reduced.rs`, through `peak_of`).
+fn continued<P: Problem>(
+    pr: &P,
+    level: f64,
+    window: (f64, f64),
+    s: &Settings,
+) -> Result<Vec<(DVector<f64>, f64)>, BackboneError> {
     let (lo, hi) = window;
     let width = (hi - lo).abs();
-    let x0 = cont::linearised(&pr, lo);
+    let x0 = cont::linearised(pr, lo);
     let rest = pr.residual(&DVector::zeros(pr.dim()), lo).norm();
     let size = [lo, 0.5 * (lo + hi), hi]
         .iter()
-        .map(|&w| cont::linearised(&pr, w).amax())
+        .map(|&w| cont::linearised(pr, w).amax())
         .fold(f64::MIN_POSITIVE, f64::max);
     let settings = cont::Settings {
         range: window,
@@ -70,7 +100,7 @@ pub fn frequency_response(
             r: rest.max(f64::MIN_POSITIVE),
         },
     };
-    let branch = follow(&pr, x0, lo, &settings).map_err(|e| BackboneError::Start {
+    let branch = follow(pr, x0, lo, &settings).map_err(|e| BackboneError::Start {
         level,
         why: e.to_string(),
     })?;
@@ -82,6 +112,127 @@ pub fn frequency_response(
         .collect())
 }
 
+/// `peak_of` on the full balance, `Am` of the monitored DOF.
+pub(super) fn peak_response(
+    f: &Forced,
+    level: f64,
+    window: (f64, f64),
+    s: &Settings,
+) -> Result<Peak, BackboneError> {
+    peak_of(&AtLevel { f, level }, level, window, s, |q| {
+        amplitude(f.hb, q, f.monitored)
+    })
+}
+
+/// The response at `level` near its peak over `window` and the peak's index: by fixed-
+/// frequency solves (module docs), else by the continuation over the window (`continued`,
+/// `peak_by`). `am` is `Am` of a point of `pr`.
+pub(super) fn peak_of<P: Problem>(
+    pr: &P,
+    level: f64,
+    window: (f64, f64),
+    s: &Settings,
+    am: impl Fn(&DVector<f64>) -> f64,
+) -> Result<Peak, BackboneError> {
+    if let Some(found) = sampled_peak(pr, window, s.tol, &am) {
+        return Ok(found);
+    }
+    let points = continued(pr, level, window, s)?;
+    let top = peak_by(&points, level, am)?;
+    Ok((points, top))
+}
+
+/// The grid and golden-section search of `peak_of`; `None` where a solve fails or the
+/// grid's largest `Am` is at an edge of the window.
+fn sampled_peak<P: Problem>(
+    pr: &P,
+    (lo, hi): (f64, f64),
+    tol: f64,
+    am: &impl Fn(&DVector<f64>) -> f64,
+) -> Option<Peak> {
+    let n = pr.dim();
+    // Unknowns and residual scaled at the largest linearised response of the window.
+    let reference = [lo, 0.5 * (lo + hi), hi]
+        .iter()
+        .map(|&w| (cont::linearised(pr, w), w))
+        .max_by(|a, b| a.0.amax().total_cmp(&b.0.amax()))?;
+    let weighted =
+        Weighted::equilibrated(pr, &reference.0, reference.1, std::slice::from_ref(&(0..n)));
+    // The solution at ω from the better of `near` and the linearised response.
+    let solve = |near: Option<&DVector<f64>>, omega: f64| -> Option<(DVector<f64>, f64)> {
+        let linear = cont::linearised(pr, omega);
+        let guess = match near {
+            Some(q) if pr.residual(q, omega).norm() < pr.residual(&linear, omega).norm() => {
+                q.clone()
+            }
+            _ => linear,
+        };
+        let (x, _) = newton(&weighted, weighted.scaled(&guess), omega, tol)?;
+        Some((weighted.unscaled(&x), omega))
+    };
+    let mut points: Vec<(DVector<f64>, f64)> = Vec::with_capacity(PEAK_GRID + 40);
+    for i in 0..=PEAK_GRID {
+        let omega = lo + (hi - lo) * i as f64 / PEAK_GRID as f64;
+        let next = solve(points.last().map(|p| &p.0), omega)?;
+        points.push(next);
+    }
+    let top = top_of(&points, am);
+    if top == 0 || top == PEAK_GRID {
+        return None;
+    }
+    // Every interior local maximum of the grid is refined: a sharp peak between two grid
+    // points may sample lower than a broader one elsewhere and still be the taller.
+    let amps: Vec<f64> = points.iter().map(|p| am(&p.0)).collect();
+    let maxima: Vec<usize> = (1..PEAK_GRID)
+        .filter(|&i| amps[i] >= amps[i - 1] && amps[i] >= amps[i + 1])
+        .collect();
+    for i in maxima {
+        let bracket = (points[i - 1].1, points[i + 1].1);
+        let refined = golden(&solve, am, bracket, &points[i].0, PEAK_BRACKET * (hi - lo))?;
+        points.extend(refined);
+    }
+    points.sort_by(|x, y| x.1.total_cmp(&y.1));
+    let top = top_of(&points, am);
+    Some((points, top))
+}
+
+/// Golden sections of `(a, b)` down to `width` for the largest `am` (unimodal there), one
+/// new solve per section, each from its neighbour's solution (`near` for the first two);
+/// every point solved.
+fn golden(
+    solve: &impl Fn(Option<&DVector<f64>>, f64) -> Option<(DVector<f64>, f64)>,
+    am: &impl Fn(&DVector<f64>) -> f64,
+    (mut a, mut b): (f64, f64),
+    near: &DVector<f64>,
+    width: f64,
+) -> Option<Vec<(DVector<f64>, f64)>> {
+    let ratio = 0.5 * (5f64.sqrt() - 1.0);
+    let mut pc = solve(Some(near), b - ratio * (b - a))?;
+    let mut pd = solve(Some(near), a + ratio * (b - a))?;
+    let mut out = Vec::new();
+    while (b - a).abs() > width.abs() {
+        if am(&pc.0) >= am(&pd.0) {
+            b = pd.1;
+            let next = solve(Some(&pc.0), b - ratio * (b - a))?;
+            out.push(std::mem::replace(&mut pd, std::mem::replace(&mut pc, next)));
+        } else {
+            a = pc.1;
+            let next = solve(Some(&pd.0), a + ratio * (b - a))?;
+            out.push(std::mem::replace(&mut pc, std::mem::replace(&mut pd, next)));
+        }
+    }
+    out.push(pc);
+    out.push(pd);
+    Some(out)
+}
+
+/// The index of the largest `am` among `points` (0 when empty).
+fn top_of(points: &[(DVector<f64>, f64)], am: &impl Fn(&DVector<f64>) -> f64) -> usize {
+    (0..points.len())
+        .max_by(|&a, &b| am(&points[a].0).total_cmp(&am(&points[b].0)))
+        .unwrap_or(0)
+}
+
 /// The index of the largest `Am` of the monitored DOF; `PeakAtEdge` when it is the first or
 /// last point (the window does not hold the peak).
 pub(super) fn peak(
@@ -89,7 +240,16 @@ pub(super) fn peak(
     points: &[(DVector<f64>, f64)],
     level: f64,
 ) -> Result<usize, BackboneError> {
-    let am = |i: usize| amplitude(f.hb, &points[i].0, f.monitored);
+    peak_by(points, level, |q| amplitude(f.hb, q, f.monitored))
+}
+
+/// `peak` with the amplitude `am` of a point's coefficients (of a condensed form too).
+pub(super) fn peak_by(
+    points: &[(DVector<f64>, f64)],
+    level: f64,
+    am: impl Fn(&DVector<f64>) -> f64,
+) -> Result<usize, BackboneError> {
+    let am = |i: usize| am(&points[i].0);
     let i = (0..points.len())
         .max_by(|&a, &b| am(a).total_cmp(&am(b)))
         .ok_or(BackboneError::Start {

@@ -40,12 +40,17 @@ enum Back {
 /// (`Balance::modes`).
 #[derive(Clone)]
 pub(super) struct Modes {
-    phi: DMatrix<f64>,
-    omega2: Vec<f64>,
-    damping: Vec<f64>,
+    pub(super) phi: DMatrix<f64>,
+    pub(super) omega2: Vec<f64>,
+    pub(super) damping: Vec<f64>,
 }
 
 impl Modes {
+    /// The balance's modes, computed on first use (`Balance::modes`); `None` as `new`.
+    pub(super) fn of(hb: &Balance) -> Option<Modes> {
+        hb.modes.get_or_init(|| Modes::new(hb)).clone()
+    }
+
     /// `None` unless `C` is diagonal in the modes (off-diagonal terms below
     /// `MODAL_COUPLING_TOL` of the largest modal damping) and no mode is rigid (the static
     /// block would be singular).
@@ -102,7 +107,7 @@ impl Modal {
             phi,
             omega2,
             damping,
-        } = hb.modes.get_or_init(|| Modes::new(hb)).clone()?;
+        } = Modes::of(hb)?;
         let n = hb.dofs();
         let f = hb.excitation();
         let loads = DMatrix::from_fn(phi.ncols(), hb.aft.width(), |r, p| {

@@ -17,7 +17,8 @@
 //! acts on the harmonics only (no static component, as in the paper). `hessian.rs` gives the
 //! second derivatives of the nonlinear forces as products `∂(J_nlᵀλ)/∂Q` (eqs. 44–63; the
 //! friction element's in `friction_hessian.rs`) for the backbone's ridge method. `condense.rs`
-//! reduces the balance onto the nonlinear DOFs; `tolerances.rs` names every tolerance of the
+//! reduces the balance onto the nonlinear DOFs, `receptance.rs` states it in receptance form
+//! on kept DOFs with the receptance's ω-derivatives (the backbone's condensed ridge); `tolerances.rs` names every tolerance of the
 //! backend.
 
 pub(crate) mod aft;
@@ -30,6 +31,7 @@ pub(crate) mod gap;
 mod hessian;
 mod hill;
 mod linear;
+mod receptance;
 mod start;
 mod states;
 mod tolerances;
@@ -40,4 +42,5 @@ pub use balance::{Balance, GapMethod, HbError};
 pub use condense::Condensed;
 pub use hill::{grows, Hill, Unstable};
 pub use linear::Operator;
+pub use receptance::Receptance;
 pub use states::ElementState;
