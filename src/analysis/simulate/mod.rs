@@ -83,19 +83,34 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     };
     match outcome {
         Ok(traj) => Ok(reported(&traj)),
-        Err(failed) => {
-            let message = format!("simulate of `{}`: {}", model.name, failed.error);
-            let mut partial = reported(&failed.partial);
-            partial.summary.insert("failed".into(), json!(message));
-            partial.warnings.push(format!(
-                "{message}; the results cover the run up to the failure"
-            ));
-            let error = AnalysisError::Numerical { message, at: a.span, help: "loosen rtol/atol, lower max_step, or check the model's stiffness and masses; the partial results are written".into() };
-            Err(Partial {
-                error,
-                results: Some(Box::new(partial)),
-            })
-        }
+        Err(failed) => Err(failed_run(
+            reported(&failed.partial),
+            format!("simulate of `{}`: {}", model.name, failed.error),
+            a.span,
+            "loosen rtol/atol, lower max_step, or check the model's stiffness and masses; the partial results are written",
+        )),
+    }
+}
+
+/// A run that failed part-way: its results up to the failure, marked as such, with the
+/// error (exit code 2 keeps them).
+pub(super) fn failed_run(
+    mut partial: Results,
+    message: String,
+    at: crate::span::Span,
+    help: &str,
+) -> Partial {
+    partial.summary.insert("failed".into(), json!(message));
+    partial.warnings.push(format!(
+        "{message}; the results cover the run up to the failure"
+    ));
+    Partial {
+        error: AnalysisError::Numerical {
+            message,
+            at,
+            help: help.into(),
+        },
+        results: Some(Box::new(partial)),
     }
 }
 

@@ -89,22 +89,12 @@ pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<R
     };
     match outcome {
         Ok(run) => Ok(report(&run)),
-        Err(failed) => {
-            let message = format!("simulate of `{}`: {}", model.name, failed.error);
-            let mut partial = report(&failed.partial);
-            partial.summary.insert("failed".into(), json!(message));
-            partial.warnings.push(format!(
-                "{message}; the results cover the run up to the failure"
-            ));
-            Err(Partial {
-                error: AnalysisError::Numerical {
-                    message,
-                    at: a.span,
-                    help: "loosen rtol/atol or lower max_step; a degenerate pose (joint axes aligned, a redundant loop) cannot be integrated; the partial results are written".into(),
-                },
-                results: Some(Box::new(partial)),
-            })
-        }
+        Err(failed) => Err(super::failed_run(
+            report(&failed.partial),
+            format!("simulate of `{}`: {}", model.name, failed.error),
+            a.span,
+            "loosen rtol/atol or lower max_step; a degenerate pose (joint axes aligned, a redundant loop) cannot be integrated; the partial results are written",
+        )),
     }
 }
 
