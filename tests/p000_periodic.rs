@@ -396,3 +396,101 @@ fn budd_dux_switches_onto_the_doubled_branch() {
         "{doubled}"
     );
 }
+
+/// Paper 000, Sect. 5.1 (Fig. 15): the smoothed branch's amplitudes are larger than the exact
+/// ones, most where the orbit grazes the clearance — there the smoothing error reaches the
+/// orbit, within the radius of influence (Sect. 3.3: R_i = 0.0017 for δ = 1500). Measured on
+/// Ω = 1.262..1.29 around the second grazing (Ω = 1.27284): smoothed − exact ≈ 1e-14 well
+/// inside the clearance, 1.3e-4 just past the grazing, 5e-5 at Ω = 1.29; the harmonic balance
+/// (H = 25) within 4e-5 of the exact branch.
+#[test]
+fn smoothed_branch_exceeds_the_exact_one_near_grazing() {
+    let text = format!(
+        "import \"{}/models/seed0/two_mass_freeplay.nsd\"\n\
+         continue periodic two_mass_freeplay as cmp {{ param = Omega in 1.262..1.29, start = harmonic_balance,\n\
+           compare = (two_mass_freeplay_sigmoid, harmonic_balance) }}\n",
+        common::root().display()
+    );
+    let v = common::run_json(&text, "periodic_compare", &[]);
+    let summary = &v[0]["summary"];
+    let dir = common::root().join("target/test-out/periodic_compare/cmp");
+    let (header, rows) = common::read_csv(&dir.join("data.csv"));
+    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let (p, a, point) = (col("Omega"), col("max|m1.x|"), col("point"));
+    // Branch points only (special points repeat located orbits; their `point` is text).
+    let exact: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r[0] == 0.0 && r[point].is_nan() && (1.262..=1.29).contains(&r[p]))
+        .map(|r| (r[p], r[a]))
+        .collect();
+    let compared = std::fs::read_to_string(dir.join("compare.csv")).expect("compare.csv");
+    let curve = |key: &str| -> Vec<(f64, f64)> {
+        compared
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|c| c[0] == key)
+            .map(|c| (c[1].parse().expect("Ω"), c[2].parse().expect("A")))
+            .collect()
+    };
+    let (smooth, hb) = (
+        curve("two_mass_freeplay_sigmoid"),
+        curve("harmonic_balance"),
+    );
+    assert!(smooth.len() > 20 && hb.len() > 10, "{compared}");
+    // The curve's value at Ω (no fold in this range: one crossing).
+    let at = |c: &[(f64, f64)], w: f64| -> f64 {
+        c.windows(2)
+            .find(|s| s[0].0.min(s[1].0) <= w && w <= s[0].0.max(s[1].0))
+            .map(|s| s[0].1 + (s[1].1 - s[0].1) * (w - s[0].0) / (s[1].0 - s[0].0))
+            .expect("inside the compared branch")
+    };
+    let graze = summary["grazings"][0]["Omega"].as_f64().expect("a grazing");
+    assert!((graze - 1.27284).abs() < 1e-4, "{summary}");
+    let mut near = 0.0f64;
+    for &(w, amp) in &exact {
+        let d = at(&smooth, w) - amp;
+        assert!(d > -1e-9, "smoothed below exact at Ω = {w}: {d:e}");
+        if amp > 0.05 {
+            assert!(
+                d > 1e-5,
+                "in contact the smoothed orbit is larger: Ω = {w}, {d:e}"
+            );
+        }
+        if (graze..graze + 0.004).contains(&w) {
+            near = near.max(d);
+        }
+        let e = (at(&hb, w) - amp).abs();
+        assert!(e < 1e-4, "harmonic balance at Ω = {w}: {e:e}");
+    }
+    let (w_end, a_end) = *exact.last().expect("points");
+    let far = at(&smooth, w_end) - a_end;
+    println!("near grazing {near:e}, at Ω = {w_end}: {far:e}");
+    assert!(
+        near > 2.0 * far,
+        "largest near grazing: {near:e} vs {far:e}"
+    );
+    let r = summary["radius_of_influence"][0]["radius"]
+        .as_f64()
+        .expect("R_i");
+    assert!((r - 0.0017).abs() < 5e-5, "R_i = {r} (paper: 0.0017)");
+    assert!(dir.join("periodic.svg").exists() && dir.join("periodic.png").exists());
+}
+
+/// `compare` names models of the program (or `harmonic_balance`): an unknown name is a coded
+/// diagnostic at its place, before anything is integrated.
+#[test]
+fn compare_refuses_an_unknown_model() {
+    let text = format!(
+        "import \"{}/models/seed0/two_mass_freeplay.nsd\"\n\
+         continue periodic two_mass_freeplay as cmp {{ param = Omega in 1.2..1.3, compare = (two_mass_freeplay_sigmod) }}\n",
+        common::root().display()
+    );
+    let (code, _, stderr, _) = common::run_text(&text, "periodic_compare_unknown", &[]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("nsd::analysis::bad_option")
+            && stderr.contains("no model `two_mass_freeplay_sigmod`"),
+        "{stderr}"
+    );
+}

@@ -12,13 +12,17 @@ use std::path::Path;
 const SIZE: (u32, u32) = (800, 500);
 const FONT: &[u8] = include_bytes!("font/DejaVuSans.ttf");
 
-const COLORS: [RGBColor; 6] = [
+const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
     RGBColor(148, 103, 189),
     RGBColor(255, 127, 14),
     RGBColor(23, 190, 207),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
 ];
 
 /// Registers the embedded font as plotters' `sans-serif` (once per process).
@@ -112,7 +116,13 @@ fn draw<DB: DrawingBackend>(
                 });
         }
     }
-    for (i, s) in p.series.iter().enumerate() {
+    let mut families: Vec<&str> = Vec::new();
+    for s in &p.series {
+        let f = family(&s.label);
+        let i = families.iter().position(|g| *g == f).unwrap_or_else(|| {
+            families.push(f);
+            families.len() - 1
+        });
         let color = COLORS[i % COLORS.len()];
         let xy = s.x.iter().zip(&s.y).map(|(x, y)| (*x, *y));
         let legend = move |(x, y): (i32, i32)| {
@@ -162,6 +172,15 @@ fn draw<DB: DrawingBackend>(
     }
     root.present().map_err(|e| e.to_string())?;
     Ok(())
+}
+
+/// The branch a series belongs to: `X, stable` and `X, unstable` (or `stable` and
+/// `unstable`) are one branch, drawn in one colour — the dash tells its parts apart.
+fn family(label: &str) -> &str {
+    label
+        .strip_suffix("unstable")
+        .or_else(|| label.strip_suffix("stable"))
+        .map_or(label, |f| f.trim_end_matches(", "))
 }
 
 /// A line of more points than the picture can show, thinned for drawing (the CSV keeps them

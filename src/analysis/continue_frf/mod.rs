@@ -232,15 +232,13 @@ fn read_options(
     let number = |key: &str, default: f64| {
         opts.positive(key, crate::lang::units::Dim::NONE, default, "0.01")
     };
-    let width = (hi - lo).abs();
+    let default = default_settings((lo, hi));
     let settings = Settings {
-        range: (lo, hi),
-        step: number("step", width / STEP_DIVISOR)?,
-        min_step: number("min_step", width * MIN_STEP_FRACTION)?,
-        max_step: number("max_step", width / MAX_STEP_DIVISOR)?,
-        max_points: opts.count("max_points", 2)?.unwrap_or(DEFAULT_MAX_POINTS),
-        tol: CORRECTOR_TOL,
-        scale: Scale::UNIT,
+        step: number("step", default.step)?,
+        min_step: number("min_step", default.min_step)?,
+        max_step: number("max_step", default.max_step)?,
+        max_points: opts.count("max_points", 2)?.unwrap_or(default.max_points),
+        ..default
     };
     let level = number("excitation", 1.0)?;
     Ok(Frf {
@@ -362,6 +360,52 @@ fn settings(frf: &Frf, watched: &str, condensed: bool) -> Map<String, Value> {
         json!("harmonic balance (AFT), pseudo-arclength continuation, Hill stability"),
     );
     s
+}
+
+/// The continuation's settings over `range` when no option changes them.
+fn default_settings(range: (f64, f64)) -> Settings {
+    let width = (range.1 - range.0).abs();
+    Settings {
+        range,
+        step: width / STEP_DIVISOR,
+        min_step: width * MIN_STEP_FRACTION,
+        max_step: width / MAX_STEP_DIVISOR,
+        max_points: DEFAULT_MAX_POINTS,
+        tol: CORRECTOR_TOL,
+        scale: Scale::UNIT,
+    }
+}
+
+/// DOF `dof`'s largest excursion over the period along the harmonic-balance branch of `sys`
+/// over the excitation frequency `range`, with `harmonics` harmonics, default settings and no
+/// stability: the curve `continue periodic` overlays (`compare = harmonic_balance`). A branch
+/// that stops early gives the points up to there.
+pub(crate) fn excursion_curve(
+    sys: &System,
+    harmonics: usize,
+    range: (f64, f64),
+    dof: usize,
+) -> Result<Vec<(f64, f64)>, String> {
+    let hb = Balance::new(sys, harmonics, default_samples(harmonics)).map_err(|e| e.to_string())?;
+    // Ten times the default point density: the curve is drawn over a shooting branch.
+    let settings = Settings {
+        max_step: (range.1 - range.0).abs() / (10.0 * MAX_STEP_DIVISOR),
+        ..default_settings(range)
+    };
+    let branch = branch::continued(&hb, true, &settings)
+        .curve
+        .map_err(|e| e.to_string())?;
+    let reading = Reading {
+        hb: &hb,
+        basis: None,
+        reported: &[dof],
+        watched: dof,
+        harmonics,
+        hill: None,
+        range,
+        tol: settings.tol,
+    };
+    Ok(reading.tabulate(&branch.points).watched_curve)
 }
 
 /// The default samples per period for `h` harmonics: the power of two ≥ 8h + 8.

@@ -9,12 +9,14 @@
 //! orbit from the harmonic balance at the range's start, `harmonics` of them, 25: the orbit
 //! a `continue frf` of the model follows, stable or not), `events = exact | smooth` (the smoothed gaps of the model), `rtol`,
 //! `atol` (1e-10), `step`, `min_step`, `max_step`, `max_points`, `dof` (the plotted DOF,
-//! default the excited one). Writes `data.csv` (parameter, period, each DOF's largest
-//! excursion, stability, the multipliers, the switches per orbit and their signature, the
-//! special points) and `periodic.svg`.
+//! default the excited one), `compare` (other branches drawn under it). Writes `data.csv`
+//! (parameter, period, each DOF's largest excursion, stability, the multipliers, the switches
+//! per orbit and their signature, the special points) and `periodic.svg`.
 //!
-//! `report.rs` reads the branch point by point and locates the bifurcations and grazings.
+//! `report.rs` reads the branch point by point and locates the bifurcations and grazings;
+//! `compare.rs` traces and draws the compared branches.
 
+mod compare;
 mod report;
 
 use report::Part;
@@ -34,8 +36,9 @@ use crate::solve::periodic::shooting::Shooting;
 use crate::solve::poincare::forcing_period;
 
 /// The options of `continue periodic`.
-pub(super) const OPTIONS: [&str; 15] = [
+pub(super) const OPTIONS: [&str; 16] = [
     "param",
+    "compare",
     "start",
     "harmonics",
     "periods",
@@ -87,6 +90,7 @@ const MAX_RESTARTS: usize = 10;
 const CORRECTOR_TOL_FACTOR: f64 = 100.0;
 
 /// What `continue periodic` was asked.
+#[derive(Clone)]
 struct Request {
     param: String,
     settings: Settings,
@@ -95,6 +99,8 @@ struct Request {
     y0: Vec<f64>,
     /// Harmonics of a harmonic-balance start (`start = harmonic_balance`).
     hb_start: Option<usize>,
+    /// Harmonics of the harmonic balance (the start's, and the compared branch's).
+    harmonics: usize,
     smooth_only: bool,
     tol: Tolerances,
     plotted: usize,
@@ -125,12 +131,12 @@ fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Request, AnalysisEr
         tol: CORRECTOR_TOL_FACTOR * rtol.max(atol),
         scale: Scale::UNIT,
     };
+    let harmonics = opts
+        .count("harmonics", 1)?
+        .unwrap_or(DEFAULT_START_HARMONICS);
     let hb_start = (opts.choice("start", &["rest", "harmonic_balance"])?
         == Some("harmonic_balance"))
-    .then_some(
-        opts.count("harmonics", 1)?
-            .unwrap_or(DEFAULT_START_HARMONICS),
-    );
+    .then_some(harmonics);
     let transient = if hb_start.is_some() {
         0
     } else {
@@ -142,6 +148,7 @@ fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Request, AnalysisEr
         periods: opts.count("periods", 1)?.unwrap_or(1),
         transient: opts.count("transient", 0)?.unwrap_or(transient),
         hb_start,
+        harmonics,
         y0: super::options::initial_state(&opts, model, sys)?,
         smooth_only: opts.choice("events", &["exact", "smooth"])? == Some("smooth"),
         tol: Tolerances {
@@ -161,66 +168,109 @@ pub fn run(
     sys: &System,
 ) -> Result<super::results::Results, Partial> {
     let req = read(a, model, sys)?;
-    let unsupported = |e: String| {
-        AnalysisError::Unsupported {
-        message: format!("continue periodic of `{}`: {e}", model.name),
-        at: a.span,
-        help: "shooting integrates the model as `simulate` does (gaps, rigid stops, Coulomb contacts, polynomial springs); Jenkins elements and 2-D friction contacts follow".into(),
-    }
-    };
-    let system_at = |p: f64| super::system_at(prog, &model.name, overrides, &req.param, p);
-    let p0 = req.settings.range.0;
-    let start_sys = system_at(p0).map_err(unsupported)?;
-    let period = forcing_period(&start_sys).ok_or_else(|| AnalysisError::BadOption {
-        name: "param".into(),
-        reason: format!("`{}` has no harmonic forcing", model.name),
-        at: a.span,
-        help: "periodic orbits of a forced system: give it a load `Q * cos(Omega * t)`".into(),
-    })?;
+    let compared = compare::read(a, model, prog, sys, &req)?;
     let started = std::time::Instant::now();
-    // The start: the harmonic-balance orbit or the given state, then the transient, which
-    // ends on a forcing phase 0.
-    let y0 = match req.hb_start {
-        Some(h) => hb_state(&start_sys, h).map_err(unsupported)?,
-        None => req.y0.clone(),
+    let traced = Traced {
+        prog,
+        a,
+        overrides,
+        req: &req,
     };
-    let span = (req.transient * req.periods) as f64 * period;
-    let warm =
-        shoot(&start_sys, req.smooth_only, (0.0, span), &y0, &req.tol).map_err(unsupported)?;
-    let x0 = nalgebra::DVector::from_column_slice(warm.end());
-    let shooting = Shooting::new(&system_at, x0.len(), req.periods, req.smooth_only, req.tol);
-    let mut settings = req.settings;
-    settings.scale = Scale {
-        x: x0.amax().max(f64::MIN_POSITIVE),
-        p: p0.abs().max(1.0),
-        r: x0.amax().max(f64::MIN_POSITIVE),
-    };
-    let numerical = |message: String| {
-        AnalysisError::Numerical {
-        message: format!("continue periodic of `{}`: {message}", model.name),
-        at: a.span,
-        help: "start closer to an orbit (`transient`, `x0`, `v0`), lower `step`, or tighten `rtol`/`atol`; the points before are written".into(),
-    }
-    };
-    let first = follow(&shooting, x0, p0, &settings).map_err(|e| {
-        let why = shooting.failure.borrow().clone().unwrap_or_default();
-        numerical(format!("{e} {why}"))
-    })?;
-    let branches = restarted(&shooting, first, &settings);
-    let main = report::read_parts(&shooting, &branches, &req);
-    let mut parts = doubled(&shooting, &main, &settings, &req);
-    parts.insert(0, main);
+    let (parts, stopped) = traced.families(&model.name, req.smooth_only, true)?;
+    let overlays = compare::overlays(&traced, &compared, sys);
     let wall_s = started.elapsed().as_secs_f64();
-    let results = report::results(&parts, &req, model, sys, wall_s);
-    match branches.last().and_then(|b| b.stopped.as_ref()) {
+    let mut results = report::results(&parts, &req, model, sys, wall_s);
+    compare::add(&mut results, &overlays, &req);
+    match stopped {
         None => Ok(results),
-        Some(e) => {
-            let why = shooting.failure.borrow().clone().unwrap_or_default();
-            Err(Partial {
-                error: numerical(format!("{e} {why}")),
-                results: Some(Box::new(results)),
-            })
+        Some(error) => Err(Partial {
+            error,
+            results: Some(Box::new(results)),
+        }),
+    }
+}
+
+/// What a branch of any model of the program is traced with: the analysis's options.
+#[derive(Clone, Copy)]
+struct Traced<'a> {
+    prog: &'a Program,
+    a: &'a Analysis,
+    overrides: &'a [Override],
+    req: &'a Request,
+}
+
+impl Traced<'_> {
+    /// The system of model `name` at parameter value `p`.
+    fn system_at(&self, name: &str, p: f64) -> Result<System, String> {
+        super::system_at(self.prog, name, self.overrides, &self.req.param, p)
+    }
+
+    /// The main branch of model `name` (its parts after each restart read as one) and, with
+    /// `doubling`, the doubled branches born on it; the error that stopped the main branch
+    /// early, if one did (the parts hold the points before it).
+    fn families(
+        &self,
+        name: &str,
+        smooth_only: bool,
+        doubling: bool,
+    ) -> Result<(Vec<Part>, Option<AnalysisError>), AnalysisError> {
+        let (req, a) = (self.req, self.a);
+        let unsupported = |e: String| {
+            AnalysisError::Unsupported {
+            message: format!("continue periodic of `{name}`: {e}"),
+            at: a.span,
+            help: "shooting integrates the model as `simulate` does (gaps, rigid stops, Coulomb contacts, polynomial springs); Jenkins elements and 2-D friction contacts follow".into(),
         }
+        };
+        let system_at = |p: f64| self.system_at(name, p);
+        let p0 = req.settings.range.0;
+        let start_sys = system_at(p0).map_err(unsupported)?;
+        let period = forcing_period(&start_sys).ok_or_else(|| AnalysisError::BadOption {
+            name: "param".into(),
+            reason: format!("`{name}` has no harmonic forcing"),
+            at: a.span,
+            help: "periodic orbits of a forced system: give it a load `Q * cos(Omega * t)`".into(),
+        })?;
+        // The start: the harmonic-balance orbit or the given state, then the transient, which
+        // ends on a forcing phase 0.
+        let y0 = match req.hb_start {
+            Some(h) => hb_state(&start_sys, h).map_err(unsupported)?,
+            None => req.y0.clone(),
+        };
+        let span = (req.transient * req.periods) as f64 * period;
+        let warm =
+            shoot(&start_sys, smooth_only, (0.0, span), &y0, &req.tol).map_err(unsupported)?;
+        let x0 = nalgebra::DVector::from_column_slice(warm.end());
+        let shooting = Shooting::new(&system_at, x0.len(), req.periods, smooth_only, req.tol);
+        let mut settings = req.settings;
+        settings.scale = Scale {
+            x: x0.amax().max(f64::MIN_POSITIVE),
+            p: p0.abs().max(1.0),
+            r: x0.amax().max(f64::MIN_POSITIVE),
+        };
+        let numerical = |message: String| {
+            AnalysisError::Numerical {
+            message: format!("continue periodic of `{name}`: {message}"),
+            at: a.span,
+            help: "start closer to an orbit (`transient`, `x0`, `v0`), lower `step`, or tighten `rtol`/`atol`; the points before are written".into(),
+        }
+        };
+        let why = || shooting.failure.borrow().clone().unwrap_or_default();
+        let first = follow(&shooting, x0, p0, &settings)
+            .map_err(|e| numerical(format!("{e} {}", why())))?;
+        let branches = restarted(&shooting, first, &settings);
+        let main = report::read_parts(&shooting, &branches, req);
+        let mut parts = if doubling {
+            doubled(&shooting, &main, &settings, req)
+        } else {
+            Vec::new()
+        };
+        parts.insert(0, main);
+        let stopped = branches
+            .last()
+            .and_then(|b| b.stopped.as_ref())
+            .map(|e| numerical(format!("{e} {}", why())));
+        Ok((parts, stopped))
     }
 }
 

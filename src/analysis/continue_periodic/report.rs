@@ -281,12 +281,7 @@ pub(super) fn results(
 
 /// The plot's series of family `k`: stable and unstable lines, a marker per special point.
 fn series(k: usize, part: &Part, req: &Request) -> Vec<Series> {
-    let curve: Vec<(f64, f64)> = part
-        .orbits
-        .iter()
-        .map(|o| (o.p, o.excursion[req.plotted]))
-        .collect();
-    let stable: Vec<bool> = part.orbits.iter().map(|o| o.unstable() == 0).collect();
+    let (curve, stable) = curve(part, req.plotted);
     let mut out = curve::plot(
         "",
         String::new(),
@@ -327,8 +322,16 @@ fn series(k: usize, part: &Part, req: &Request) -> Vec<Series> {
     out
 }
 
+/// DOF `dof`'s largest excursion along the family, and the stability of each orbit.
+pub(super) fn curve(part: &Part, dof: usize) -> (Vec<(f64, f64)>, Vec<bool>) {
+    part.orbits
+        .iter()
+        .map(|o| ((o.p, o.excursion[dof]), o.unstable() == 0))
+        .unzip()
+}
+
 /// A family's account in the summary: its points, special points, first and last orbits.
-fn account(part: &Part, req: &Request) -> Map<String, Value> {
+pub(super) fn account(part: &Part, req: &Request) -> Map<String, Value> {
     let mut m = Map::new();
     let param = req.param.as_str();
     let listed = |wanted: &dyn Fn(&str) -> bool| -> Vec<Value> {
