@@ -112,6 +112,13 @@ fn freeplay_monodromy_matches_differences() {
     );
 }
 
+/// Smoothed gaps have no switches: the whole orbit is one segment, whose sensitivity comes
+/// from the exact linearisation (the sigmoid's slope) at 100× the orbit's tolerances.
+#[test]
+fn smoothed_freeplay_monodromy_matches_differences() {
+    check("freeplay_sigmoid", 1.3, &[]);
+}
+
 #[test]
 fn stick_slip_monodromy_matches_differences() {
     check("stick_slip", 0.5, &["dry:slip+>stick", "dry:stick>"]);

@@ -5,7 +5,7 @@
 //! value). The last evaluation is cached: the continuation asks for the residual and the
 //! Jacobian at the same point in turn.
 
-use super::tolerances::PARAM_STEP;
+use super::tolerances::{MONODROMY_MEMO_BYTES, PARAM_STEP};
 use super::{shoot, Shot};
 use crate::model::System;
 use crate::solve::cont::Problem;
@@ -13,6 +13,7 @@ use crate::solve::ode::Tolerances;
 use crate::solve::poincare::forcing_period;
 use nalgebra::{DMatrix, DVector};
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 /// The model's system at a parameter value (the error is the resolver's message).
 pub type SystemAt<'a> = dyn Fn(f64) -> Result<System, String> + 'a;
@@ -27,6 +28,9 @@ pub struct Shooting<'a> {
     pub smooth_only: bool,
     pub tol: Tolerances,
     cache: RefCell<Option<Evaluated>>,
+    /// Every monodromy computed, by its exact point (up to `MONODROMY_MEMO_BYTES`): the
+    /// branch's points are read again after the continuation, which computed each one's.
+    memo: RefCell<HashMap<Key, DMatrix<f64>>>,
     /// The first failure met (an integration error, an unsupported element, a grazing
     /// switch): the continuation sees a non-finite residual and stops there.
     pub failure: RefCell<Option<String>>,
@@ -56,6 +60,7 @@ impl<'a> Shooting<'a> {
             smooth_only,
             tol,
             cache: RefCell::new(None),
+            memo: RefCell::new(HashMap::new()),
             failure: RefCell::new(None),
         }
     }
@@ -130,9 +135,21 @@ impl<'a> Shooting<'a> {
     /// The monodromy at an evaluated point (computed once).
     pub fn monodromy_of(&self, point: &mut Evaluated) -> Result<DMatrix<f64>, String> {
         if point.monodromy.is_none() {
-            let m = point
-                .shot
-                .monodromy(&point.sys, self.smooth_only, &self.tol)?;
+            let key = key(&point.x, point.p);
+            let known = self.memo.borrow().get(&key).cloned();
+            let m = match known {
+                Some(m) => m,
+                None => {
+                    let m = point
+                        .shot
+                        .monodromy(&point.sys, self.smooth_only, &self.tol)?;
+                    let mut memo = self.memo.borrow_mut();
+                    if (memo.len() + 1) * m.len() * 8 <= MONODROMY_MEMO_BYTES {
+                        memo.insert(key, m.clone());
+                    }
+                    m
+                }
+            };
             point.monodromy = Some(m);
         }
         Ok(point.monodromy.clone().expect("computed just above"))
@@ -143,6 +160,13 @@ impl<'a> Shooting<'a> {
         let e = self.evaluate(x, p).map_err(|e| self.fail(e)).ok()?;
         Some(DVector::from_column_slice(e.shot.end()) - x)
     }
+}
+
+/// A point `(x, p)` bit for bit.
+type Key = (u64, Vec<u64>);
+
+fn key(x: &DVector<f64>, p: f64) -> Key {
+    (p.to_bits(), x.iter().map(|v| v.to_bits()).collect())
 }
 
 /// A vector of NaN: the residual of a point that could not be integrated.

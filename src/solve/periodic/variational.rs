@@ -2,25 +2,30 @@
 //! variational equations `Φ' = J_m(t, y) Φ`, `Φ(t₀) = I`, integrated by DOP853 over the
 //! segment in its fixed modes `m` (the hybrid system's state is restored to them first).
 //!
-//! The products `J_m δ` are central differences of the mode's vector field along each column
-//! of `Φ`. Within one mode the piecewise-linear laws (linear gaps in contact or open, rigid
-//! stops, sticking or sliding Coulomb contacts, whose constraint forces are affine in the
-//! state) make `f_m` affine, so the difference is exact up to round-off and `Φ` is the
-//! segment's exact sensitivity to the integration tolerance; for smooth nonlinear laws
-//! (smoothed gaps, polynomial springs) the difference is second-order accurate
+//! The products `J_m Φ` come from the hybrid system's exact linearisation in its current
+//! modes where it has one (`Rhs::tangent`: `J = [[0, I], [−M⁻¹K̃, −M⁻¹C̃]]`, with every
+//! smooth law's tangent — the sigmoid gap's slope of paper 000 eq. 8, polynomial springs,
+//! compliant contacts), with `M` factored once per segment. Where a constraint force acts (a
+//! stuck Coulomb contact, a held stop) or the tangent is not symmetric, they are central
+//! differences of the mode's vector field along each column of `Φ`: within one mode the
+//! piecewise-linear laws make `f_m` affine, so the difference is exact up to round-off
 //! (`JVP_STEP`).
 
-use super::tolerances::{JVP_STEP, MAX_SEGMENT_STEPS, STATE_FLOOR};
+use super::tolerances::{JVP_STEP, MAX_SEGMENT_STEPS, STATE_FLOOR, VARIATIONAL_TOL_FACTOR};
 use crate::solve::ode::dop853::{initial_step, Dop853};
 use crate::solve::ode::step::{Attempt, OneStep, Rhs, StepResult, Trial};
 use crate::solve::ode::tolerances::MIN_STEP;
 use crate::solve::ode::{Hybrid, Tolerances};
-use nalgebra::DMatrix;
+use nalgebra::{Cholesky, DMatrix, Dyn};
 
 /// The augmented right-hand side `[f_m(t, y); J_m Φ]` (Φ column-major after `y`).
 struct Augmented<'a, 's> {
     h: &'a mut Hybrid<'s>,
     n2: usize,
+    /// `M`'s Cholesky factor, from the first tangent (`M` is constant).
+    mass: Option<Cholesky<f64, Dyn>>,
+    /// `K̃ Φₓ + C̃ Φᵥ`, `n × 2n`.
+    force: DMatrix<f64>,
     plus: Vec<f64>,
     minus: Vec<f64>,
     f_plus: Vec<f64>,
@@ -33,6 +38,9 @@ impl Rhs for Augmented<'_, '_> {
         let (y, phi) = z.split_at(n2);
         let (dy, dphi) = dz.split_at_mut(n2);
         self.h.rhs(t, y, dy);
+        if self.linearised(t, y, phi, dphi) {
+            return;
+        }
         let scale = y.iter().fold(STATE_FLOOR, |m, v| m.max(v.abs()));
         for (col, dcol) in phi.chunks(n2).zip(dphi.chunks_mut(n2)) {
             let size = col.iter().fold(0.0, |m: f64, v| m.max(v.abs()));
@@ -54,9 +62,53 @@ impl Rhs for Augmented<'_, '_> {
     }
 }
 
+impl Augmented<'_, '_> {
+    /// `dΦ = J Φ` from the exact linearisation at `(t, y)`; `false` (nothing written) where
+    /// the system has none there.
+    fn linearised(&mut self, t: f64, y: &[f64], phi: &[f64], dphi: &mut [f64]) -> bool {
+        let n = self.n2 / 2;
+        let Some(form) = self.h.tangent(t, y) else {
+            return false;
+        };
+        if self.mass.is_none() {
+            let mut m = DMatrix::zeros(n, n);
+            for (v, (i, j)) in form.m.iter() {
+                m[(i, j)] = *v;
+            }
+            self.mass = m.cholesky();
+        }
+        let Some(mass) = &self.mass else {
+            return false;
+        };
+        self.force.fill(0.0);
+        let (indptr, indices) = (form.m.indptr(), form.m.indices());
+        for (col, phi_col) in phi.chunks(self.n2).enumerate() {
+            let (px, pv) = phi_col.split_at(n);
+            for i in 0..n {
+                let row = indptr.outer_inds_sz(i);
+                self.force[(i, col)] = row
+                    .map(|s| form.k[s] * px[indices[s]] + form.c[s] * pv[indices[s]])
+                    .sum();
+            }
+        }
+        mass.solve_mut(&mut self.force);
+        for (col, (phi_col, d_col)) in phi
+            .chunks(self.n2)
+            .zip(dphi.chunks_mut(self.n2))
+            .enumerate()
+        {
+            d_col[..n].copy_from_slice(&phi_col[n..]);
+            for i in 0..n {
+                d_col[n + i] = -self.force[(i, col)];
+            }
+        }
+        true
+    }
+}
+
 /// The state at `t1` and the sensitivity `∂y(t1)/∂y(t0)` of the segment from `(t0, y0)` in
-/// the hybrid system's current modes, at the tolerances `tol` (on the state and on `Φ`
-/// alike).
+/// the hybrid system's current modes, at `VARIATIONAL_TOL_FACTOR` times the tolerances `tol`
+/// (on the state and on `Φ` alike).
 pub fn segment(
     h: &mut Hybrid,
     (t0, t1): (f64, f64),
@@ -76,6 +128,8 @@ pub fn segment(
     let mut rhs = Augmented {
         h,
         n2,
+        mass: None,
+        force: DMatrix::zeros(n2 / 2, n2),
         plus: vec![0.0; n2],
         minus: vec![0.0; n2],
         f_plus: vec![0.0; n2],
@@ -83,7 +137,8 @@ pub fn segment(
     };
     let tol = Tolerances {
         max_step: tol.max_step.min(t1 - t0),
-        ..*tol
+        rtol: tol.rtol * VARIATIONAL_TOL_FACTOR,
+        atol: tol.atol * VARIATIONAL_TOL_FACTOR,
     };
     let mut f0 = vec![0.0; dim];
     rhs.eval(t0, &z, &mut f0);
