@@ -59,13 +59,27 @@ fn hybrid(sys: &System, smooth_only: bool) -> Result<Hybrid<'_>, String> {
     Ok(h)
 }
 
-/// Integrates `sys` from `y0` at `t0` over `span`, recording the switches.
+/// Integrates `sys` from `y0` at `t0` over `span`, recording the switches, the state sampled
+/// `ORBIT_SAMPLES` times.
 pub fn shoot(
+    sys: &System,
+    smooth_only: bool,
+    span: (f64, f64),
+    y0: &[f64],
+    tol: &Tolerances,
+) -> Result<Shot, String> {
+    shoot_sampled(sys, smooth_only, span, y0, tol, true)
+}
+
+/// `shoot`, the samples left out unless `sampled` (Newton's shots need the end and the
+/// switches only).
+pub fn shoot_sampled(
     sys: &System,
     smooth_only: bool,
     (t0, span): (f64, f64),
     y0: &[f64],
     tol: &Tolerances,
+    sampled: bool,
 ) -> Result<Shot, String> {
     let mut h = hybrid(sys, smooth_only)?;
     h.record_switches = true;
@@ -74,7 +88,11 @@ pub fn shoot(
         t1: t0 + span,
         y0: y0.to_vec(),
         tol: *tol,
-        output: Output::Every(span / ORBIT_SAMPLES as f64),
+        output: if sampled {
+            Output::Every(span / ORBIT_SAMPLES as f64)
+        } else {
+            Output::At(Vec::new())
+        },
         method: Method::Auto,
     };
     let traj = integrate(&mut h, &cfg, &mut |_| {}).map_err(|f| f.error.to_string())?;

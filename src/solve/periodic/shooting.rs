@@ -6,7 +6,7 @@
 //! Jacobian at the same point in turn.
 
 use super::tolerances::{MONODROMY_MEMO_BYTES, PARAM_STEP};
-use super::{shoot, Shot};
+use super::{shoot_sampled, Shot};
 use crate::model::System;
 use crate::solve::cont::Problem;
 use crate::solve::ode::Tolerances;
@@ -80,12 +80,13 @@ impl<'a> Shooting<'a> {
     /// period returns there), `None` if it cannot be integrated.
     pub fn half_period_map(&self, x: &DVector<f64>, p: f64) -> Option<DVector<f64>> {
         let (sys, span) = self.system_and_span(p).ok()?;
-        let shot = shoot(
+        let shot = shoot_sampled(
             &sys,
             self.smooth_only,
             (0.0, span / 2.0),
             x.as_slice(),
             &self.tol,
+            false,
         )
         .ok()?;
         Some(DVector::from_column_slice(shot.end()))
@@ -98,10 +99,27 @@ impl<'a> Shooting<'a> {
         Ok((sys, self.periods as f64 * period))
     }
 
-    /// The orbit through `x` at `p` integrated over one span.
+    /// The orbit through `x` at `p` integrated over one span, sampled.
     pub fn evaluate(&self, x: &DVector<f64>, p: f64) -> Result<Evaluated, String> {
+        self.evaluate_sampled(x, p, true)
+    }
+
+    /// The orbit through `x` at `p`, sampled or not (Newton needs its end and switches).
+    fn evaluate_sampled(
+        &self,
+        x: &DVector<f64>,
+        p: f64,
+        sampled: bool,
+    ) -> Result<Evaluated, String> {
         let (sys, span) = self.system_and_span(p)?;
-        let shot = shoot(&sys, self.smooth_only, (0.0, span), x.as_slice(), &self.tol)?;
+        let shot = shoot_sampled(
+            &sys,
+            self.smooth_only,
+            (0.0, span),
+            x.as_slice(),
+            &self.tol,
+            sampled,
+        )?;
         Ok(Evaluated {
             x: x.clone(),
             p,
@@ -122,7 +140,10 @@ impl<'a> Shooting<'a> {
         let mut cache = self.cache.borrow_mut();
         let hit = cache.as_ref().is_some_and(|e| e.p == p && &e.x == x);
         if !hit {
-            *cache = self.evaluate(x, p).map_err(|e| self.fail(e)).ok();
+            *cache = self
+                .evaluate_sampled(x, p, false)
+                .map_err(|e| self.fail(e))
+                .ok();
         }
         let point = cache.as_mut()?;
         f(self, point).map_err(|e| self.fail(e)).ok()
@@ -157,7 +178,10 @@ impl<'a> Shooting<'a> {
 
     /// The residual at `x` through a fresh shot (not cached).
     fn residual_uncached(&self, x: &DVector<f64>, p: f64) -> Option<DVector<f64>> {
-        let e = self.evaluate(x, p).map_err(|e| self.fail(e)).ok()?;
+        let e = self
+            .evaluate_sampled(x, p, false)
+            .map_err(|e| self.fail(e))
+            .ok()?;
         Some(DVector::from_column_slice(e.shot.end()) - x)
     }
 }
