@@ -501,3 +501,22 @@ fn compare_refuses_an_unknown_model() {
         "{stderr}"
     );
 }
+
+/// Shooting a 1,000-DOF model would integrate 4e6 sensitivities per orbit: refused at once,
+/// pointing at `continue frf`, instead of running for hours.
+#[test]
+fn a_thousand_dof_model_is_refused_at_once() {
+    let text = "import \"chain.nsd\"\n\
+        model big {\n  param n = 1000, Omega = 1.3\n  use chain as c(n = n, m = 1 / n, k = n)\n\
+          gap stop: c.x[n] -- ground { clearance = 0.05, sides = both, law = linear(10 * n) }\n\
+          force c.x[n] = 0.1 * cos(Omega * t)\n}\n\
+        continue periodic big as big { param = Omega in 1.2..1.3 }\n";
+    let started = std::time::Instant::now();
+    let (code, _, stderr, _) = common::run_text(text, "periodic_too_big", &[]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("nsd::analysis::unsupported") && stderr.contains("continue frf"),
+        "{stderr}"
+    );
+    assert!(started.elapsed().as_secs_f64() < 5.0, "refused before integrating");
+}

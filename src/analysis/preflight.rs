@@ -38,6 +38,9 @@ const REDUCED_MATRICES: f64 = 8.0;
 /// copy, the LU factors, the Hessian product's block).
 const BACKBONE_MATRICES: f64 = 4.0;
 
+/// Most DOFs `continue periodic` shoots (`continue_periodic`).
+const MAX_SHOOTING_DOFS: usize = 50;
+
 /// An entry of `C − αM − βK` below this fraction of the largest of C, M and K (each scaled
 /// by its coefficient) counts as zero: the damping is proportional (dimensionless).
 const PROPORTIONAL_TOL: f64 = 1e-12;
@@ -49,6 +52,7 @@ pub fn check(a: &Analysis, model: &Model, sys: &System) -> Result<(), AnalysisEr
         AnalysisKind::ContinueFrf => continue_frf(&opts, model, sys),
         AnalysisKind::ContinueBackbone => continue_backbone(&opts, sys),
         AnalysisKind::SweepRegimes => sweep_regimes(&opts, model),
+        AnalysisKind::ContinuePeriodic => continue_periodic(&opts, model, sys),
         _ => Ok(()),
     }
 }
@@ -139,6 +143,30 @@ fn continue_backbone(opts: &OptionReader, sys: &System) -> Result<(), AnalysisEr
         ),
         "backbones are not condensed onto the contact DOFs yet: lower `harmonics` or solve a smaller model",
     ))
+}
+
+/// `continue periodic` integrates the monodromy's `(2n)²` sensitivities with every orbit, at
+/// a cost per orbit near `(2n)²` times the model's own: beyond `MAX_SHOOTING_DOFS` DOFs a
+/// branch takes hours (a 10-mass chain with a stop: 0.5 s per point; 50 masses: over a
+/// minute), so it is refused at once with the way that scales.
+fn continue_periodic(
+    opts: &OptionReader,
+    model: &Model,
+    sys: &System,
+) -> Result<(), AnalysisError> {
+    let n = sys.n();
+    if n <= MAX_SHOOTING_DOFS {
+        return Ok(());
+    }
+    Err(AnalysisError::Unsupported {
+        message: format!(
+            "continue periodic of `{}`: shooting integrates (2n)² = {} sensitivities with every orbit of this {n}-DOF model; the limit is {MAX_SHOOTING_DOFS} DOFs",
+            model.name,
+            4 * n * n
+        ),
+        at: opts.statement_span(),
+        help: "for large models use `continue frf` (harmonic balance condensed onto the contact DOFs, Hill stability, `reduce = modes(m)`)".into(),
+    })
 }
 
 /// The memory of `continue frf` against `MAX_REQUEST_BYTES`: the sampled bases, then the
