@@ -24,11 +24,15 @@
 //! Numerical Solution of Differential-Algebraic Systems by Runge–Kutta Methods*, LNM 1409,
 //! 1989 (projection).
 
+mod clearance;
+mod contact;
 mod dynamics;
+mod events;
 mod integrate;
 mod joints;
 mod kinematics;
 mod tolerances;
 
+pub use contact::{Contact, Load, Modes};
 pub use dynamics::{BodyState, Degenerate, Mechanism};
 pub use integrate::{integrate, Failed, Run, RunError, Settings};
