@@ -6,8 +6,10 @@
 //! at(t1, t2, …)`. Writes `trajectory.csv` (per body: position, Euler parameters, rotation
 //! vector, velocity, global angular velocity), `energy.csv` (kinetic, potential, total energy
 //! and the constraint violations `|Φ|`, `|Φ_q q̇|`), `reactions.csv` (per joint: force and
-//! moment on its second body), `positions.svg` and `energy.svg`. Joints with a clearance are
-//! refused for now (`nsd::analysis::unsupported`).
+//! moment on its second body), `positions.svg` and `energy.svg`, and with clearance joints
+//! `contacts.csv` (per contact point: gap, normal force, friction force). Clearance joints
+//! need a compliant `law` (a rigid `impact` is refused: `nsd::analysis::unsupported`), and
+//! spherical and fixed joints have no clearance model yet.
 
 use super::super::diagnostics::{AnalysisError, Partial};
 use super::super::options::OptionReader;
@@ -15,6 +17,7 @@ use super::super::results::{Cell, Plot, Results, Series, Table};
 use super::super::tolerances::integrator_tolerances;
 use crate::lang::ast::Analysis;
 use crate::lang::units::Dim;
+use crate::model::flat::{ContactLaw, JointKind};
 use crate::model::system::Multibody;
 use crate::model::Model;
 use crate::solve::multibody::{integrate, Mechanism, Run, Settings};
@@ -73,7 +76,7 @@ pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<R
     meta.insert("rtol".into(), json!(settings.tol.rtol));
     meta.insert("atol".into(), json!(settings.tol.atol));
     meta.insert("max_step".into(), json!(settings.tol.max_step));
-    meta.insert("method".into(), json!("events: DOP853 on the index-1 Newton–Euler equations, coordinate projection onto the joints after every step"));
+    meta.insert("method".into(), json!("events: DOP853 on the index-1 Newton–Euler equations, coordinate projection onto the joints after every step, clearance contacts switched at events"));
     let outcome = integrate(&mech, y0, &settings, &mut |_| {});
     let report = |run: &Run| Results {
         name: String::new(),
@@ -98,23 +101,27 @@ pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<R
     }
 }
 
-/// Joints with a radial or axial clearance need the contact backends, which follow.
+/// Clearance joints the `events` backend cannot integrate: a rigid `impact` law (its
+/// impacts are not built in this backend), a spherical or fixed joint (no gap model), a
+/// prismatic joint of zero length (its two vertex rings coincide and leave the tilt free).
 fn refuse_clearances(a: &Analysis, model: &Model, mb: &Multibody) -> Result<(), AnalysisError> {
-    let clearance = mb
-        .joints
-        .iter()
-        .find(|(_, j, _, _)| j.radial_clearance.is_some() || j.axial_clearance.is_some());
-    match clearance {
-        None => Ok(()),
-        Some((name, ..)) => Err(AnalysisError::Unsupported {
-            message: format!(
-                "simulate of `{}`: joint `{name}` has a clearance; clearance joints follow",
-                model.name
-            ),
+    for (name, j, ..) in &mb.joints {
+        if j.radial_clearance.is_none() && j.axial_clearance.is_none() {
+            continue;
+        }
+        let why = match (&j.kind, j.law) {
+            (_, ContactLaw::Impact { .. }) => "has a clearance with a rigid `impact` law, which the `events` backend does not integrate yet",
+            (JointKind::Spherical | JointKind::Fixed, _) => "is a spherical or fixed joint with a clearance, which has no gap model yet",
+            (JointKind::Prismatic { .. }, _) if j.length == 0.0 => "is a prismatic joint with a clearance but no `length` (its slider needs two vertex rings)",
+            _ => continue,
+        };
+        return Err(AnalysisError::Unsupported {
+            message: format!("simulate of `{}`: joint `{name}` {why}", model.name),
             at: a.span,
-            help: format!("this version integrates ideal joints only: drop `clearance` and `axial_clearance` from `{name}` to simulate it as an ideal joint"),
-        }),
+            help: format!("give `{name}` a compliant law (`law = hunt_crossley(k = 1e9, e = 0.5)`, `linear(k)`, `hertz(k)`, …) and, for a prismatic joint, a `length`; or drop its clearance to simulate it as an ideal joint"),
+        });
     }
+    Ok(())
 }
 
 /// The options as the backend's `Settings`.
@@ -152,7 +159,8 @@ fn read_options(a: &Analysis, model: &Model, mb: &Multibody) -> Result<Settings,
     })
 }
 
-/// `trajectory.csv`, `energy.csv` and (with joints) `reactions.csv`.
+/// `trajectory.csv`, `energy.csv`, (with joints) `reactions.csv` and (with clearance
+/// joints) `contacts.csv`.
 fn tables(mech: &Mechanism, mb: &Multibody, run: &Run) -> Vec<Table> {
     let mut columns = vec!["t [s]".to_string()];
     for (b, _) in &mb.bodies {
@@ -203,7 +211,36 @@ fn tables(mech: &Mechanism, mb: &Multibody, run: &Run) -> Vec<Table> {
     if !mb.joints.is_empty() {
         out.push(reactions_table(mech, mb, run));
     }
+    if !mech.contacts().is_empty() {
+        out.push(contacts_table(mech, run));
+    }
     out
+}
+
+/// `contacts.csv`: per contact point of a clearance joint, the gap (negative: penetration),
+/// the normal force and the magnitude of the friction force.
+fn contacts_table(mech: &Mechanism, run: &Run) -> Table {
+    let mut columns = vec!["t [s]".to_string()];
+    for c in mech.contacts() {
+        for q in ["gap [m]", "normal [N]", "friction [N]"] {
+            columns.push(format!("{}.{q}", c.name));
+        }
+    }
+    let rows = samples(run)
+        .zip(&run.modes)
+        .map(|((t, y), modes)| {
+            let mut row = vec![Cell::Num(t)];
+            for l in mech.loads(y, Some(modes)) {
+                row.extend([l.gap, l.normal, l.friction.norm()].map(Cell::Num));
+            }
+            row
+        })
+        .collect();
+    Table {
+        file: "contacts.csv".into(),
+        columns,
+        rows,
+    }
 }
 
 /// The samples of a run, `(t, y)`.
@@ -223,9 +260,10 @@ fn reactions_table(mech: &Mechanism, mb: &Multibody, run: &Run) -> Table {
         }
     }
     let rows = samples(run)
-        .map(|(t, y)| {
+        .zip(&run.modes)
+        .map(|((t, y), modes)| {
             let mut row = vec![Cell::Num(t)];
-            match mech.reactions(t, y) {
+            match mech.reactions(t, y, modes) {
                 Ok(r) => row.extend(r.iter().flatten().map(|v| Cell::Num(*v))),
                 Err(_) => row.extend((1..columns.len()).map(|_| Cell::Text(String::new()))),
             }
@@ -317,6 +355,9 @@ fn summary(mech: &Mechanism, mb: &Multibody, run: &Run) -> Map<String, Value> {
             json!(change / h0.norm().max(f64::MIN_POSITIVE)),
         );
     }
+    if !mech.contacts().is_empty() {
+        contact_summary(mech, run, &mut s);
+    }
     let mut last = Map::new();
     for (i, (b, _)) in mb.bodies.iter().enumerate() {
         let st = mech.body_state(&run.last.1, i);
@@ -329,4 +370,37 @@ fn summary(mech: &Mechanism, mb: &Multibody, run: &Run) -> Map<String, Value> {
     s.insert("final_time".into(), json!(run.last.0));
     s.insert("final".into(), json!(last));
     s
+}
+
+/// The contact quantities of the summary: the largest penetration (m) and normal force (N)
+/// over the samples, the contacts closed at the end, the switches, the energy dissipated
+/// (J, initial minus final total energy, the contacts' elastic energy included) and the
+/// largest rise of the total energy between samples (J; zero up to the integration error
+/// when nothing feeds energy in).
+fn contact_summary(mech: &Mechanism, run: &Run, s: &mut Map<String, Value>) {
+    let (mut penetration, mut normal) = (0.0_f64, 0.0_f64);
+    for (y, modes) in run.y.iter().zip(&run.modes) {
+        for l in mech.loads(y, Some(modes)) {
+            penetration = penetration.max(-l.gap);
+            normal = normal.max(l.normal);
+        }
+    }
+    let total = |y: &[f64]| {
+        let (k, v) = mech.energy(y);
+        k + v
+    };
+    let energies: Vec<f64> = run.y.iter().map(|y| total(y)).collect();
+    let rise = energies.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
+    s.insert("max_penetration".into(), json!(penetration));
+    s.insert("max_normal_force".into(), json!(normal));
+    s.insert(
+        "contacts_closed".into(),
+        json!(run.last_modes.closed.iter().filter(|c| **c).count()),
+    );
+    s.insert("contact_switches".into(), json!(run.switches));
+    s.insert(
+        "energy_dissipated".into(),
+        json!(total(&run.initial) - total(&run.last.1)),
+    );
+    s.insert("max_energy_rise".into(), json!(rise));
 }

@@ -10,7 +10,9 @@
 //! is the gyroscopic term and `Q_A = [m g + F, s'_F × Aᵀ F]` gravity and the body's constant
 //! force at its body-frame point.
 
-use super::joints::{Geometry, Row, Side};
+use super::clearance::{bilateral, specs};
+use super::contact::{Contact, Modes};
+use super::joints::{Bilateral, Geometry, Row, Side};
 use super::kinematics::{rates, rotation, turned};
 use super::tolerances::{GRAM_CONDITION_MAX, PROJECTION_MAX_ITERATIONS, PROJECTION_TOL};
 use crate::model::system::Multibody;
@@ -40,16 +42,18 @@ struct Body {
 
 /// One joint: its two sides (`None` = ground) and its geometry.
 #[derive(Debug, Clone)]
-struct Joint {
-    sides: [Option<usize>; 2],
-    geometry: Geometry,
+pub(super) struct Joint {
+    pub(super) sides: [Option<usize>; 2],
+    pub(super) geometry: Geometry,
 }
 
 /// The bodies and ideal joints of a `Multibody`, ready to integrate.
 #[derive(Debug, Clone)]
 pub struct Mechanism {
     bodies: Vec<Body>,
-    joints: Vec<Joint>,
+    pub(super) joints: Vec<Joint>,
+    /// The clearance joints' contact points (`contact.rs`).
+    pub(super) contacts: Vec<Contact>,
     gravity: V3,
     /// Constraint rows over all joints.
     rows: usize,
@@ -87,14 +91,34 @@ impl Mechanism {
         let mut mech = Mechanism {
             bodies,
             joints: Vec::new(),
+            contacts: Vec::new(),
             gravity: V3::from(mb.gravity),
             rows: 0,
         };
-        for (_, j, a, b) in &mb.joints {
+        for (name, j, a, b) in &mb.joints {
             let sides = [*a, *b];
             let at = sides.map(|s| mech.side(&y, s));
+            // A clearance of a kind without gaps (spherical, fixed) is refused by the caller;
+            // here it would stay ideal.
+            let clearance = j.radial_clearance.is_some() || j.axial_clearance.is_some();
+            let set = match bilateral(j) {
+                Some(set) if clearance => set,
+                _ => Bilateral::ideal(&j.kind),
+            };
+            if clearance {
+                for (label, spec) in specs(j, [&at[0], &at[1]]) {
+                    mech.contacts.push(Contact {
+                        joint: mech.joints.len(),
+                        name: format!("{name}.{label}"),
+                        spec,
+                        law: j.law,
+                        mu: j.mu,
+                    });
+                }
+            }
             let geometry = Geometry::new(
                 j.kind.clone(),
+                set,
                 V3::from(j.at),
                 V3::from(j.axis),
                 [&at[0], &at[1]],
@@ -122,7 +146,7 @@ impl Mechanism {
     }
 
     /// One side of a joint at the state `y`.
-    fn side(&self, y: &[f64], body: Option<usize>) -> Side {
+    pub(super) fn side(&self, y: &[f64], body: Option<usize>) -> Side {
         let Some(i) = body else {
             return Side::ground();
         };
@@ -200,8 +224,9 @@ impl Mechanism {
         Ok(chol.solve(&b))
     }
 
-    /// The accelerations and multipliers at `(t, y)` (eq. 8 with the joints).
-    pub fn solve(&self, t: f64, y: &[f64]) -> Result<Solved, Degenerate> {
+    /// The accelerations and multipliers at `(t, y)` (eq. 8 with the joints and the contact
+    /// forces of the clearance joints in `modes`).
+    pub fn solve(&self, t: f64, y: &[f64], modes: &Modes) -> Result<Solved, Degenerate> {
         let nb = self.nb();
         let minv = self.mass_inverse();
         // Q_A − S, body by body.
@@ -216,6 +241,7 @@ impl Mechanism {
             f.rows_mut(6 * i, 3).copy_from(&force);
             f.rows_mut(6 * i + 3, 3).copy_from(&torque);
         }
+        self.add_contact_forces(y, modes, &mut f);
         let free = f.component_mul(&minv);
         if self.rows == 0 {
             return Ok(Solved {
@@ -231,9 +257,9 @@ impl Mechanism {
     }
 
     /// The right-hand side `ẏ = [ṙ, ṗ (eq. 9), v̇]`.
-    pub fn rhs(&self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), Degenerate> {
+    pub fn rhs(&self, t: f64, y: &[f64], modes: &Modes, dy: &mut [f64]) -> Result<(), Degenerate> {
         let nb = self.nb();
-        let solved = self.solve(t, y)?;
+        let solved = self.solve(t, y, modes)?;
         for i in 0..nb {
             let (q, v) = self.parts(y, i);
             dy[7 * i..7 * i + 3].copy_from_slice(&v[..3]);
@@ -296,7 +322,8 @@ impl Mechanism {
     }
 
     /// Kinetic and potential energy (J): `½ m|ṙ|² + ½ ω'ᵀJω'`, and `−(m g + F)·r − F·A s'_F`
-    /// (gravity and the constant force are conservative: both are fixed in the global frame).
+    /// (gravity and the constant force are conservative: both are fixed in the global frame)
+    /// plus the elastic energy stored in the clearance contacts.
     pub fn energy(&self, y: &[f64]) -> (f64, f64) {
         let (mut kinetic, mut potential) = (0.0, 0.0);
         for (i, b) in self.bodies.iter().enumerate() {
@@ -308,7 +335,7 @@ impl Mechanism {
             let at = r + rotation(&q[3..]) * b.force_at;
             potential -= b.mass * self.gravity.dot(&r) + b.force.dot(&at);
         }
-        (kinetic, potential)
+        (kinetic, potential + self.contact_energy(y))
     }
 
     /// `max |Φ|` and `max |Φ_q v|` at `y`: the position and velocity constraint violations.
@@ -348,8 +375,8 @@ impl Mechanism {
     /// The reaction of each joint on its second body (its first when the second is the
     /// ground): force (global, N) and moment about the joint point (global, N m), from the
     /// multipliers `λ` (the generalised reaction is `Φ_qᵀ λ`).
-    pub fn reactions(&self, t: f64, y: &[f64]) -> Result<Vec<[f64; 6]>, Degenerate> {
-        let lambda = self.solve(t, y)?.lambda;
+    pub fn reactions(&self, t: f64, y: &[f64], modes: &Modes) -> Result<Vec<[f64; 6]>, Degenerate> {
+        let lambda = self.solve(t, y, modes)?.lambda;
         let mut out = Vec::with_capacity(self.joints.len());
         let mut first = 0;
         for j in &self.joints {

@@ -4,9 +4,13 @@
 //!
 //! Projecting after the step restarts the next one from a slightly different state, so the
 //! FSAL derivative is recomputed there (one evaluation per step); the error control is
-//! DOP853's own. Ideal joints have no events, so the loop has none either.
+//! DOP853's own. The clearance joints' contacts open and close at events (`events.rs`): an
+//! accepted step in which a gap changes sign against its mode is cut at the crossing, located
+//! on the dense output, and the next step starts there in the new mode.
 
+use super::contact::Modes;
 use super::dynamics::{Degenerate, Mechanism};
+use super::events::{first_switch, suspect, switch_modes};
 use super::tolerances::{GRID_END_SLACK, STEP_UNDERFLOW};
 use crate::solve::ode::dense::DenseStep;
 use crate::solve::ode::dop853::{initial_step, Dop853, Tolerances};
@@ -27,10 +31,15 @@ pub struct Settings {
 pub struct Run {
     pub t: Vec<f64>,
     pub y: Vec<Vec<f64>>,
+    /// The contact modes at each sample.
+    pub modes: Vec<Modes>,
     /// The consistent initial state at `t0` and the state reached last.
     pub initial: Vec<f64>,
     pub last: (f64, Vec<f64>),
+    pub last_modes: Modes,
     pub steps: usize,
+    /// Contact entries and exits.
+    pub switches: usize,
     pub rejected: usize,
     pub rhs_evals: usize,
 }
@@ -57,6 +66,7 @@ pub struct Failed {
 /// so the step is rejected) for the loop to report.
 struct Equations<'m> {
     mech: &'m Mechanism,
+    modes: Modes,
     error: Option<Degenerate>,
     evals: usize,
 }
@@ -64,7 +74,7 @@ struct Equations<'m> {
 impl Rhs for Equations<'_> {
     fn eval(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
         self.evals += 1;
-        if let Err(e) = self.mech.rhs(t, y, dy) {
+        if let Err(e) = self.mech.rhs(t, y, &self.modes, dy) {
             dy.fill(f64::NAN);
             self.error = Some(e);
         }
@@ -100,15 +110,16 @@ impl Samples<'_> {
 }
 
 impl Run {
-    fn record(&mut self, t: f64, y: Vec<f64>) {
+    fn record(&mut self, t: f64, y: Vec<f64>, modes: &Modes) {
         self.t.push(t);
         self.y.push(y);
+        self.modes.push(modes.clone());
     }
 }
 
 /// The samples requested inside the accepted step `dense` (up to `t_new`), each projected.
 fn sample_step(
-    mech: &Mechanism,
+    eq: &Equations,
     dense: &DenseStep,
     samples: &mut Samples,
     (t_new, t1): (f64, f64),
@@ -116,10 +127,47 @@ fn sample_step(
 ) -> Result<(), Degenerate> {
     while let Some(tau) = samples.next_until(t_new, t1) {
         let mut ys = dense.eval(tau);
-        mech.project(tau, &mut ys)?;
-        run.record(tau, ys);
+        eq.mech.project(tau, &mut ys)?;
+        run.record(tau, ys, &eq.modes);
     }
     Ok(())
+}
+
+/// An accepted step: the method, its trial and result, and the dense output's storage.
+struct Accepted<'a, 't> {
+    dop: &'a mut Dop853,
+    trial: &'a Trial<'t>,
+    att: &'a Attempt,
+    dense: &'a mut DenseStep,
+}
+
+impl Accepted<'_, '_> {
+    /// Ends the step at `t_end` or at its first contact switch, and takes the samples up to
+    /// there: returns the end and the switch's time, if any (the dense output, filled when a
+    /// switch or a sample needed it, then gives the state there).
+    fn finish(
+        &mut self,
+        eq: &mut Equations,
+        samples: &mut Samples,
+        (t_end, t1): (f64, f64),
+        run: &mut Run,
+    ) -> Result<(f64, Option<f64>), Degenerate> {
+        let (mut t_new, mut switch, mut have_dense) = (t_end, None, false);
+        let mech = eq.mech;
+        if suspect(mech, &eq.modes, self.trial.y, &self.att.y1, self.trial.h) {
+            self.dop.dense(eq, self.trial, self.att, self.dense);
+            have_dense = true;
+            switch = first_switch(mech, &eq.modes, self.dense);
+            t_new = switch.unwrap_or(t_end);
+        }
+        if samples.peek(t1).is_some_and(|ts| ts <= t_new) {
+            if !have_dense {
+                self.dop.dense(eq, self.trial, self.att, self.dense);
+            }
+            sample_step(eq, self.dense, samples, (t_new, t1), run)?;
+        }
+        Ok((t_new, switch))
+    }
 }
 
 /// Integrates the mechanism from its consistent initial state `y0` over `s.t0..s.t1`.
@@ -133,6 +181,7 @@ pub fn integrate(
     let n = mech.state_len();
     let mut eq = Equations {
         mech,
+        modes: mech.initial_modes(&y0),
         error: None,
         evals: 0,
     };
@@ -147,23 +196,15 @@ pub fn integrate(
         next: 0,
     };
     if s.output == Output::Steps {
-        run.record(t, y.clone());
+        run.record(t, y.clone(), &eq.modes);
     }
     while let Some(ts) = samples.next_until(t, s.t1) {
-        run.record(ts, y.clone());
+        run.record(ts, y.clone(), &eq.modes);
     }
     let mut f0 = vec![0.0; n];
     eq.eval(t, &y, &mut f0);
-    let fail = |error: RunError, mut run: Run, t: f64, y: Vec<f64>, evals: usize| {
-        run.rhs_evals = evals;
-        run.last = (t, y);
-        Err(Box::new(Failed {
-            error,
-            partial: run,
-        }))
-    };
     if let Some(e) = eq.error.take() {
-        return fail(e.into(), run, t, y, eq.evals);
+        return fail(e.into(), run, t, y, &eq);
     }
     let mut h = initial_step(&mut eq, t, &y, &f0, &s.tol);
     let (mut dop, mut att, mut dense) = (Dop853::new(n), Attempt::new(n), DenseStep::new(n));
@@ -180,7 +221,7 @@ pub fn integrate(
                 .error
                 .take()
                 .map_or(RunError::StepUnderflow { t, h }, RunError::from);
-            return fail(error, run, t, y, eq.evals);
+            return fail(error, run, t, y, &eq);
         }
         let trial = Trial {
             t,
@@ -205,35 +246,64 @@ pub fn integrate(
         }
         // An accepted step met no degenerate stage; an earlier rejected one is history.
         eq.error = None;
-        let t_new = if last { s.t1 } else { t + h };
-        if samples.peek(s.t1).is_some_and(|ts| ts <= t_new) {
-            dop.dense(&mut eq, &trial, &att, &mut dense);
-            let sampled = sample_step(mech, &dense, &mut samples, (t_new, s.t1), &mut run);
-            if let Err(e) = sampled {
-                return fail(e.into(), run, t, y, eq.evals);
+        let t_end = if last { s.t1 } else { t + h };
+        let mut step = Accepted {
+            dop: &mut dop,
+            trial: &trial,
+            att: &att,
+            dense: &mut dense,
+        };
+        let (t_new, switch) = match step.finish(&mut eq, &mut samples, (t_end, s.t1), &mut run) {
+            Ok(end) => end,
+            Err(e) => return fail(e.into(), run, t, y, &eq),
+        };
+        match switch {
+            Some(te) => {
+                dense.eval_into(te, &mut y);
+                run.switches += switch_modes(mech, &mut eq.modes, &y);
             }
+            None => y.copy_from_slice(&att.y1),
         }
-        y.copy_from_slice(&att.y1);
         t = t_new;
         if let Err(e) = mech.project(t, &mut y) {
-            return fail(e.into(), run, t, y, eq.evals);
+            return fail(e.into(), run, t, y, &eq);
         }
         if y.iter().any(|v| !v.is_finite()) {
-            return fail(RunError::NonFinite { t }, run, t, y, eq.evals);
+            return fail(RunError::NonFinite { t }, run, t, y, &eq);
         }
         eq.eval(t, &y, &mut f0);
         if let Some(e) = eq.error.take() {
-            return fail(e.into(), run, t, y, eq.evals);
+            return fail(e.into(), run, t, y, &eq);
         }
         run.steps += 1;
         if s.output == Output::Steps {
-            run.record(t, y.clone());
+            run.record(t, y.clone(), &eq.modes);
         }
         progress(t);
         h = dop.next_step(h, err, rejected_before);
         rejected_before = false;
     }
+    Ok(close(run, t, y, &eq))
+}
+
+/// The run with its counters and the state reached last.
+fn close(mut run: Run, t: f64, y: Vec<f64>, eq: &Equations) -> Run {
     run.rhs_evals = eq.evals;
     run.last = (t, y);
-    Ok(run)
+    run.last_modes = eq.modes.clone();
+    run
+}
+
+/// A failed run: the error and the samples up to `t`.
+fn fail(
+    error: RunError,
+    run: Run,
+    t: f64,
+    y: Vec<f64>,
+    eq: &Equations,
+) -> Result<Run, Box<Failed>> {
+    Err(Box::new(Failed {
+        error,
+        partial: close(run, t, y, eq),
+    }))
 }

@@ -12,6 +12,9 @@
 //! initial pose, so `Φ(q₀) = 0` exactly): spherical = point (3); revolute = point + `f_a·u_b`,
 //! `g_a·u_b` (5); cylindrical = `f_a·u_b`, `g_a·u_b` + `f_a·d`, `g_a·d` (4); prismatic =
 //! cylindrical + `g_a·f_b` (5); fixed = point + `f_a·u_b`, `g_a·u_b`, `g_a·f_b` (6).
+//!
+//! A joint with clearance keeps only the rows its gaps do not replace (`Bilateral`, chosen
+//! in `clearance.rs`).
 
 use super::kinematics::perpendiculars;
 use crate::model::flat::JointKind;
@@ -55,10 +58,54 @@ pub struct Row {
     pub gamma: f64,
 }
 
+/// Which bilateral rows a joint keeps: all those of its kind when ideal, fewer when a
+/// clearance frees some directions (`clearance::bilateral`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bilateral {
+    /// `P_a − P_b = 0` (3 rows).
+    pub point: bool,
+    /// `f_a·u_b = g_a·u_b = 0`: the axes stay parallel (2 rows).
+    pub parallel: bool,
+    /// `f_a·(P_b − P_a) = g_a·(P_b − P_a) = 0`: side 1's point stays on side 0's axis (2 rows).
+    pub on_axis: bool,
+    /// `g_a·f_b = 0`: no twist about the axis (1 row).
+    pub twist: bool,
+    /// `u_a·(P_b − P_a) = 0`: no axial slip (1 row; only a revolute with radial clearance).
+    pub axial: bool,
+}
+
+impl Bilateral {
+    /// The rows of an ideal joint of kind `kind`.
+    pub fn ideal(kind: &JointKind) -> Bilateral {
+        let point = matches!(
+            kind,
+            JointKind::Spherical | JointKind::Revolute | JointKind::Fixed
+        );
+        let sliding = matches!(kind, JointKind::Cylindrical | JointKind::Prismatic { .. });
+        Bilateral {
+            point,
+            parallel: *kind != JointKind::Spherical,
+            on_axis: sliding,
+            twist: matches!(kind, JointKind::Prismatic { .. } | JointKind::Fixed),
+            axial: false,
+        }
+    }
+
+    fn rows(&self) -> usize {
+        3 * usize::from(self.point)
+            + 2 * usize::from(self.parallel)
+            + 2 * usize::from(self.on_axis)
+            + usize::from(self.twist)
+            + usize::from(self.axial)
+    }
+}
+
 /// A joint's constant geometry on its two sides (body frames; global for the ground).
 #[derive(Debug, Clone)]
 pub struct Geometry {
     pub kind: JointKind,
+    /// The bilateral rows it keeps.
+    pub set: Bilateral,
     /// The joint point in each side's frame.
     pub s: [V3; 2],
     /// The axis `u` and its perpendiculars `f`, `g` in each side's frame.
@@ -69,12 +116,13 @@ pub struct Geometry {
 
 impl Geometry {
     /// The geometry of a joint at point `x` with unit axis `axis` (global), fixed on the two
-    /// sides at their initial poses.
-    pub fn new(kind: JointKind, x: V3, axis: V3, sides: [&Side; 2]) -> Geometry {
+    /// sides at their initial poses, keeping the rows `set`.
+    pub fn new(kind: JointKind, set: Bilateral, x: V3, axis: V3, sides: [&Side; 2]) -> Geometry {
         let (f, g) = perpendiculars(&axis);
         let local = |s: &Side, v: &V3| s.a.transpose() * v;
         Geometry {
             kind,
+            set,
             s: sides.map(|s| s.a.transpose() * (x - s.r)),
             u: sides.map(|s| local(s, &axis)),
             f: sides.map(|s| local(s, &f)),
@@ -84,12 +132,7 @@ impl Geometry {
 
     /// How many constraint rows the joint has.
     pub fn rows(&self) -> usize {
-        match self.kind {
-            JointKind::Spherical => 3,
-            JointKind::Cylindrical => 4,
-            JointKind::Revolute | JointKind::Prismatic { .. } => 5,
-            JointKind::Fixed => 6,
-        }
+        self.set.rows()
     }
 
     /// The joint point on each side, global (`A s'`, from the side's centre of mass).
@@ -99,30 +142,28 @@ impl Geometry {
 
     /// The constraint rows at the state `sides`.
     pub fn eval(&self, sides: &[Side; 2], out: &mut Vec<Row>) {
+        let ua = sides[0].a * self.u[0];
         let ub = sides[1].a * self.u[1];
         let fa = sides[0].a * self.f[0];
         let ga = sides[0].a * self.g[0];
         let fb = sides[1].a * self.f[1];
-        let has_point = matches!(
-            self.kind,
-            JointKind::Spherical | JointKind::Revolute | JointKind::Fixed
-        );
-        if has_point {
+        let arms = self.arms(sides);
+        if self.set.point {
             self.point(sides, out);
         }
-        if self.kind != JointKind::Spherical {
+        if self.set.parallel {
             out.push(perpendicular(sides, &fa, &ub));
             out.push(perpendicular(sides, &ga, &ub));
         }
-        if matches!(
-            self.kind,
-            JointKind::Cylindrical | JointKind::Prismatic { .. }
-        ) {
-            out.push(self.on_plane(sides, &fa));
-            out.push(self.on_plane(sides, &ga));
+        if self.set.on_axis {
+            out.push(plane_row(sides, &fa, arms));
+            out.push(plane_row(sides, &ga, arms));
         }
-        if matches!(self.kind, JointKind::Prismatic { .. } | JointKind::Fixed) {
+        if self.set.twist {
             out.push(perpendicular(sides, &ga, &fb));
+        }
+        if self.set.axial {
+            out.push(plane_row(sides, &ua, arms));
         }
     }
 
@@ -141,23 +182,25 @@ impl Geometry {
             });
         }
     }
+}
 
-    /// `a · (P_b − P_a) = 0` for a vector `a` fixed on side 0: the joint point of side 1 stays
-    /// in side 0's plane through its own point, normal to `a`.
-    fn on_plane(&self, sides: &[Side; 2], a: &V3) -> Row {
-        let [sa, sb] = self.arms(sides);
-        let (s0, s1) = (&sides[0], &sides[1]);
-        let d = s1.r + sb - s0.r - sa;
-        let d_dot = s1.v + s1.w.cross(&sb) - s0.v - s0.w.cross(&sa);
-        let gamma = -(s0.centripetal(a).dot(&d)
-            + 2.0 * s0.w.cross(a).dot(&d_dot)
-            + a.dot(&(s1.centripetal(&sb) - s0.centripetal(&sa))));
-        Row {
-            phi: a.dot(&d),
-            jr: [-a, *a],
-            jt: [a.cross(&(d + sa)), sb.cross(a)],
-            gamma,
-        }
+/// `a · (P_b − P_a)` for a unit vector `a` fixed on side 0 and the points `P_k = r_k + arms[k]`
+/// fixed on each side: the signed distance of side 1's point from side 0's plane through
+/// its own point, normal to `a` (an ideal joint's row when zero; a clearance gap of eqs. 38
+/// and 41 otherwise).
+pub fn plane_row(sides: &[Side; 2], a: &V3, arms: [V3; 2]) -> Row {
+    let [sa, sb] = arms;
+    let (s0, s1) = (&sides[0], &sides[1]);
+    let d = s1.r + sb - s0.r - sa;
+    let d_dot = s1.v + s1.w.cross(&sb) - s0.v - s0.w.cross(&sa);
+    let gamma = -(s0.centripetal(a).dot(&d)
+        + 2.0 * s0.w.cross(a).dot(&d_dot)
+        + a.dot(&(s1.centripetal(&sb) - s0.centripetal(&sa))));
+    Row {
+        phi: a.dot(&d),
+        jr: [-a, *a],
+        jt: [a.cross(&(d + sa)), sb.cross(a)],
+        gamma,
     }
 }
 
@@ -239,6 +282,7 @@ mod tests {
             let start = at(-0.3);
             let geometry = Geometry::new(
                 kind.clone(),
+                Bilateral::ideal(&kind),
                 V3::new(0.3, 0.0, 0.1),
                 V3::new(0.2, 0.6, 0.8).normalize(),
                 [&start[0], &start[1]],

@@ -15,6 +15,12 @@
 //! energy balance. The norm constraint of the Euler parameters (eq. 14) is kept at velocity
 //! level by the rates of eq. 9 (`pᵀṗ = 0`) and at position level by the normalisation.
 //!
+//! # Clearance joints
+//! A joint with a clearance keeps only the bilateral rows its gaps do not replace
+//! (`clearance.rs`); the gaps carry a compliant contact force `F ∇g` and a regularised
+//! friction (`contact.rs`), switched on and off at events located on the dense output
+//! (`events.rs`), so the contact modes are part of the integrator's state.
+//!
 //! Velocities are `[ṙ, ω']` (body-frame angular velocity, eq. 8), six per body, so the
 //! mass matrix is constant and diagonal in principal axes.
 //!
@@ -24,11 +30,15 @@
 //! Numerical Solution of Differential-Algebraic Systems by Runge–Kutta Methods*, LNM 1409,
 //! 1989 (projection).
 
+mod clearance;
+mod contact;
 mod dynamics;
+mod events;
 mod integrate;
 mod joints;
 mod kinematics;
 mod tolerances;
 
+pub use contact::{Contact, Load, Modes};
 pub use dynamics::{BodyState, Degenerate, Mechanism};
 pub use integrate::{integrate, Failed, Run, RunError, Settings};

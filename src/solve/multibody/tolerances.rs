@@ -22,3 +22,21 @@ pub const GRAM_CONDITION_MAX: f64 = 1e14;
 /// Slack on the last point of an `every(dt)` grid, relative to `dt` (dimensionless): the
 /// point `t0 + k dt` that rounds past `t1` by less than this is still sampled (at `t1`).
 pub const GRID_END_SLACK: f64 = 1e-9;
+
+/// Eccentricity below which a radial gap's normal is undefined (m): a journal centred to
+/// within it takes its first perpendicular as the normal. Its gap is then `c` to this much,
+/// so no force acts and the choice only keeps the Jacobian finite.
+pub const NORMAL_UNDEFINED: f64 = 1e-15;
+
+/// Slip speed of the regularised Coulomb friction at clearance contacts (m/s): the friction
+/// force is `μ F_n v_t / √(|v_t|² + v_s²)`, so below this relative tangential speed it falls
+/// off linearly instead of jumping (no exact stick in the `events` backend).
+pub const FRICTION_SLIP_SPEED: f64 = 1e-4;
+
+/// Points per accepted step (besides its end) at which the gaps are checked for an
+/// incursion that enters and leaves inside the step (dimensionless).
+pub const GAP_CHECKS_PER_STEP: usize = 4;
+
+/// Halvings of the bracket of a contact entry or exit on the dense output: 60 bring a step
+/// of up to 1 s down to 1e-18 s, below the step's own rounding.
+pub const EVENT_HALVINGS: usize = 60;

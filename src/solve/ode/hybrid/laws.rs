@@ -43,40 +43,9 @@ pub struct ContactGap {
 }
 
 impl ContactGap {
-    /// Normal force `F(δ, δ̇)` of the law for penetration `δ` and its rate. The elastic laws
-    /// continue smoothly past the exit (`k δ`, `k sign(δ)|δ|ⁿ`): the mode, not the sign of
-    /// δ, decides when they act, and a step that crosses the exit is cut at the exit event,
-    /// so a kink there would only make the error estimate reject steps (the free-play
-    /// benchmark took 7 500 such rejections). A dissipative law that would pull is clamped
-    /// at zero (no adhesion) until the exit event at δ = 0.
+    /// Normal force `F(δ, δ̇)` of the law for penetration `δ` and its rate (`law_force`).
     pub(super) fn normal_force(&self, delta: f64, rate: f64) -> f64 {
-        let power = |n: f64| delta.abs().powf(n).copysign(delta);
-        let damping = |factor: f64| {
-            if self.entry_speed > ENTRY_SPEED_FLOOR {
-                1.0 + factor * rate / self.entry_speed
-            } else {
-                1.0
-            }
-        };
-        match self.law {
-            ContactLaw::Linear { k } => k * delta,
-            ContactLaw::Hertz { k, n } => k * power(n),
-            ContactLaw::KelvinVoigt { k, c, tension } => {
-                let force = k * delta + c * rate;
-                if tension {
-                    force
-                } else {
-                    force.max(0.0)
-                }
-            }
-            ContactLaw::HuntCrossley { k, n, e } => {
-                (k * power(n) * damping(1.5 * (1.0 - e))).max(0.0)
-            }
-            ContactLaw::LankaraniNikravesh { k, n, e } => {
-                (k * power(n) * damping(0.75 * (1.0 - e * e))).max(0.0)
-            }
-            ContactLaw::Impact { .. } => 0.0,
-        }
+        law_force(self.law, delta, rate, self.entry_speed)
     }
 
     /// The law's tangent `(∂F/∂δ, ∂F/∂δ̇)` at `(δ, δ̇)`, differentiated from `normal_force`
@@ -113,12 +82,55 @@ impl ContactGap {
 
     /// Elastic energy stored at penetration δ, or `None` for a dissipative law.
     pub(super) fn potential(&self, delta: f64) -> Option<f64> {
-        let d = delta.max(0.0);
-        match self.law {
-            ContactLaw::Linear { k } => Some(0.5 * k * d * d),
-            ContactLaw::Hertz { k, n } => Some(k * d.powf(n + 1.0) / (n + 1.0)),
-            _ => None,
+        law_potential(self.law, delta)
+    }
+}
+
+/// Normal force `F(δ, δ̇)` of a penetration law (paper 002, eqs. 1–3) for penetration `δ`,
+/// its rate `δ̇` and the rate `δ̇⁻` at the latest entry (the hysteresis damping of eq. 3;
+/// below `ENTRY_SPEED_FLOOR` the damping is left out). Shared by the DOF gaps here and the
+/// multibody clearance joints (`solve::multibody::contact`). The elastic laws continue
+/// smoothly past the exit (`k δ`, `k sign(δ)|δ|ⁿ`): the caller's contact mode, not the sign
+/// of δ, decides when they act, and a step that crosses the exit is cut at the exit event,
+/// so a kink there would only make the error estimate reject steps (the free-play
+/// benchmark took 7 500 such rejections). A dissipative law that would pull is clamped at
+/// zero (no adhesion) until the exit event at δ = 0. A rigid `impact` law has no force.
+pub fn law_force(law: ContactLaw, delta: f64, rate: f64, entry_speed: f64) -> f64 {
+    let power = |n: f64| delta.abs().powf(n).copysign(delta);
+    let damping = |factor: f64| {
+        if entry_speed > ENTRY_SPEED_FLOOR {
+            1.0 + factor * rate / entry_speed
+        } else {
+            1.0
         }
+    };
+    match law {
+        ContactLaw::Linear { k } => k * delta,
+        ContactLaw::Hertz { k, n } => k * power(n),
+        ContactLaw::KelvinVoigt { k, c, tension } => {
+            let force = k * delta + c * rate;
+            if tension {
+                force
+            } else {
+                force.max(0.0)
+            }
+        }
+        ContactLaw::HuntCrossley { k, n, e } => (k * power(n) * damping(1.5 * (1.0 - e))).max(0.0),
+        ContactLaw::LankaraniNikravesh { k, n, e } => {
+            (k * power(n) * damping(0.75 * (1.0 - e * e))).max(0.0)
+        }
+        ContactLaw::Impact { .. } => 0.0,
+    }
+}
+
+/// Elastic energy a penetration law stores at penetration δ (J), or `None` for a dissipative
+/// law.
+pub fn law_potential(law: ContactLaw, delta: f64) -> Option<f64> {
+    let d = delta.max(0.0);
+    match law {
+        ContactLaw::Linear { k } => Some(0.5 * k * d * d),
+        ContactLaw::Hertz { k, n } => Some(k * d.powf(n + 1.0) / (n + 1.0)),
+        _ => None,
     }
 }
 

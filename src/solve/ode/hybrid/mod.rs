@@ -26,7 +26,9 @@ mod tangent;
 
 pub use contact2d::{Contact2d, ContactMode};
 pub use events::{Action, EventFn};
-pub use laws::{ContactGap, Coulomb, FrictionMode, GapMode, Jenkins, RigidStop};
+pub use laws::{
+    law_force, law_potential, ContactGap, Coulomb, FrictionMode, GapMode, Jenkins, RigidStop,
+};
 
 use crate::model::flat::{Dir, Friction, Sides};
 use crate::model::system::{Attach, Nonlinearity, System};
