@@ -49,6 +49,10 @@ pub struct Dop853 {
     work: Vec<f64>,
     /// Stage derivatives k₁ … k₁₆ of the latest attempt (k₁₃ = f(t + h, y₁)).
     k: Vec<Vec<f64>>,
+    /// The 5th- and 3rd-order error estimators `Σ E5_s k_s`, `Σ E3_s k_s` of the latest
+    /// attempt (before scaling).
+    e5: Vec<f64>,
+    e3: Vec<f64>,
 }
 
 /// `work = y + h Σ_j a_sj k_j` (stage by stage over whole vectors, skipping the tableau's
@@ -65,12 +69,29 @@ fn stage_state(k: &[Vec<f64>], work: &mut [f64], s: usize, y: &[f64], h: f64) {
     }
 }
 
+/// `out = Σ_s coef_s k_s` over whole vectors, in the order of the stages and skipping the
+/// zero coefficients: the same sum, term for term, as the component-wise
+/// `Σ_s coef_s k_s[i]`, but contiguous (vectorised) where that one strides across the
+/// stage vectors, which dominated a step on large models.
+fn combine(k: &[Vec<f64>], coef: &[f64], out: &mut [f64]) {
+    out.fill(0.0);
+    for (kj, &c) in k.iter().zip(coef) {
+        if c != 0.0 {
+            for (o, kv) in out.iter_mut().zip(kj) {
+                *o += c * kv;
+            }
+        }
+    }
+}
+
 impl Dop853 {
     pub fn new(n: usize) -> Dop853 {
         Dop853 {
             n,
             work: vec![0.0; n],
             k: vec![vec![0.0; n]; STAGES_EXTENDED],
+            e5: vec![0.0; n],
+            e3: vec![0.0; n],
         }
     }
 
@@ -104,20 +125,21 @@ impl OneStep for Dop853 {
             stage_state(&self.k, &mut self.work, s, y, h);
             rhs.eval(t + c * h, &self.work, &mut self.k[s]);
         }
-        let k = &self.k;
         let (y1, f1) = (&mut out.y1, &mut out.f1);
-        for (i, y1i) in y1.iter_mut().enumerate() {
-            *y1i = y[i] + h * (0..STAGES).map(|s| B[s] * k[s][i]).sum::<f64>();
+        combine(&self.k[..STAGES], &B[..STAGES], y1);
+        for (y1i, yi) in y1.iter_mut().zip(y) {
+            *y1i = yi + h * *y1i;
         }
         rhs.eval(t + h, y1, f1);
         self.k[STAGES].copy_from_slice(f1);
-        let k = &self.k;
+        combine(&self.k[..=STAGES], &E5[..=STAGES], &mut self.e5);
+        combine(&self.k[..=STAGES], &E3[..=STAGES], &mut self.e3);
         // Error norm (Hairer's DOP853: err5² / √(err5² + 0.01 err3²), RMS, times |h|).
         let (mut e5, mut e3) = (0.0, 0.0);
         for i in 0..n {
             let scale = tol.atol + tol.rtol * y[i].abs().max(y1[i].abs());
-            let a: f64 = (0..=STAGES).map(|s| E5[s] * k[s][i]).sum::<f64>() / scale;
-            let b: f64 = (0..=STAGES).map(|s| E3[s] * k[s][i]).sum::<f64>() / scale;
+            let a = self.e5[i] / scale;
+            let b = self.e3[i] / scale;
             e5 += a * a;
             e3 += b * b;
         }
@@ -145,8 +167,11 @@ impl OneStep for Dop853 {
             f[0][i] = dy;
             f[1][i] = h * f0[i] - dy;
             f[2][i] = 2.0 * dy - h * (a.f1[i] + f0[i]);
-            for (r, drow) in D.iter().enumerate() {
-                f[3 + r][i] = h * (0..STAGES_EXTENDED).map(|s| drow[s] * k[s][i]).sum::<f64>();
+        }
+        for (fr, drow) in f[3..].iter_mut().zip(&D) {
+            combine(k, &drow[..STAGES_EXTENDED], fr);
+            for v in fr.iter_mut() {
+                *v *= h;
             }
         }
     }
