@@ -303,6 +303,33 @@ mod tests {
         )
     }
 
+    /// The whole-vector stage sums give the component-wise sums of Hairer's code bit for
+    /// bit (same terms, same order), with and without a base, over a tableau row with zeros.
+    #[test]
+    fn stage_sums_equal_the_componentwise_sums() {
+        let n = 9;
+        let k: Vec<Vec<f64>> = (0..STAGES_EXTENDED)
+            .map(|s| (0..n).map(|i| ((s * n + i) as f64 * 0.37).sin()).collect())
+            .collect();
+        let y: Vec<f64> = (0..n).map(|i| (i as f64).cos()).collect();
+        let mut out = vec![0.0; n];
+        for row in [&D[0][..], &E5[..], &A[9][..]] {
+            let terms = row.len();
+            sum_terms(&mut out, None, &k[..terms], row.iter().copied());
+            for (i, o) in out.iter().enumerate() {
+                let want: f64 = (0..terms).map(|s| row[s] * k[s][i]).sum();
+                assert_eq!(*o, want, "component {i}");
+            }
+            sum_terms(&mut out, Some(&y), &k[..terms], row.iter().copied());
+            for (i, o) in out.iter().enumerate() {
+                let want = (0..terms)
+                    .filter(|&s| row[s] != 0.0)
+                    .fold(y[i], |acc, s| acc + row[s] * k[s][i]);
+                assert_eq!(*o, want, "component {i} with base");
+            }
+        }
+    }
+
     #[test]
     fn eighth_order_steps_and_seventh_order_dense_output() {
         let (e1, d1) = fixed_step_error(10);
