@@ -49,18 +49,52 @@ pub struct Dop853 {
     work: Vec<f64>,
     /// Stage derivatives k₁ … k₁₆ of the latest attempt (k₁₃ = f(t + h, y₁)).
     k: Vec<Vec<f64>>,
+    /// The 5th- and 3rd-order error estimators `Σ E5_s k_s`, `Σ E3_s k_s` of the latest
+    /// attempt (before scaling).
+    e5: Vec<f64>,
+    e3: Vec<f64>,
 }
 
-/// `work = y + h Σ_j a_sj k_j` (stage by stage over whole vectors, skipping the tableau's
-/// zeros).
-fn stage_state(k: &[Vec<f64>], work: &mut [f64], s: usize, y: &[f64], h: f64) {
-    work.copy_from_slice(y);
-    for (j, kj) in k.iter().enumerate().take(s) {
-        let a = h * A[s][j];
-        if a != 0.0 {
-            for (w, kv) in work.iter_mut().zip(kj) {
-                *w += a * kv;
+/// `out = base + Σ_j c_j k_j` (`base` 0 when `None`) over whole vectors, skipping the zero
+/// coefficients: each component gets `((base + c₀k₀) + c₁k₁) + …`, the same terms in the
+/// same order as the component-wise sum of Hairer's code, but in contiguous (vectorised)
+/// sweeps, four terms per sweep so that `out` is loaded and stored once per four terms. The
+/// stage sums are most of a step's arithmetic on large models.
+fn sum_terms(
+    out: &mut [f64],
+    base: Option<&[f64]>,
+    k: &[Vec<f64>],
+    coef: impl IntoIterator<Item = f64>,
+) {
+    let mut terms: [(f64, &[f64]); STAGES_EXTENDED] = [(0.0, &[]); STAGES_EXTENDED];
+    let mut m = 0;
+    for (kj, c) in k.iter().zip(coef) {
+        if c != 0.0 {
+            terms[m] = (c, kj);
+            m += 1;
+        }
+    }
+    let mut rest = &terms[..m];
+    match (base, rest.split_first()) {
+        (Some(b), _) => out.copy_from_slice(b),
+        (None, Some(((c, kj), tail))) => {
+            for (o, v) in out.iter_mut().zip(*kj) {
+                *o = c * v;
             }
+            rest = tail;
+        }
+        (None, None) => out.fill(0.0),
+    }
+    let mut quads = rest.chunks_exact(4);
+    for q in &mut quads {
+        let ((c0, k0), (c1, k1), (c2, k2), (c3, k3)) = (q[0], q[1], q[2], q[3]);
+        for ((((o, a), b), c), d) in out.iter_mut().zip(k0).zip(k1).zip(k2).zip(k3) {
+            *o = *o + c0 * a + c1 * b + c2 * c + c3 * d;
+        }
+    }
+    for &(c, kj) in quads.remainder() {
+        for (o, v) in out.iter_mut().zip(kj) {
+            *o += c * v;
         }
     }
 }
@@ -71,6 +105,8 @@ impl Dop853 {
             n,
             work: vec![0.0; n],
             k: vec![vec![0.0; n]; STAGES_EXTENDED],
+            e5: vec![0.0; n],
+            e3: vec![0.0; n],
         }
     }
 
@@ -101,23 +137,29 @@ impl OneStep for Dop853 {
         let (n, t, y, h, tol) = (self.n, trial.t, trial.y, trial.h, trial.tol);
         self.k[0].copy_from_slice(trial.f0);
         for (s, c) in C.iter().enumerate().take(STAGES).skip(1) {
-            stage_state(&self.k, &mut self.work, s, y, h);
+            sum_terms(
+                &mut self.work,
+                Some(y),
+                &self.k[..s],
+                A[s].iter().map(|a| h * a),
+            );
             rhs.eval(t + c * h, &self.work, &mut self.k[s]);
         }
-        let k = &self.k;
         let (y1, f1) = (&mut out.y1, &mut out.f1);
-        for (i, y1i) in y1.iter_mut().enumerate() {
-            *y1i = y[i] + h * (0..STAGES).map(|s| B[s] * k[s][i]).sum::<f64>();
+        sum_terms(y1, None, &self.k[..STAGES], B);
+        for (y1i, yi) in y1.iter_mut().zip(y) {
+            *y1i = yi + h * *y1i;
         }
         rhs.eval(t + h, y1, f1);
         self.k[STAGES].copy_from_slice(f1);
-        let k = &self.k;
+        sum_terms(&mut self.e5, None, &self.k[..=STAGES], E5);
+        sum_terms(&mut self.e3, None, &self.k[..=STAGES], E3);
         // Error norm (Hairer's DOP853: err5² / √(err5² + 0.01 err3²), RMS, times |h|).
         let (mut e5, mut e3) = (0.0, 0.0);
         for i in 0..n {
             let scale = tol.atol + tol.rtol * y[i].abs().max(y1[i].abs());
-            let a: f64 = (0..=STAGES).map(|s| E5[s] * k[s][i]).sum::<f64>() / scale;
-            let b: f64 = (0..=STAGES).map(|s| E3[s] * k[s][i]).sum::<f64>() / scale;
+            let a = self.e5[i] / scale;
+            let b = self.e3[i] / scale;
             e5 += a * a;
             e3 += b * b;
         }
@@ -133,7 +175,12 @@ impl OneStep for Dop853 {
     fn dense(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, a: &Attempt, out: &mut DenseStep) {
         let (n, t, y, h) = (self.n, trial.t, trial.y, trial.h);
         for (s, c) in C.iter().enumerate().skip(STAGES + 1) {
-            stage_state(&self.k, &mut self.work, s, y, h);
+            sum_terms(
+                &mut self.work,
+                Some(y),
+                &self.k[..s],
+                A[s].iter().map(|a| h * a),
+            );
             rhs.eval(t + c * h, &self.work, &mut self.k[s]);
         }
         let k = &self.k;
@@ -145,8 +192,11 @@ impl OneStep for Dop853 {
             f[0][i] = dy;
             f[1][i] = h * f0[i] - dy;
             f[2][i] = 2.0 * dy - h * (a.f1[i] + f0[i]);
-            for (r, drow) in D.iter().enumerate() {
-                f[3 + r][i] = h * (0..STAGES_EXTENDED).map(|s| drow[s] * k[s][i]).sum::<f64>();
+        }
+        for (fr, drow) in f[3..].iter_mut().zip(&D) {
+            sum_terms(fr, None, k, drow.iter().copied());
+            for v in fr.iter_mut() {
+                *v *= h;
             }
         }
     }
@@ -251,6 +301,33 @@ mod tests {
             (y[0] - t.cos()).abs().max((y[1] + t.sin()).abs()),
             dense_err,
         )
+    }
+
+    /// The whole-vector stage sums give the component-wise sums of Hairer's code bit for
+    /// bit (same terms, same order), with and without a base, over a tableau row with zeros.
+    #[test]
+    fn stage_sums_equal_the_componentwise_sums() {
+        let n = 9;
+        let k: Vec<Vec<f64>> = (0..STAGES_EXTENDED)
+            .map(|s| (0..n).map(|i| ((s * n + i) as f64 * 0.37).sin()).collect())
+            .collect();
+        let y: Vec<f64> = (0..n).map(|i| (i as f64).cos()).collect();
+        let mut out = vec![0.0; n];
+        for row in [&D[0][..], &E5[..], &A[9][..]] {
+            let terms = row.len();
+            sum_terms(&mut out, None, &k[..terms], row.iter().copied());
+            for (i, o) in out.iter().enumerate() {
+                let want: f64 = (0..terms).map(|s| row[s] * k[s][i]).sum();
+                assert_eq!(*o, want, "component {i}");
+            }
+            sum_terms(&mut out, Some(&y), &k[..terms], row.iter().copied());
+            for (i, o) in out.iter().enumerate() {
+                let want = (0..terms)
+                    .filter(|&s| row[s] != 0.0)
+                    .fold(y[i], |acc, s| acc + row[s] * k[s][i]);
+                assert_eq!(*o, want, "component {i} with base");
+            }
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //!
 //! Here: the system's elements sorted by law, the attachments' positions and the walls'
 //! motion. The element laws are in `laws.rs`, `M⁻¹` in `mass.rs`, the right-hand side and
-//! the energy in `rhs.rs`, the event functions in `events.rs`, friction's stick and slip in
+//! the energy in `rhs.rs` (its linear part in `linear.rs`), the event functions in `events.rs`, friction's stick and slip in
 //! `settle.rs`, the 2-D friction contacts (law, events, switches) in `contact2d.rs`, the bilateral constraints in `constraints.rs`, the rigid stops' impacts
 //! in `stops.rs`, the contact forces reported at output samples in `forces.rs` and the exact
 //! linearisation for the stiff method in `tangent.rs`.
@@ -18,6 +18,7 @@ mod contact2d;
 mod events;
 mod forces;
 mod laws;
+mod linear;
 mod mass;
 mod rhs;
 mod settle;
@@ -33,6 +34,7 @@ pub use laws::{
 use crate::model::flat::{Dir, Friction, Sides};
 use crate::model::system::{Attach, Nonlinearity, System};
 use crate::model::time_fn::Prepared;
+use linear::LinearPart;
 use mass::MassSolver;
 use tangent::TangentForm;
 
@@ -65,8 +67,8 @@ pub struct Hybrid<'s> {
     base: Vec<(Dir, Prepared, Prepared, Prepared)>,
     /// The DOF forces, prepared for fast evaluation.
     loads: Vec<(usize, Prepared)>,
-    /// For small systems, the rows `[K | C]` dense (row-major, `2n` per row).
-    dense_kc: Option<Vec<f64>>,
+    /// `K` and `C` in the layout of their product (`linear.rs`).
+    linear: LinearPart,
     pub friction: Vec<Coulomb>,
     pub jenkins: Vec<Jenkins>,
     pub contacts: Vec<Contact2d>,
@@ -247,7 +249,7 @@ impl<'s> Hybrid<'s> {
         Ok(Hybrid {
             tangent,
             loads,
-            dense_kc: rhs::dense_kc_rows(sys),
+            linear: LinearPart::new(sys),
             sys,
             n,
             mass,

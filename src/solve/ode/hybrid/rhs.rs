@@ -5,27 +5,7 @@
 use super::laws::{FrictionMode, GapMode};
 use super::Hybrid;
 use crate::model::flat::{ContactLaw, Sides};
-use crate::model::system::{Attach, Nonlinearity, System};
-
-/// Largest DOF count whose `[K | C]` rows are kept dense: up to it a dense product beats the
-/// sparse one (most models here are small), beyond it the dense rows' `2n²` storage and
-/// work grow faster than the sparse product.
-const DENSE_KC_ROWS_MAX_DOFS: usize = 32;
-
-/// The rows `[K | C]` of `sys` dense (row-major, `2n` per row) for small systems, else `None`.
-pub(super) fn dense_kc_rows(sys: &System) -> Option<Vec<f64>> {
-    let n = sys.n();
-    (n <= DENSE_KC_ROWS_MAX_DOFS).then(|| {
-        let mut kc = vec![0.0; 2 * n * n];
-        for (v, (i, j)) in sys.k.iter() {
-            kc[i * 2 * n + j] += *v;
-        }
-        for (v, (i, j)) in sys.c.iter() {
-            kc[i * 2 * n + n + j] += *v;
-        }
-        kc
-    })
-}
+use crate::model::system::{Attach, Nonlinearity};
 
 /// Subtracts an element's force `force` along its weights (`weights`: +1 on side a's DOF,
 /// −1 on side b's) from the DOF forces. Written out for the two sides rather than through
@@ -56,7 +36,7 @@ impl Hybrid<'_> {
         let mut force = std::mem::take(&mut self.force);
         let f = force.as_mut_slice();
         self.external_forces(t, f);
-        self.linear_forces(x, v, f);
+        self.linear.subtract(self.sys, x, v, f);
         self.nonlinear_forces(t, x, v, f);
         dy[..n].copy_from_slice(v);
         self.mass.solve_into(f, &mut dy[n..]);
@@ -76,35 +56,6 @@ impl Hybrid<'_> {
             }
             for &(i, c) in &b.damping {
                 f[i] += c * dv;
-            }
-        }
-    }
-
-    /// `f −= K x + C ẋ`.
-    fn linear_forces(&self, x: &[f64], v: &[f64], f: &mut [f64]) {
-        let n = self.n;
-        match &self.dense_kc {
-            // Small systems: dense rows [K | C] against [x; v] (no sparse indexing).
-            Some(kc) => {
-                for (row, fr) in kc.chunks_exact(2 * n).zip(f.iter_mut()) {
-                    let (kr, cr) = row.split_at(n);
-                    let kx: f64 = kr.iter().zip(x).map(|(a, b)| a * b).sum();
-                    let cv: f64 = cr.iter().zip(v).map(|(a, b)| a * b).sum();
-                    *fr -= kx + cv;
-                }
-            }
-            None => {
-                for (row, (kr, cr)) in self
-                    .sys
-                    .k
-                    .outer_iterator()
-                    .zip(self.sys.c.outer_iterator())
-                    .enumerate()
-                {
-                    let kx: f64 = kr.iter().map(|(j, k)| k * x[j]).sum();
-                    let cv: f64 = cr.iter().map(|(j, c)| c * v[j]).sum();
-                    f[row] -= kx + cv;
-                }
             }
         }
     }
