@@ -518,5 +518,8 @@ fn a_thousand_dof_model_is_refused_at_once() {
         stderr.contains("nsd::analysis::unsupported") && stderr.contains("continue frf"),
         "{stderr}"
     );
-    assert!(started.elapsed().as_secs_f64() < 5.0, "refused before integrating");
+    assert!(
+        started.elapsed().as_secs_f64() < 5.0,
+        "refused before integrating"
+    );
 }
