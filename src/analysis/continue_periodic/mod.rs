@@ -8,7 +8,9 @@
 //! start), `x0`, `v0` (the start, rest by default), `start = harmonic_balance` (the first
 //! orbit from the harmonic balance at the range's start, `harmonics` of them, 25: the orbit
 //! a `continue frf` of the model follows, stable or not), `events = exact | smooth` (the smoothed gaps of the model), `rtol`,
-//! `atol` (1e-10), `step`, `min_step`, `max_step`, `max_points`, `dof` (the plotted DOF,
+//! `atol` (1e-10), `shooting = single | multiple` (multiple: one segment per mode with the
+//! switch times as unknowns, `solve::periodic::multiple`), `step`, `min_step`, `max_step`,
+//! `max_points`, `dof` (the plotted DOF,
 //! default the excited one), `compare` (other branches drawn under it). Writes `data.csv`
 //! (parameter, period, each DOF's largest excursion, stability, the multipliers, the switches
 //! per orbit and their signature, the special points) and `periodic.svg`.
@@ -31,13 +33,16 @@ use crate::solve::cont::{follow, Branch, Scale, Settings};
 use crate::solve::hb::Balance;
 use crate::solve::ode::Tolerances;
 use crate::solve::periodic::doubling::doubled_start;
+use crate::solve::periodic::multiple;
 use crate::solve::periodic::shoot;
 use crate::solve::periodic::shooting::Shooting;
 use crate::solve::poincare::forcing_period;
+use nalgebra::DVector;
 
 /// The options of `continue periodic`.
-pub(super) const OPTIONS: [&str; 16] = [
+pub(super) const OPTIONS: [&str; 17] = [
     "param",
+    "shooting",
     "compare",
     "start",
     "harmonics",
@@ -83,6 +88,12 @@ const DEFAULT_MAX_POINTS: usize = 2000;
 /// restarted this far past the last point (fractions of the parameter range), from the
 /// last orbit: the next orbit is segmented anew. At most `MAX_RESTARTS` times.
 const RESTART_OFFSETS: [f64; 3] = [1e-4, 1e-3, 1e-2];
+
+/// The restart offsets of multiple shooting, whose parts end at a grazing to within the
+/// smallest step (`MIN_STEP_FRACTION`): the next part starts just past it, so that a
+/// bifurcation close beyond the grazing (the free-play branch's Neimark–Sacker point,
+/// 1.4e-5 past its second grazing) falls inside a part, where it is located.
+const MULTIPLE_RESTART_OFFSETS: [f64; 5] = [1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
 const MAX_RESTARTS: usize = 10;
 
 /// Newton tolerance of the continuation on the residual relative to the orbit's size
@@ -102,6 +113,9 @@ struct Request {
     /// Harmonics of the harmonic balance (the start's, and the compared branch's).
     harmonics: usize,
     smooth_only: bool,
+    /// Multiple shooting on each orbit's segment signature (`shooting = multiple`) rather
+    /// than single shooting.
+    multiple: bool,
     tol: Tolerances,
     plotted: usize,
 }
@@ -151,6 +165,7 @@ fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Request, AnalysisEr
         harmonics,
         y0: super::options::initial_state(&opts, model, sys)?,
         smooth_only: opts.choice("events", &["exact", "smooth"])? == Some("smooth"),
+        multiple: opts.choice("shooting", &["single", "multiple"])? == Some("multiple"),
         tol: Tolerances {
             rtol,
             atol,
@@ -256,9 +271,20 @@ impl Traced<'_> {
         }
         };
         let why = || shooting.failure.borrow().clone().unwrap_or_default();
-        let first = follow(&shooting, x0, p0, &settings)
-            .map_err(|e| numerical(format!("{e} {}", why())))?;
-        let branches = restarted(&shooting, first, &settings);
+        let part = |x: &DVector<f64>, p: f64, s: &Settings| {
+            if req.multiple {
+                multiple::part(&shooting, x, p, s)
+            } else {
+                follow(&shooting, x.clone(), p, s).map_err(|e| format!("{e} {}", why()))
+            }
+        };
+        let first = part(&x0, p0, &settings).map_err(numerical)?;
+        let offsets: &[f64] = if req.multiple {
+            &MULTIPLE_RESTART_OFFSETS
+        } else {
+            &RESTART_OFFSETS
+        };
+        let branches = restarted(&part, first, &settings, offsets);
         let main = report::read_parts(&shooting, &branches, req);
         let mut parts = if doubling {
             doubled(&shooting, &main, &settings, req)
@@ -316,10 +342,18 @@ fn doubled(shooting: &Shooting, main: &Part, settings: &Settings, req: &Request)
         .collect()
 }
 
+/// Follows one part of a branch from a state at phase 0 and a parameter value.
+type FollowFrom<'a> = dyn Fn(&DVector<f64>, f64, &Settings) -> Result<Branch, String> + 'a;
+
 /// The branch continued past its stalls: while the last part ended early, a new part starts
-/// `RESTART_OFFSETS` of the range past its last point, in the direction it was heading, from
-/// its last orbit; the parts in order.
-fn restarted(shooting: &Shooting, first: Branch, settings: &Settings) -> Vec<Branch> {
+/// `offsets` of the range past its last point, in the direction it was heading, from
+/// its last orbit (`part` follows one from a state at phase 0); the parts in order.
+fn restarted(
+    part: &FollowFrom,
+    first: Branch,
+    settings: &Settings,
+    offsets: &[f64],
+) -> Vec<Branch> {
     let (lo, hi) = (
         settings.range.0.min(settings.range.1),
         settings.range.0.max(settings.range.1),
@@ -332,7 +366,7 @@ fn restarted(shooting: &Shooting, first: Branch, settings: &Settings) -> Vec<Bra
             break;
         };
         let heading = (end.p - before.p).signum();
-        let next = RESTART_OFFSETS.iter().find_map(|offset| {
+        let next = offsets.iter().find_map(|offset| {
             let p = end.p + heading * offset * width;
             if !(lo..=hi).contains(&p) {
                 return None;
@@ -342,7 +376,7 @@ fn restarted(shooting: &Shooting, first: Branch, settings: &Settings) -> Vec<Bra
                 range: (p, towards),
                 ..*settings
             };
-            follow(shooting, end.x.clone(), p, &s).ok()
+            part(&end.x, p, &s).ok()
         });
         match next {
             Some(part) => parts.push(part),

@@ -36,6 +36,12 @@ pub trait Problem {
     fn jacobian(&self, x: &DVector<f64>, p: f64) -> DMatrix<f64>;
     /// `∂R/∂p`.
     fn param_derivative(&self, x: &DVector<f64>, p: f64) -> DVector<f64>;
+    /// Whether a converged point belongs to the problem's branch: a problem defined on a
+    /// region (multiple shooting on a fixed segment signature, valid up to a grazing) refuses
+    /// the solutions outside it, and the continuation treats them as failed corrections.
+    fn admissible(&self, _x: &DVector<f64>, _p: f64) -> bool {
+        true
+    }
 }
 
 /// Characteristic sizes of the unknowns, the parameter and the residual.
@@ -75,6 +81,10 @@ impl<P: Problem> Problem for Scaled<'_, P> {
 
     fn param_derivative(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
         self.pr.param_derivative(&(x * self.s.x), p * self.s.p) * (self.s.p / self.s.r)
+    }
+
+    fn admissible(&self, x: &DVector<f64>, p: f64) -> bool {
+        self.pr.admissible(&(x * self.s.x), p * self.s.p)
     }
 }
 
@@ -176,7 +186,7 @@ fn correct<P: Problem>(
         let (size, residual) = (1.0 + x.norm() + p.abs(), pr.residual(&x, p).norm());
         let round_off = at_round_off(d.norm(), size, residual);
         if d.norm() <= CORRECTION_TOL * size && (residual <= tol || round_off) {
-            return Some((x, p, it));
+            return pr.admissible(&x, p).then_some((x, p, it));
         }
     }
     None

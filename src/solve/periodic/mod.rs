@@ -18,6 +18,7 @@
 //! after a Zeno accumulation are refused: their states are not part of `y₀` yet.
 
 pub mod doubling;
+pub mod multiple;
 pub mod saltation;
 pub mod shooting;
 mod tolerances;
@@ -121,12 +122,13 @@ impl Shot {
         let mut h = hybrid(sys, smooth_only)?;
         let switches = &self.traj.switches;
         let n2 = h.dim();
+        let loose = variational::loosened(tol);
         let mut phi = DMatrix::identity(n2, n2);
         for (k, sw) in switches.iter().enumerate() {
             h.set_mode_state(&sw.modes);
             let next = switches.get(k + 1);
             let t_end = next.map_or(self.t0 + self.span, |s| s.t);
-            let (y_end, seg) = variational::segment(&mut h, (sw.t, t_end), &sw.y, tol)?;
+            let (y_end, seg) = variational::segment(&mut h, (sw.t, t_end), &sw.y, &loose)?;
             phi = seg * phi;
             if let Some(next) = next {
                 phi = saltation::saltation(&mut h, &sw.modes, next, &y_end)? * phi;
@@ -138,12 +140,16 @@ impl Shot {
     /// The segment signature: each switch's element and its modes, in time order (`hspo`'s
     /// list of segment modes).
     pub fn signature(&self) -> String {
+        self.switch_names().join(" ")
+    }
+
+    /// Each switch as `element:from>to`, in time order.
+    pub fn switch_names(&self) -> Vec<String> {
         self.traj
             .events
             .iter()
             .map(|e| format!("{}:{}>{}", e.element, e.from, e.to))
-            .collect::<Vec<_>>()
-            .join(" ")
+            .collect()
     }
 }
 

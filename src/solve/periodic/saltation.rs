@@ -64,7 +64,7 @@ pub fn saltation(
 }
 
 /// `∇g` and `g_t` of an event function `Σ wᵢyᵢ + c + coef · wall⁽ᵏ⁾(t)`.
-fn event_gradient(h: &Hybrid, ev: &EventFn, t: f64, n2: usize) -> (DVector<f64>, f64) {
+pub(super) fn event_gradient(h: &Hybrid, ev: &EventFn, t: f64, n2: usize) -> (DVector<f64>, f64) {
     let mut grad = DVector::zeros(n2);
     for &(i, w) in &ev.w {
         grad[i] += w;
@@ -83,7 +83,11 @@ fn perturbation(t: f64, y: &[f64]) -> (f64, f64) {
 }
 
 /// `∇g` and `g_t` of a scalar function of the state by central differences.
-fn differenced(mut g: impl FnMut(f64, &[f64]) -> f64, t: f64, y: &[f64]) -> (DVector<f64>, f64) {
+pub(super) fn differenced(
+    mut g: impl FnMut(f64, &[f64]) -> f64,
+    t: f64,
+    y: &[f64],
+) -> (DVector<f64>, f64) {
     let (dy, dt) = perturbation(t, y);
     let mut z = y.to_vec();
     let grad = DVector::from_fn(y.len(), |i, _| {
@@ -99,7 +103,12 @@ fn differenced(mut g: impl FnMut(f64, &[f64]) -> f64, t: f64, y: &[f64]) -> (DVe
 }
 
 /// `R_y` and `R_t` of a single stop's impact (Newton's law, `Hybrid::impacts`).
-fn impact_jacobians(h: &Hybrid, ev: &EventFn, t: f64, y: &[f64]) -> (DMatrix<f64>, DVector<f64>) {
+pub(super) fn impact_jacobians(
+    h: &Hybrid,
+    ev: &EventFn,
+    t: f64,
+    y: &[f64],
+) -> (DMatrix<f64>, DVector<f64>) {
     let (dy, dt) = perturbation(t, y);
     let jump = |t: f64, z: &[f64]| {
         let mut z = z.to_vec();

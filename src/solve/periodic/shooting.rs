@@ -20,7 +20,7 @@ pub type SystemAt<'a> = dyn Fn(f64) -> Result<System, String> + 'a;
 
 /// The periodic orbits of a forced system over a parameter.
 pub struct Shooting<'a> {
-    system_at: &'a SystemAt<'a>,
+    pub(super) system_at: &'a SystemAt<'a>,
     /// The length of the state `[x, ẋ]`.
     dim: usize,
     /// The orbit's period in forcing periods.

@@ -106,9 +106,19 @@ impl Augmented<'_, '_> {
     }
 }
 
+/// The tolerances `VARIATIONAL_TOL_FACTOR` times looser than `tol`: the monodromy's, whose
+/// orbit is already known.
+pub fn loosened(tol: &Tolerances) -> Tolerances {
+    Tolerances {
+        rtol: tol.rtol * VARIATIONAL_TOL_FACTOR,
+        atol: tol.atol * VARIATIONAL_TOL_FACTOR,
+        ..*tol
+    }
+}
+
 /// The state at `t1` and the sensitivity `∂y(t1)/∂y(t0)` of the segment from `(t0, y0)` in
-/// the hybrid system's current modes, at `VARIATIONAL_TOL_FACTOR` times the tolerances `tol`
-/// (on the state and on `Φ` alike).
+/// the hybrid system's current modes, at the tolerances `tol` (on the state and on `Φ`
+/// alike).
 pub fn segment(
     h: &mut Hybrid,
     (t0, t1): (f64, f64),
@@ -137,8 +147,7 @@ pub fn segment(
     };
     let tol = Tolerances {
         max_step: tol.max_step.min(t1 - t0),
-        rtol: tol.rtol * VARIATIONAL_TOL_FACTOR,
-        atol: tol.atol * VARIATIONAL_TOL_FACTOR,
+        ..*tol
     };
     let mut f0 = vec![0.0; dim];
     rhs.eval(t0, &z, &mut f0);

@@ -171,7 +171,7 @@ impl Hybrid<'_> {
     }
 
     /// The event function's value `Σ w y + c` (+ the wall term) at `(t, y)`.
-    pub(super) fn event_value(&self, ev: &EventFn, t: f64, y: &[f64]) -> f64 {
+    pub(crate) fn event_value(&self, ev: &EventFn, t: f64, y: &[f64]) -> f64 {
         let wall = ev
             .wall
             .map_or(0.0, |(d, coef, order)| coef * self.wall_motion(d, t, order));
