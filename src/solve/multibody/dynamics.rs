@@ -12,9 +12,10 @@
 
 use super::clearance::{bilateral, specs};
 use super::contact::{Contact, Modes};
+use super::gram::{self, Gram};
 use super::joints::{Bilateral, Geometry, Row, Side};
 use super::kinematics::{rates, rotation, turned};
-use super::tolerances::{GRAM_CONDITION_MAX, PROJECTION_MAX_ITERATIONS, PROJECTION_TOL};
+use super::tolerances::{PROJECTION_MAX_ITERATIONS, PROJECTION_TOL};
 use crate::model::system::Multibody;
 use nalgebra::{DMatrix, DVector, Vector3};
 
@@ -57,6 +58,9 @@ pub struct Mechanism {
     gravity: V3,
     /// Constraint rows over all joints.
     rows: usize,
+    /// The constraint rows at each body (its joints' rows, ascending): the sparsity of
+    /// `Φ_q` that `Gram` assembles and factors by.
+    rows_at_body: Vec<Vec<usize>>,
 }
 
 /// The accelerations and multipliers at one state.
@@ -94,6 +98,7 @@ impl Mechanism {
             contacts: Vec::new(),
             gravity: V3::from(mb.gravity),
             rows: 0,
+            rows_at_body: vec![Vec::new(); nb],
         };
         for (name, j, a, b) in &mb.joints {
             let sides = [*a, *b];
@@ -123,7 +128,11 @@ impl Mechanism {
                 V3::from(j.axis),
                 [&at[0], &at[1]],
             );
-            mech.rows += geometry.rows();
+            let rows = mech.rows..mech.rows + geometry.rows();
+            for body in sides.iter().flatten() {
+                mech.rows_at_body[*body].extend(rows.clone());
+            }
+            mech.rows = rows.end;
             mech.joints.push(Joint { sides, geometry });
         }
         mech.project(0.0, &mut y)?;
@@ -202,7 +211,7 @@ impl Mechanism {
         )
     }
 
-    /// `W⁻¹ b` with `W = Φ_q M⁻¹ Φ_qᵀ`, for each column of `b`.
+    /// `W⁻¹ b` with `W = Φ_q M⁻¹ Φ_qᵀ` (`gram.rs`).
     fn gram_solve(
         &self,
         t: f64,
@@ -210,18 +219,18 @@ impl Mechanism {
         minv: &DVector<f64>,
         b: DVector<f64>,
     ) -> Result<DVector<f64>, Degenerate> {
-        // `Φ_q M⁻¹` by scaling columns (M is diagonal), then `W = Φ_q M⁻¹ Φ_qᵀ`.
-        let mut scaled = jac.clone();
-        for (mut col, m) in scaled.column_iter_mut().zip(minv.iter()) {
-            col *= *m;
-        }
-        let w = &scaled * jac.transpose();
-        let chol = w.cholesky().ok_or(Degenerate::Singular { t })?;
-        let pivots = chol.l_dirty().diagonal().map(|x| x * x);
-        if pivots.min() * GRAM_CONDITION_MAX < pivots.max() {
-            return Err(Degenerate::Singular { t });
-        }
-        Ok(chol.solve(&b))
+        let gram = Gram::factor(jac, minv, &self.rows_at_body).ok_or(Degenerate::Singular { t })?;
+        Ok(gram.solve(b))
+    }
+
+    /// `Φ_q v` (`gram::times`).
+    fn times(&self, jac: &DMatrix<f64>, v: &DVector<f64>) -> DVector<f64> {
+        gram::times(jac, &self.rows_at_body, v)
+    }
+
+    /// `Φ_qᵀ λ` (`gram::transpose_times`).
+    fn transpose_times(&self, jac: &DMatrix<f64>, lambda: &DVector<f64>) -> DVector<f64> {
+        gram::transpose_times(jac, &self.rows_at_body, lambda)
     }
 
     /// The accelerations and multipliers at `(t, y)` (eq. 8 with the joints and the contact
@@ -251,8 +260,8 @@ impl Mechanism {
         }
         let (rows, jac) = self.constraints(y);
         let gamma = DVector::from_iterator(self.rows, rows.iter().map(|r| r.gamma));
-        let lambda = self.gram_solve(t, &jac, &minv, gamma - &jac * &free)?;
-        let vdot = free + (jac.transpose() * &lambda).component_mul(&minv);
+        let lambda = self.gram_solve(t, &jac, &minv, gamma - self.times(&jac, &free))?;
+        let vdot = free + self.transpose_times(&jac, &lambda).component_mul(&minv);
         Ok(Solved { vdot, lambda })
     }
 
@@ -295,7 +304,7 @@ impl Mechanism {
             }
             let phi = DVector::from_iterator(self.rows, rows.iter().map(|r| r.phi));
             let mu = self.gram_solve(t, &jac, &minv, phi)?;
-            let delta = -(jac.transpose() * mu).component_mul(&minv);
+            let delta = -self.transpose_times(&jac, &mu).component_mul(&minv);
             self.displace(y, &delta);
         }
         if !converged {
@@ -303,8 +312,8 @@ impl Mechanism {
         }
         let (_, jac) = self.constraints(y);
         let v = DVector::from_column_slice(&y[7 * nb..]);
-        let mu = self.gram_solve(t, &jac, &minv, &jac * &v)?;
-        let v = v - (jac.transpose() * mu).component_mul(&minv);
+        let mu = self.gram_solve(t, &jac, &minv, self.times(&jac, &v))?;
+        let v = v - self.transpose_times(&jac, &mu).component_mul(&minv);
         y[7 * nb..].copy_from_slice(v.as_slice());
         Ok(())
     }
@@ -346,7 +355,7 @@ impl Mechanism {
         let (rows, jac) = self.constraints(y);
         let v = DVector::from_column_slice(&y[7 * self.nb()..]);
         let phi = rows.iter().map(|r| r.phi.abs()).fold(0.0, f64::max);
-        (phi, (&jac * v).amax())
+        (phi, self.times(&jac, &v).amax())
     }
 
     /// The global angular momentum about the origin, `Σ r × m ṙ + A J ω'` (N m s).

@@ -34,6 +34,7 @@ mod clearance;
 mod contact;
 mod dynamics;
 mod events;
+mod gram;
 mod integrate;
 mod joints;
 mod kinematics;
