@@ -326,8 +326,7 @@ fn simulate_refuses_what_it_cannot_integrate() {
     ]);
     assert_eq!(code, 1);
     assert!(
-        stderr.contains("nsd::analysis::unsupported")
-            && stderr.contains("`method = timestepping`"),
+        stderr.contains("nsd::analysis::unsupported") && stderr.contains("`method = timestepping`"),
         "{stderr}"
     );
 }

@@ -139,6 +139,54 @@ impl MethodChoice {
     }
 }
 
+/// The dense output of an accepted attempt in two parts (`Dop853::extra_stages`): what every
+/// step needs at once, and DOP853's coefficient vectors only when the state inside the step
+/// is read.
+impl MethodChoice {
+    /// The accepted attempt `a` from `trial`: under `Method::Auto` the stiffness or cost test
+    /// runs (the stiffness test first: it reads the stage state that the extra stages
+    /// overwrite); `out` is begun, and filled by RODAS (whose dense output is cheap), while
+    /// DOP853 makes its extra stages only. Returns whether `out` is filled; if not,
+    /// `fill_dense` fills it and `linear_poly` reads it meanwhile.
+    pub(super) fn accepted(
+        &mut self,
+        rhs: &mut impl Rhs,
+        trial: &Trial<'_>,
+        a: &Attempt,
+        out: &mut DenseStep,
+    ) -> bool {
+        if self.stiff_now {
+            self.stiff.dense(rhs, trial, a, out);
+            if self.method == Method::Auto {
+                self.watch_cost(trial.h);
+            }
+            return true;
+        }
+        if self.method == Method::Auto {
+            self.watch_stiffness(trial.h, &a.y1);
+        }
+        self.explicit.extra_stages(rhs, trial);
+        out.begin(trial.t, trial.h, trial.y);
+        false
+    }
+
+    /// Fills `out` for an explicit step that `accepted` left unfilled.
+    pub(super) fn fill_dense(&self, a: &Attempt, out: &mut DenseStep) {
+        self.explicit.fill_dense(a, out);
+    }
+
+    /// `out.linear_poly(w, c)` of an explicit step that `accepted` left unfilled.
+    pub(super) fn linear_poly(
+        &self,
+        a: &Attempt,
+        out: &DenseStep,
+        w: &[(usize, f64)],
+        c: f64,
+    ) -> [f64; 8] {
+        self.explicit.linear_poly(a, out, w, c)
+    }
+}
+
 impl OneStep for MethodChoice {
     fn attempt(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, out: &mut Attempt) -> StepResult {
         if self.stiff_now {
@@ -153,17 +201,9 @@ impl OneStep for MethodChoice {
     /// The dense output of an accepted attempt; under `Method::Auto` the stiffness test runs
     /// first (it reads the stage state that DOP853's dense output overwrites).
     fn dense(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, a: &Attempt, out: &mut DenseStep) {
-        if self.stiff_now {
-            self.stiff.dense(rhs, trial, a, out);
-            if self.method == Method::Auto {
-                self.watch_cost(trial.h);
-            }
-            return;
+        if !self.accepted(rhs, trial, a, out) {
+            self.fill_dense(a, out);
         }
-        if self.method == Method::Auto {
-            self.watch_stiffness(trial.h, &a.y1);
-        }
-        self.explicit.dense(rhs, trial, a, out);
     }
 
     /// The controller of the method that makes the next attempt.
