@@ -22,10 +22,21 @@ const DENSE_KC_ROWS_MAX_DOFS: usize = 32;
 /// mostly empty diagonal) stay CSR.
 const DIAGONAL_MAX_FILL: f64 = 2.0;
 
-/// A square matrix by its nonzero diagonals (DIA storage), in ascending offset order.
+/// A square matrix by its nonzero diagonals (DIA storage), in ascending offset order. A
+/// diagonal below the main one that mirrors the one above (a symmetric `K` or `C`, equal bit
+/// for bit) is read from the upper one's storage: the product then streams one vector less
+/// per mirrored pair.
 pub(super) struct Diagonals {
-    /// `(o, d)`: `d[i] = A[i, i + o]` where `0 ≤ i + o < n` (0 elsewhere).
-    diags: Vec<(isize, Vec<f64>)>,
+    diags: Vec<Diagonal>,
+    /// The stored diagonals.
+    stores: Vec<Vec<f64>>,
+}
+
+/// One diagonal `o`: `A[i, i + o] = stores[store][i − shift]` for `0 ≤ i + o < n`.
+struct Diagonal {
+    o: isize,
+    store: usize,
+    shift: usize,
 }
 
 impl Diagonals {
@@ -41,15 +52,52 @@ impl Diagonals {
         if (offsets.len() * n) as f64 > DIAGONAL_MAX_FILL * a.nnz().max(1) as f64 {
             return None;
         }
-        let mut diags: Vec<(isize, Vec<f64>)> =
-            offsets.iter().map(|&o| (o, vec![0.0; n])).collect();
+        let mut full: Vec<Vec<f64>> = offsets.iter().map(|_| vec![0.0; n]).collect();
         for (v, (i, j)) in a.iter() {
             let o = j as isize - i as isize;
             if let Ok(k) = offsets.binary_search(&o) {
-                diags[k].1[i] += *v;
+                full[k][i] += *v;
             }
         }
-        Some(Diagonals { diags })
+        // `A[i, i − o] = A[i − o, i]`: the lower diagonal −o is the upper one shifted by o.
+        let mirror = |k: usize| -> Option<usize> {
+            let o = -offsets[k];
+            let up = offsets.binary_search(&o).ok().filter(|_| o > 0)?;
+            let o = o as usize;
+            let same = (o..n).all(|i| full[k][i].to_bits() == full[up][i - o].to_bits());
+            same.then_some(up)
+        };
+        let mirrors: Vec<Option<usize>> = (0..offsets.len()).map(mirror).collect();
+        let mut stores = Vec::new();
+        let mut store_of = vec![usize::MAX; offsets.len()];
+        for (k, d) in full.into_iter().enumerate() {
+            if mirrors[k].is_none() {
+                store_of[k] = stores.len();
+                stores.push(d);
+            }
+        }
+        let diags = offsets
+            .iter()
+            .enumerate()
+            .map(|(k, &o)| match mirrors[k] {
+                Some(up) => Diagonal {
+                    o,
+                    store: store_of[up],
+                    shift: o.unsigned_abs(),
+                },
+                None => Diagonal {
+                    o,
+                    store: store_of[k],
+                    shift: 0,
+                },
+            })
+            .collect();
+        Some(Diagonals { diags, stores })
+    }
+
+    /// The entries `A[i, i + o]` of diagonal `d` for the rows `first..last` (all inside it).
+    fn entries(&self, d: &Diagonal, first: usize, last: usize) -> &[f64] {
+        &self.stores[d.store][first - d.shift..last - d.shift]
     }
 
     /// `acc = (A z)[lo .. lo + acc.len()]`, diagonal by diagonal in ascending offset (= each
@@ -58,7 +106,8 @@ impl Diagonals {
         let n = z.len() as isize;
         let hi = (lo + acc.len()) as isize;
         acc.fill(0.0);
-        for (o, d) in &self.diags {
+        for d in &self.diags {
+            let o = d.o;
             // The rows `i` of the block whose column `i + o` is inside the matrix.
             let first = (lo as isize).max(-o);
             let last = hi.min(n - o);
@@ -70,7 +119,7 @@ impl Diagonals {
             let rows = last - first;
             for ((a, dv), zv) in acc[first - lo..last - lo]
                 .iter_mut()
-                .zip(&d[first..last])
+                .zip(self.entries(d, first, last))
                 .zip(&z[col..col + rows])
             {
                 *a += dv * zv;
@@ -107,12 +156,12 @@ impl Diagonals {
             z: [&[]; FUSED_DIAGONALS_MAX],
             count: self.diags.len(),
         };
-        for (j, (o, d)) in self.diags.iter().enumerate() {
-            let (a, b) = (lo as isize + o, hi as isize + o);
+        for (j, d) in self.diags.iter().enumerate() {
+            let (a, b) = (lo as isize + d.o, hi as isize + d.o);
             if a < 0 || b > n {
                 return None;
             }
-            terms.d[j] = &d[lo..hi];
+            terms.d[j] = self.entries(d, lo, hi);
             terms.z[j] = &z[a as usize..b as usize];
         }
         Some(terms)
@@ -122,12 +171,12 @@ impl Diagonals {
 impl Diagonals {
     /// How far below the main diagonal the band reaches (the first rows miss those terms).
     fn reach_back(&self) -> usize {
-        self.diags.first().map_or(0, |(o, _)| (-o).max(0) as usize)
+        self.diags.first().map_or(0, |d| (-d.o).max(0) as usize)
     }
 
     /// How far above the main diagonal the band reaches (the last rows miss those terms).
     fn reach_forward(&self) -> usize {
-        self.diags.last().map_or(0, |(o, _)| (*o).max(0) as usize)
+        self.diags.last().map_or(0, |d| d.o.max(0) as usize)
     }
 }
 
@@ -306,6 +355,35 @@ mod tests {
         terms.sum(&mut one_pass);
         dia.product_rows(&z, 2, &mut swept);
         assert_eq!(one_pass, swept);
+    }
+
+    /// A symmetric band keeps one store per mirrored pair, with the same products.
+    #[test]
+    fn mirrored_diagonals_share_their_store() {
+        let n = 9;
+        let mut t = TriMat::new((n, n));
+        for i in 0..n {
+            t.add_triplet(i, i, 2.0 + i as f64);
+            if i + 1 < n {
+                t.add_triplet(i, i + 1, -1.0 - 0.1 * i as f64);
+                t.add_triplet(i + 1, i, -1.0 - 0.1 * i as f64);
+            }
+            if i + 3 < n {
+                t.add_triplet(i, i + 3, 0.5);
+                t.add_triplet(i + 3, i, 0.25);
+            }
+        }
+        let a: CsMat<f64> = t.to_csr();
+        let dia = Diagonals::new(&a, n).expect("a band");
+        assert_eq!(dia.diags.len(), 5);
+        assert_eq!(dia.stores.len(), 4, "−1 mirrors +1; −3 differs from +3");
+        let z: Vec<f64> = (0..n).map(|i| (i as f64 * 1.3).cos()).collect();
+        let mut acc = vec![0.0; n];
+        dia.product_rows(&z, 0, &mut acc);
+        for (row, r) in a.outer_iterator().enumerate() {
+            let want: f64 = r.iter().map(|(j, v)| v * z[j]).sum();
+            assert_eq!(acc[row], want, "row {row}");
+        }
     }
 
     /// A far coupling (a ring closure) opens a mostly empty diagonal: CSR is kept.
