@@ -43,6 +43,10 @@ const FALLBACK_PROBE_SHRINK: f64 = 1e-3;
 /// Largest ratio of the starting step to the probe step (dimensionless).
 const MAX_START_GROWTH: f64 = 100.0;
 
+/// Vectors up to this length are summed by `short_sum` (the same operations in the same
+/// order): the grouped sweeps' set-up costs more than they save on small models.
+const SHORT_SUM_LEN: usize = 16;
+
 /// Components per block of the step's end sums (y₁ and the two error estimators): the
 /// blocks of the eight stages they read, 8 × 1 KiB, stay in the first-level cache.
 const ESTIMATOR_BLOCK: usize = 128;
@@ -90,6 +94,10 @@ fn sum_terms_at(
             m += 1;
         }
     }
+    if out.len() <= SHORT_SUM_LEN {
+        short_sum(out, base, &terms[..m]);
+        return;
+    }
     let mut groups = terms[..m].chunks(4);
     match (base, groups.next()) {
         (Some(b), Some(first)) => sweep(out, Start::From(b), first),
@@ -99,6 +107,35 @@ fn sum_terms_at(
     }
     for group in groups {
         sweep(out, Start::Accumulate, group);
+    }
+}
+
+/// `sum_terms` for a few components: the base copied, then four terms per pass and the rest
+/// one per pass (the same operations in the same order; fewer branches per pass than the
+/// grouped sweeps, which pays on small models).
+fn short_sum(out: &mut [f64], base: Option<&[f64]>, terms: &[(f64, &[f64])]) {
+    let mut rest = terms;
+    match (base, rest.split_first()) {
+        (Some(b), _) => out.copy_from_slice(b),
+        (None, Some(((c, kj), tail))) => {
+            for (o, v) in out.iter_mut().zip(*kj) {
+                *o = c * v;
+            }
+            rest = tail;
+        }
+        (None, None) => out.fill(0.0),
+    }
+    let mut quads = rest.chunks_exact(4);
+    for q in &mut quads {
+        let ((c0, k0), (c1, k1), (c2, k2), (c3, k3)) = (q[0], q[1], q[2], q[3]);
+        for ((((o, a), b), c), d) in out.iter_mut().zip(k0).zip(k1).zip(k2).zip(k3) {
+            *o = *o + c0 * a + c1 * b + c2 * c + c3 * d;
+        }
+    }
+    for &(c, kj) in quads.remainder() {
+        for (o, v) in out.iter_mut().zip(kj) {
+            *o += c * v;
+        }
     }
 }
 

@@ -27,6 +27,11 @@ const CALM_STEPS_TO_FORGET: usize = 6;
 /// switch's size, at most fivefold per step, and settles after an event's transient).
 const STIFF_STEPS_TO_JUDGE: usize = 20;
 
+/// State dimension up to which DOP853's coefficient vectors are filled on every accepted
+/// step: on small models most steps hold an output sample anyway, and the event functions
+/// read from the filled vectors cost less than from the stages.
+const EAGER_DENSE_MAX_STATES: usize = 64;
+
 /// The time a method advanced and the attempts it took (rejected ones included).
 #[derive(Debug, Clone, Copy, Default)]
 struct Progress {
@@ -146,7 +151,8 @@ impl MethodChoice {
     /// The accepted attempt `a` from `trial`: under `Method::Auto` the stiffness or cost test
     /// runs (the stiffness test first: it reads the stage state that the extra stages
     /// overwrite); `out` is begun, and filled by RODAS (whose dense output is cheap), while
-    /// DOP853 makes its extra stages only. Returns whether `out` is filled; if not,
+    /// DOP853 makes its extra stages only (and fills it on small models,
+    /// `EAGER_DENSE_MAX_STATES`). Returns whether `out` is filled; if not,
     /// `fill_dense` fills it and `linear_poly` reads it meanwhile.
     pub(super) fn accepted(
         &mut self,
@@ -167,6 +173,10 @@ impl MethodChoice {
         }
         self.explicit.extra_stages(rhs, trial);
         out.begin(trial.t, trial.h, trial.y);
+        if trial.y.len() <= EAGER_DENSE_MAX_STATES {
+            self.explicit.fill_dense(a, out);
+            return true;
+        }
         false
     }
 
