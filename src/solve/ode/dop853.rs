@@ -473,7 +473,13 @@ mod tests {
     /// bit (same terms, same order), with and without a base, over a tableau row with zeros.
     #[test]
     fn stage_sums_equal_the_componentwise_sums() {
-        let n = 9;
+        // Short vectors (`short_sum`) and long ones (the grouped sweeps).
+        for n in [9, 301] {
+            stage_sums_of_length(n);
+        }
+    }
+
+    fn stage_sums_of_length(n: usize) {
         let k: Vec<Vec<f64>> = (0..STAGES_EXTENDED)
             .map(|s| (0..n).map(|i| ((s * n + i) as f64 * 0.37).sin()).collect())
             .collect();
@@ -494,6 +500,39 @@ mod tests {
                 assert_eq!(*o, want, "component {i} with base");
             }
         }
+    }
+
+    /// An event function's polynomial read from the stages equals, bit for bit, the one
+    /// read from the filled coefficient vectors.
+    #[test]
+    fn event_polynomials_from_the_stages_equal_the_filled_ones() {
+        let tol = Tolerances {
+            rtol: 1e-6,
+            atol: 1e-6,
+            max_step: 1.0,
+        };
+        let mut rk = Dop853::new(2);
+        let mut rhs = |t: f64, y: &[f64], dy: &mut [f64]| {
+            dy[0] = y[1];
+            dy[1] = -y[0] - 0.3 * y[1] * y[1] + t.sin();
+        };
+        let (y, mut f0) = (vec![0.3, -1.1], vec![0.0; 2]);
+        rhs(0.2, &y, &mut f0);
+        let trial = Trial {
+            t: 0.2,
+            y: &y,
+            f0: &f0,
+            h: 0.37,
+            tol: &tol,
+        };
+        let (mut a, mut d) = (Attempt::new(2), DenseStep::new(2));
+        rk.attempt(&mut rhs, &trial, &mut a);
+        rk.extra_stages(&mut rhs, &trial);
+        d.begin(trial.t, trial.h, trial.y);
+        let w = [(0, 1.0), (1, -0.7)];
+        let from_stages = rk.linear_poly(&a, &d, &w, 0.05);
+        rk.fill_dense(&a, &mut d);
+        assert_eq!(from_stages, d.linear_poly(&w, 0.05));
     }
 
     #[test]
