@@ -32,12 +32,18 @@ impl DenseStep {
     /// Starts refilling for the step from `(t0, y0)` over `h`, all coefficients zero (one
     /// buffer serves every step of an integration: no allocation per step).
     pub(super) fn reset(&mut self, t0: f64, h: f64, y0: &[f64]) {
-        self.t0 = t0;
-        self.h = h;
-        self.y0.copy_from_slice(y0);
+        self.begin(t0, h, y0);
         for f in &mut self.f {
             f.fill(0.0);
         }
+    }
+
+    /// Starts the step from `(t0, y0)` over `h`, the coefficients left as they are (for a
+    /// method that overwrites all seven, or fills them only when asked).
+    pub(super) fn begin(&mut self, t0: f64, h: f64, y0: &[f64]) {
+        self.t0 = t0;
+        self.h = h;
+        self.y0.copy_from_slice(y0);
     }
 
     pub fn t1(&self) -> f64 {
@@ -72,24 +78,36 @@ impl DenseStep {
     /// Monomial coefficients `p[0] + p[1] x + … + p[7] x⁷` in `x = (t − t0)/h` of the linear
     /// combination `Σ w_i y_i(x) + c` (for event functions that are linear in the state).
     pub fn linear_poly(&self, w: &[(usize, f64)], c: f64) -> [f64; 8] {
-        let coef = |k: usize| -> f64 { w.iter().map(|&(i, wi)| wi * self.f[k][i]).sum() };
-        // Horner in polynomial arithmetic, innermost (F6) first, as in `component_at`.
-        let mut p = [0.0; 8];
-        for k in (0..7).rev() {
-            p[0] += coef(k);
-            let by_x = (6 - k) % 2 == 0;
-            let mut q = [0.0; 8];
-            for d in 0..7 {
-                if by_x {
-                    q[d + 1] += p[d];
-                } else {
-                    q[d] += p[d];
-                    q[d + 1] -= p[d];
-                }
-            }
-            p = q;
-        }
-        p[0] += c + w.iter().map(|&(i, wi)| wi * self.y0[i]).sum::<f64>();
-        p
+        linear_poly_of(w, c, &self.y0, |k, i| self.f[k][i])
     }
+}
+
+/// `DenseStep::linear_poly` with the coefficient `F_k[i]` given by `coef_at(k, i)`: a method
+/// that can give the few components an event function reads without building the seven
+/// vectors gets the same polynomial, bit for bit.
+pub(super) fn linear_poly_of(
+    w: &[(usize, f64)],
+    c: f64,
+    y0: &[f64],
+    coef_at: impl Fn(usize, usize) -> f64,
+) -> [f64; 8] {
+    let coef = |k: usize| -> f64 { w.iter().map(|&(i, wi)| wi * coef_at(k, i)).sum() };
+    // Horner in polynomial arithmetic, innermost (F6) first, as in `component_at`.
+    let mut p = [0.0; 8];
+    for k in (0..7).rev() {
+        p[0] += coef(k);
+        let by_x = (6 - k) % 2 == 0;
+        let mut q = [0.0; 8];
+        for d in 0..7 {
+            if by_x {
+                q[d + 1] += p[d];
+            } else {
+                q[d] += p[d];
+                q[d + 1] -= p[d];
+            }
+        }
+        p = q;
+    }
+    p[0] += c + w.iter().map(|&(i, wi)| wi * y0[i]).sum::<f64>();
+    p
 }

@@ -43,6 +43,14 @@ const FALLBACK_PROBE_SHRINK: f64 = 1e-3;
 /// Largest ratio of the starting step to the probe step (dimensionless).
 const MAX_START_GROWTH: f64 = 100.0;
 
+/// Vectors up to this length are summed by `short_sum` (the same operations in the same
+/// order): the grouped sweeps' set-up costs more than they save on small models.
+const SHORT_SUM_LEN: usize = 16;
+
+/// Components per block of the step's end sums (y₁ and the two error estimators): the
+/// blocks of the eight stages they read, 8 × 1 KiB, stay in the first-level cache.
+const ESTIMATOR_BLOCK: usize = 128;
+
 /// Reusable stage storage for one system size (no allocation per stage).
 pub struct Dop853 {
     n: usize,
@@ -50,7 +58,7 @@ pub struct Dop853 {
     /// Stage derivatives k₁ … k₁₆ of the latest attempt (k₁₃ = f(t + h, y₁)).
     k: Vec<Vec<f64>>,
     /// The 5th- and 3rd-order error estimators `Σ E5_s k_s`, `Σ E3_s k_s` of the latest
-    /// attempt (before scaling).
+    /// attempt (before scaling), one block of components at a time.
     e5: Vec<f64>,
     e3: Vec<f64>,
 }
@@ -58,23 +66,55 @@ pub struct Dop853 {
 /// `out = base + Σ_j c_j k_j` (`base` 0 when `None`) over whole vectors, skipping the zero
 /// coefficients: each component gets `((base + c₀k₀) + c₁k₁) + …`, the same terms in the
 /// same order as the component-wise sum of Hairer's code, but in contiguous (vectorised)
-/// sweeps, four terms per sweep so that `out` is loaded and stored once per four terms. The
-/// stage sums are most of a step's arithmetic on large models.
+/// sweeps of up to four terms each, the base read in the first one, so that `out` is stored
+/// once per four terms. The stage sums are most of a step's arithmetic on large models.
 fn sum_terms(
     out: &mut [f64],
     base: Option<&[f64]>,
     k: &[Vec<f64>],
     coef: impl IntoIterator<Item = f64>,
 ) {
+    sum_terms_at(out, base, k, 0, coef);
+}
+
+/// `sum_terms` on the components `lo .. lo + out.len()` of the `k_j` (`base` is that block).
+fn sum_terms_at(
+    out: &mut [f64],
+    base: Option<&[f64]>,
+    k: &[Vec<f64>],
+    lo: usize,
+    coef: impl IntoIterator<Item = f64>,
+) {
+    let hi = lo + out.len();
     let mut terms: [(f64, &[f64]); STAGES_EXTENDED] = [(0.0, &[]); STAGES_EXTENDED];
     let mut m = 0;
     for (kj, c) in k.iter().zip(coef) {
         if c != 0.0 {
-            terms[m] = (c, kj);
+            terms[m] = (c, &kj[lo..hi]);
             m += 1;
         }
     }
-    let mut rest = &terms[..m];
+    if out.len() <= SHORT_SUM_LEN {
+        short_sum(out, base, &terms[..m]);
+        return;
+    }
+    let mut groups = terms[..m].chunks(4);
+    match (base, groups.next()) {
+        (Some(b), Some(first)) => sweep(out, Start::From(b), first),
+        (Some(b), None) => out.copy_from_slice(b),
+        (None, Some(first)) => sweep(out, Start::Zero, first),
+        (None, None) => out.fill(0.0),
+    }
+    for group in groups {
+        sweep(out, Start::Accumulate, group);
+    }
+}
+
+/// `sum_terms` for a few components: the base copied, then four terms per pass and the rest
+/// one per pass (the same operations in the same order; fewer branches per pass than the
+/// grouped sweeps, which pays on small models).
+fn short_sum(out: &mut [f64], base: Option<&[f64]>, terms: &[(f64, &[f64])]) {
+    let mut rest = terms;
     match (base, rest.split_first()) {
         (Some(b), _) => out.copy_from_slice(b),
         (None, Some(((c, kj), tail))) => {
@@ -99,14 +139,66 @@ fn sum_terms(
     }
 }
 
+/// What the first term of a `sweep` is added to.
+#[derive(Clone, Copy)]
+enum Start<'a> {
+    /// Nothing: the sum starts with the first product.
+    Zero,
+    /// This vector.
+    From(&'a [f64]),
+    /// The current `out`.
+    Accumulate,
+}
+
+/// `out = start + c₀k₀ + c₁k₁ + …` (left to right) for one to four terms, in one pass.
+fn sweep(out: &mut [f64], start: Start<'_>, terms: &[(f64, &[f64])]) {
+    match terms {
+        [(c0, k0)] => sweep_n(out, start, [*c0], [*k0]),
+        [(c0, k0), (c1, k1)] => sweep_n(out, start, [*c0, *c1], [*k0, *k1]),
+        [(c0, k0), (c1, k1), (c2, k2)] => {
+            sweep_n(out, start, [*c0, *c1, *c2], [*k0, *k1, *k2]);
+        }
+        [(c0, k0), (c1, k1), (c2, k2), (c3, k3)] => {
+            sweep_n(out, start, [*c0, *c1, *c2, *c3], [*k0, *k1, *k2, *k3]);
+        }
+        _ => unreachable!("a sweep adds one to four terms"),
+    }
+}
+
+/// `sweep` for `T` terms (unrolled by the compiler).
+#[inline(always)]
+fn sweep_n<const T: usize>(out: &mut [f64], start: Start<'_>, c: [f64; T], k: [&[f64]; T]) {
+    let n = out.len();
+    let k = k.map(|kj| &kj[..n]);
+    let rest = |i: usize, first: f64| (1..T).fold(first, |acc, j| acc + c[j] * k[j][i]);
+    match start {
+        Start::Zero => {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = rest(i, c[0] * k[0][i]);
+            }
+        }
+        Start::From(b) => {
+            let b = &b[..n];
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = rest(i, b[i] + c[0] * k[0][i]);
+            }
+        }
+        Start::Accumulate => {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = rest(i, *o + c[0] * k[0][i]);
+            }
+        }
+    }
+}
+
 impl Dop853 {
     pub fn new(n: usize) -> Dop853 {
         Dop853 {
             n,
             work: vec![0.0; n],
             k: vec![vec![0.0; n]; STAGES_EXTENDED],
-            e5: vec![0.0; n],
-            e3: vec![0.0; n],
+            e5: vec![0.0; n.min(ESTIMATOR_BLOCK)],
+            e3: vec![0.0; n.min(ESTIMATOR_BLOCK)],
         }
     }
 
@@ -131,6 +223,83 @@ impl Dop853 {
     }
 }
 
+/// The dense output in two parts, so that a step whose interpolant is read only along a few
+/// event functions builds no coefficient vectors: the three extra stages (`extra_stages`,
+/// the evaluations), then either the seven vectors `F0 … F6` (`fill_dense`) or the
+/// polynomial of one linear combination of the state from the stages directly
+/// (`linear_poly`), equal bit for bit to the one read from the filled vectors.
+impl Dop853 {
+    /// The three extra stages k₁₄ … k₁₆ of the continuous extension of the attempt just made
+    /// from `trial` (three evaluations); call it after `stiffness`, which reads the stage
+    /// state it overwrites.
+    pub fn extra_stages(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>) {
+        let (t, y, h) = (trial.t, trial.y, trial.h);
+        for (s, c) in C.iter().enumerate().skip(STAGES + 1) {
+            sum_terms(
+                &mut self.work,
+                Some(y),
+                &self.k[..s],
+                A[s].iter().map(|a| h * a),
+            );
+            rhs.eval(t + c * h, &self.work, &mut self.k[s]);
+        }
+    }
+
+    /// The coefficient vectors `F0 … F6` of the step `out` (begun from its start state over
+    /// its size) whose attempt gave `a`, after `extra_stages`.
+    pub fn fill_dense(&self, a: &Attempt, out: &mut DenseStep) {
+        let h = out.h;
+        let f0 = &self.k[0];
+        let (y, f) = (&out.y0, &mut out.f);
+        for i in 0..self.n {
+            let dy = a.y1[i] - y[i];
+            f[0][i] = dy;
+            f[1][i] = h * f0[i] - dy;
+            f[2][i] = 2.0 * dy - h * (a.f1[i] + f0[i]);
+        }
+        for (fr, drow) in f[3..].iter_mut().zip(&D) {
+            sum_terms(fr, None, &self.k, drow.iter().copied());
+            for v in fr.iter_mut() {
+                *v *= h;
+            }
+        }
+    }
+
+    /// `DenseStep::linear_poly` of the step `out` (begun, not filled) whose attempt gave `a`,
+    /// after `extra_stages`: each coefficient `F_k[i]` it reads is computed alone, with the
+    /// operations of `fill_dense` in the same order.
+    pub fn linear_poly(
+        &self,
+        a: &Attempt,
+        out: &DenseStep,
+        w: &[(usize, f64)],
+        c: f64,
+    ) -> [f64; 8] {
+        let (h, y) = (out.h, &out.y0);
+        let coef_at = |k: usize, i: usize| -> f64 {
+            let f0 = self.k[0][i];
+            let dy = a.y1[i] - y[i];
+            match k {
+                0 => dy,
+                1 => h * f0 - dy,
+                2 => 2.0 * dy - h * (a.f1[i] + f0),
+                _ => {
+                    // `sum_terms` without a base: the first nonzero term, then the others.
+                    let mut terms = self
+                        .k
+                        .iter()
+                        .zip(D[k - 3])
+                        .filter(|(_, d)| *d != 0.0)
+                        .map(|(kj, d)| d * kj[i]);
+                    let first = terms.next().unwrap_or(0.0);
+                    terms.fold(first, |acc, v| acc + v) * h
+                }
+            }
+        };
+        super::dense::linear_poly_of(w, c, y, coef_at)
+    }
+}
+
 impl OneStep for Dop853 {
     /// One trial step (12 evaluations); never singular.
     fn attempt(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, out: &mut Attempt) -> StepResult {
@@ -145,24 +314,33 @@ impl OneStep for Dop853 {
             );
             rhs.eval(t + c * h, &self.work, &mut self.k[s]);
         }
-        let (y1, f1) = (&mut out.y1, &mut out.f1);
-        sum_terms(y1, None, &self.k[..STAGES], B);
-        for (y1i, yi) in y1.iter_mut().zip(y) {
-            *y1i = yi + h * *y1i;
-        }
-        rhs.eval(t + h, y1, f1);
-        self.k[STAGES].copy_from_slice(f1);
-        sum_terms(&mut self.e5, None, &self.k[..=STAGES], E5);
-        sum_terms(&mut self.e3, None, &self.k[..=STAGES], E3);
-        // Error norm (Hairer's DOP853: err5² / √(err5² + 0.01 err3²), RMS, times |h|).
+        // y₁ and the two error estimators read the same eight stages (neither estimator
+        // weighs k₁₃ = f(t + h, y₁): `estimators_skip_the_last_stage`), so they are summed
+        // together block by block while those stages' blocks are in the cache; the error
+        // norm (Hairer's DOP853: err5² / √(err5² + 0.01 err3²), RMS, times |h|) is summed
+        // in component order.
+        let y1 = &mut out.y1;
         let (mut e5, mut e3) = (0.0, 0.0);
-        for i in 0..n {
-            let scale = tol.atol + tol.rtol * y[i].abs().max(y1[i].abs());
-            let a = self.e5[i] / scale;
-            let b = self.e3[i] / scale;
-            e5 += a * a;
-            e3 += b * b;
+        for lo in (0..n).step_by(ESTIMATOR_BLOCK) {
+            let hi = (lo + ESTIMATOR_BLOCK).min(n);
+            let (y1b, yb) = (&mut y1[lo..hi], &y[lo..hi]);
+            let (e5b, e3b) = (&mut self.e5[..hi - lo], &mut self.e3[..hi - lo]);
+            let stages = &self.k[..STAGES];
+            sum_terms_at(y1b, None, stages, lo, B);
+            for (y1i, yi) in y1b.iter_mut().zip(yb) {
+                *y1i = yi + h * *y1i;
+            }
+            sum_terms_at(e5b, None, stages, lo, E5);
+            sum_terms_at(e3b, None, stages, lo, E3);
+            for (((y0i, y1i), a), b) in yb.iter().zip(y1b.iter()).zip(e5b.iter()).zip(e3b.iter()) {
+                let scale = tol.atol + tol.rtol * y0i.abs().max(y1i.abs());
+                let (a, b) = (a / scale, b / scale);
+                e5 += a * a;
+                e3 += b * b;
+            }
         }
+        rhs.eval(t + h, y1, &mut out.f1);
+        self.k[STAGES].copy_from_slice(&out.f1);
         let err = if e5 == 0.0 && e3 == 0.0 {
             0.0
         } else {
@@ -173,32 +351,9 @@ impl OneStep for Dop853 {
 
     /// The 7th-order dense output (three more evaluations).
     fn dense(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, a: &Attempt, out: &mut DenseStep) {
-        let (n, t, y, h) = (self.n, trial.t, trial.y, trial.h);
-        for (s, c) in C.iter().enumerate().skip(STAGES + 1) {
-            sum_terms(
-                &mut self.work,
-                Some(y),
-                &self.k[..s],
-                A[s].iter().map(|a| h * a),
-            );
-            rhs.eval(t + c * h, &self.work, &mut self.k[s]);
-        }
-        let k = &self.k;
-        let f0 = &k[0];
-        out.reset(t, h, y);
-        let f = &mut out.f;
-        for i in 0..n {
-            let dy = a.y1[i] - y[i];
-            f[0][i] = dy;
-            f[1][i] = h * f0[i] - dy;
-            f[2][i] = 2.0 * dy - h * (a.f1[i] + f0[i]);
-        }
-        for (fr, drow) in f[3..].iter_mut().zip(&D) {
-            sum_terms(fr, None, k, drow.iter().copied());
-            for v in fr.iter_mut() {
-                *v *= h;
-            }
-        }
+        self.extra_stages(rhs, trial);
+        out.begin(trial.t, trial.h, trial.y);
+        self.fill_dense(a, out);
     }
 
     fn next_step(&self, h: f64, err: f64, rejected_before: bool) -> f64 {
@@ -303,11 +458,28 @@ mod tests {
         )
     }
 
+    /// The error estimators weigh only the stages y₁ does: `attempt` sums all three before
+    /// evaluating k₁₃ = f(t + h, y₁).
+    #[test]
+    fn estimators_skip_the_last_stage() {
+        assert_eq!((E5[STAGES], E3[STAGES]), (0.0, 0.0));
+        for s in 0..STAGES {
+            assert_eq!(B[s] == 0.0, E5[s] == 0.0, "stage {s}");
+            assert_eq!(B[s] == 0.0, E3[s] == 0.0, "stage {s}");
+        }
+    }
+
     /// The whole-vector stage sums give the component-wise sums of Hairer's code bit for
     /// bit (same terms, same order), with and without a base, over a tableau row with zeros.
     #[test]
     fn stage_sums_equal_the_componentwise_sums() {
-        let n = 9;
+        // Short vectors (`short_sum`) and long ones (the grouped sweeps).
+        for n in [9, 301] {
+            stage_sums_of_length(n);
+        }
+    }
+
+    fn stage_sums_of_length(n: usize) {
         let k: Vec<Vec<f64>> = (0..STAGES_EXTENDED)
             .map(|s| (0..n).map(|i| ((s * n + i) as f64 * 0.37).sin()).collect())
             .collect();
@@ -328,6 +500,39 @@ mod tests {
                 assert_eq!(*o, want, "component {i} with base");
             }
         }
+    }
+
+    /// An event function's polynomial read from the stages equals, bit for bit, the one
+    /// read from the filled coefficient vectors.
+    #[test]
+    fn event_polynomials_from_the_stages_equal_the_filled_ones() {
+        let tol = Tolerances {
+            rtol: 1e-6,
+            atol: 1e-6,
+            max_step: 1.0,
+        };
+        let mut rk = Dop853::new(2);
+        let mut rhs = |t: f64, y: &[f64], dy: &mut [f64]| {
+            dy[0] = y[1];
+            dy[1] = -y[0] - 0.3 * y[1] * y[1] + t.sin();
+        };
+        let (y, mut f0) = (vec![0.3, -1.1], vec![0.0; 2]);
+        rhs(0.2, &y, &mut f0);
+        let trial = Trial {
+            t: 0.2,
+            y: &y,
+            f0: &f0,
+            h: 0.37,
+            tol: &tol,
+        };
+        let (mut a, mut d) = (Attempt::new(2), DenseStep::new(2));
+        rk.attempt(&mut rhs, &trial, &mut a);
+        rk.extra_stages(&mut rhs, &trial);
+        d.begin(trial.t, trial.h, trial.y);
+        let w = [(0, 1.0), (1, -0.7)];
+        let from_stages = rk.linear_poly(&a, &d, &w, 0.05);
+        rk.fill_dense(&a, &mut d);
+        assert_eq!(from_stages, d.linear_poly(&w, 0.05));
     }
 
     #[test]

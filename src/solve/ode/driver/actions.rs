@@ -164,7 +164,7 @@ impl Run<'_, '_> {
     /// to it, the event's action switches the modes and the integration restarts there.
     pub(super) fn on_event(&mut self, at: Crossing, step: &Accepted) -> Pass {
         let te = self.t + at.x * step.h;
-        let mut ye = self.stepper.dense.eval(te);
+        let mut ye = self.stepper.dense().eval(te);
         self.sample_until(te);
         match self.events[at.which].action {
             Action::Jenkins { element, to } => self.switch_jenkins(at.which, element, to, te, &ye),
@@ -287,7 +287,7 @@ impl Run<'_, '_> {
     pub(super) fn break_stick(&mut self, at: Crossing, step: &Accepted) {
         let c = at.which;
         let tb = self.t + at.x * step.h;
-        let yb = self.stepper.dense.eval(tb);
+        let yb = self.stepper.dense().eval(tb);
         let need = self.h.stick_force(c, tb, &yb);
         self.sample_until(tb);
         let to = if need > 0.0 {
@@ -303,7 +303,7 @@ impl Run<'_, '_> {
 
     /// The held stop `stop` lets go at `tl` (located inside the current step).
     pub(super) fn lift_off(&mut self, stop: usize, tl: f64) {
-        let yl = self.stepper.dense.eval(tl);
+        let yl = self.stepper.dense().eval(tl);
         self.sample_until(tl);
         self.h.release(stop);
         let event = Event::lift_off(tl, &self.h.stops[stop].name);

@@ -27,6 +27,11 @@ const CALM_STEPS_TO_FORGET: usize = 6;
 /// switch's size, at most fivefold per step, and settles after an event's transient).
 const STIFF_STEPS_TO_JUDGE: usize = 20;
 
+/// State dimension up to which DOP853's coefficient vectors are filled on every accepted
+/// step: on small models most steps hold an output sample anyway, and the event functions
+/// read from the filled vectors cost less than from the stages.
+const EAGER_DENSE_MAX_STATES: usize = 64;
+
 /// The time a method advanced and the attempts it took (rejected ones included).
 #[derive(Debug, Clone, Copy, Default)]
 struct Progress {
@@ -139,6 +144,59 @@ impl MethodChoice {
     }
 }
 
+/// The dense output of an accepted attempt in two parts (`Dop853::extra_stages`): what every
+/// step needs at once, and DOP853's coefficient vectors only when the state inside the step
+/// is read.
+impl MethodChoice {
+    /// The accepted attempt `a` from `trial`: under `Method::Auto` the stiffness or cost test
+    /// runs (the stiffness test first: it reads the stage state that the extra stages
+    /// overwrite); `out` is begun, and filled by RODAS (whose dense output is cheap), while
+    /// DOP853 makes its extra stages only (and fills it on small models,
+    /// `EAGER_DENSE_MAX_STATES`). Returns whether `out` is filled; if not,
+    /// `fill_dense` fills it and `linear_poly` reads it meanwhile.
+    pub(super) fn accepted(
+        &mut self,
+        rhs: &mut impl Rhs,
+        trial: &Trial<'_>,
+        a: &Attempt,
+        out: &mut DenseStep,
+    ) -> bool {
+        if self.stiff_now {
+            self.stiff.dense(rhs, trial, a, out);
+            if self.method == Method::Auto {
+                self.watch_cost(trial.h);
+            }
+            return true;
+        }
+        if self.method == Method::Auto {
+            self.watch_stiffness(trial.h, &a.y1);
+        }
+        self.explicit.extra_stages(rhs, trial);
+        out.begin(trial.t, trial.h, trial.y);
+        if trial.y.len() <= EAGER_DENSE_MAX_STATES {
+            self.explicit.fill_dense(a, out);
+            return true;
+        }
+        false
+    }
+
+    /// Fills `out` for an explicit step that `accepted` left unfilled.
+    pub(super) fn fill_dense(&self, a: &Attempt, out: &mut DenseStep) {
+        self.explicit.fill_dense(a, out);
+    }
+
+    /// `out.linear_poly(w, c)` of an explicit step that `accepted` left unfilled.
+    pub(super) fn linear_poly(
+        &self,
+        a: &Attempt,
+        out: &DenseStep,
+        w: &[(usize, f64)],
+        c: f64,
+    ) -> [f64; 8] {
+        self.explicit.linear_poly(a, out, w, c)
+    }
+}
+
 impl OneStep for MethodChoice {
     fn attempt(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, out: &mut Attempt) -> StepResult {
         if self.stiff_now {
@@ -153,17 +211,9 @@ impl OneStep for MethodChoice {
     /// The dense output of an accepted attempt; under `Method::Auto` the stiffness test runs
     /// first (it reads the stage state that DOP853's dense output overwrites).
     fn dense(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, a: &Attempt, out: &mut DenseStep) {
-        if self.stiff_now {
-            self.stiff.dense(rhs, trial, a, out);
-            if self.method == Method::Auto {
-                self.watch_cost(trial.h);
-            }
-            return;
+        if !self.accepted(rhs, trial, a, out) {
+            self.fill_dense(a, out);
         }
-        if self.method == Method::Auto {
-            self.watch_stiffness(trial.h, &a.y1);
-        }
-        self.explicit.dense(rhs, trial, a, out);
     }
 
     /// The controller of the method that makes the next attempt.

@@ -9,6 +9,7 @@ use super::super::dop853::Tolerances;
 use super::super::hybrid::{EventFn, FrictionMode, Hybrid};
 use super::super::roots::{self, bisect, first_crossing, Direction, Search};
 use super::super::tolerances::{FORCE_FIT_MISFIT, TINY};
+use super::stepper::Stepper;
 
 /// Most Newton iterations polishing a root against a moving wall.
 const POLISH_ITERATIONS: usize = 8;
@@ -47,11 +48,13 @@ pub(super) enum StickBreaks {
     First(Option<Crossing>),
 }
 
-/// The earliest crossing of any of `events` on the step `dense`, searched from `skip`.
+/// The earliest crossing of any of `events` on the accepted step of `step`, searched from
+/// `skip` (on the step's polynomials of the event functions: its coefficient vectors are not
+/// built).
 pub(super) fn first_event(
     h: &Hybrid,
     events: &[EventFn],
-    dense: &DenseStep,
+    step: &Stepper,
     skip: f64,
     tol: &Tolerances,
 ) -> EventSearch {
@@ -60,7 +63,7 @@ pub(super) fn first_event(
         undecided: false,
     };
     for (which, ev) in events.iter().enumerate() {
-        let (search, poor_fit) = event_crossing(h, ev, dense, skip, tol);
+        let (search, poor_fit) = event_crossing(h, ev, step, skip, tol);
         found.undecided |= poor_fit;
         match search {
             Search::At(x) => {
@@ -80,15 +83,16 @@ pub(super) fn first_event(
 fn event_crossing(
     h: &Hybrid,
     ev: &EventFn,
-    dense: &DenseStep,
+    step: &Stepper,
     skip: f64,
     tol: &Tolerances,
 ) -> (Search, bool) {
-    let mut p = dense.linear_poly(&ev.w, ev.c);
+    let mut p = step.event_poly(&ev.w, ev.c);
     let Some((d, coef, order)) = ev.wall else {
         return (first_crossing(&p, ev.dir, skip), false);
     };
-    let motion = |x: f64| h.wall_motion(d, dense.t0 + x * dense.h, order);
+    let (t0, size) = step.span();
+    let motion = |x: f64| h.wall_motion(d, t0 + x * size, order);
     let wall = fit(motion);
     // The fit must be as good as the integration, or a crossing could be found in the wrong
     // place (or missed): otherwise the step is shortened.
@@ -105,6 +109,11 @@ fn event_crossing(
         other => other,
     };
     (search, poor_fit)
+}
+
+/// Some contact is stuck: the stick-break search reads the state inside the step.
+pub(super) fn any_stuck(h: &Hybrid) -> bool {
+    h.friction.iter().any(|f| f.mode == FrictionMode::Stick)
 }
 
 /// The earliest instant on the step `dense`, from `skip`, at which a stuck contact needs

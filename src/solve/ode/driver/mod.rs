@@ -263,16 +263,26 @@ impl<'r, 's> Run<'r, 's> {
             self.traj.rejected += 1;
             return Ok(Pass::Retried);
         };
-        let dense = &self.stepper.dense;
         if step.switched_to_stiff {
-            self.traj.stiff_switches.push(dense.t1());
+            self.traj.stiff_switches.push(self.stepper.t1());
         }
         let may_shorten = step.h > MIN_SHORTENED_STEP * self.t.abs().max(1.0);
-        let found = crossings::first_event(self.h, &self.events, dense, self.skip, &self.cfg.tol);
+        let found = crossings::first_event(
+            self.h,
+            &self.events,
+            &self.stepper,
+            self.skip,
+            &self.cfg.tol,
+        );
         if found.undecided && may_shorten {
             return Ok(self.retry(UNDECIDED_STEP_CUT * step.h));
         }
-        let breaks = crossings::first_stick_break(self.h, dense, self.skip, may_shorten);
+        let breaks = if crossings::any_stuck(self.h) {
+            let dense = self.stepper.dense();
+            crossings::first_stick_break(self.h, dense, self.skip, may_shorten)
+        } else {
+            StickBreaks::First(None)
+        };
         let stick_break = match breaks {
             StickBreaks::PoorFit => return Ok(self.retry(POOR_FIT_STEP_CUT * step.h)),
             StickBreaks::First(at) => at,
@@ -287,20 +297,26 @@ impl<'r, 's> Run<'r, 's> {
         if let Some(at) = found.first.filter(|e| e.x < 1.0) {
             return Ok(self.on_event(at, &step));
         }
-        if !self.h.held_stops().is_empty() && crossings::lift_off(self.h, dense).is_some() {
+        if !self.h.held_stops().is_empty()
+            && crossings::lift_off(self.h, self.stepper.dense()).is_some()
+        {
             // A held stop lets go inside this step: located by bisection on its contact force.
             // The search runs again to return the stop; folding the two would lower the
             // reported `rhs_evals`.
-            let (stop, tl) = crossings::lift_off(self.h, dense).expect("found just above");
+            let (stop, tl) =
+                crossings::lift_off(self.h, self.stepper.dense()).expect("found just above");
             self.lift_off(stop, tl);
             self.stepper.resume();
             return Ok(Pass::Advanced);
         }
-        if let Some(stop) = self.h.penetrated(dense.t1(), &self.stepper.attempt.y1) {
+        if let Some(stop) = self
+            .h
+            .penetrated(self.stepper.t1(), &self.stepper.attempt.y1)
+        {
             // A stop is on its forbidden side at the end of a step without a located
             // crossing (the state started on its boundary): never continue silently.
             return Err(SimError::MissedContact {
-                t: dense.t1(),
+                t: self.stepper.t1(),
                 element: self.h.stops[stop].name.clone(),
             });
         }
@@ -338,7 +354,7 @@ impl<'r, 's> Run<'r, 's> {
 
     /// Moves to the end of an accepted step without events.
     fn advance(&mut self, step: &Accepted) {
-        let t1 = self.stepper.dense.t1();
+        let t1 = self.stepper.t1();
         self.sample_until(t1);
         self.t = t1;
         std::mem::swap(&mut self.y, &mut self.stepper.attempt.y1);
@@ -347,12 +363,15 @@ impl<'r, 's> Run<'r, 's> {
         self.stepper.advanced(step);
     }
 
-    /// Output samples of the accepted step up to `t` (an event or the step's end).
+    /// Output samples of the accepted step up to `t` (an event or the step's end); the
+    /// step's coefficients are built only when a sample or a section is due in it.
     fn sample_until(&mut self, t: f64) {
-        self.out
-            .record_until(&mut self.traj, self.h, &self.stepper.dense, t);
+        if self.out.due(t) {
+            self.out
+                .record_until(&mut self.traj, self.h, self.stepper.dense(), t);
+        }
         if let Some(s) = &mut self.section {
-            s.record_until(&mut self.traj.section, &self.stepper.dense, t);
+            s.record_until(&mut self.traj.section, self.stepper.dense(), t);
         }
     }
 

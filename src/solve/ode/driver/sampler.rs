@@ -110,6 +110,19 @@ impl Sampler {
         }
     }
 
+    /// Whether `record_until(…, until)` would take a sample (the step's state is read only
+    /// then).
+    pub(super) fn due(&self, until: f64) -> bool {
+        match &self.output {
+            Output::Steps => true,
+            Output::Every(dt) => {
+                let tk = self.t0 + self.next as f64 * dt;
+                tk <= until && tk <= self.t1 + GRID_END_SLACK * dt
+            }
+            Output::At(ts) => ts.get(self.next).is_some_and(|&tk| tk <= until),
+        }
+    }
+
     /// Samples in `(step start, until]` of the step `d`; for `Steps`, the point `until`
     /// itself (a step's end or an event).
     pub(super) fn record_until(

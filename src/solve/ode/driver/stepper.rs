@@ -10,7 +10,7 @@ use super::super::tolerances::{MIN_STEP, MIN_STEP_AFTER_EVENT, UNUSABLE_STEP_CUT
 use super::{Config, MethodChoice, SimError};
 use std::collections::HashMap;
 
-/// A trial step that passed the error test; its dense output is in `Stepper::dense`.
+/// A trial step that passed the error test; its dense output is `Stepper::dense`.
 pub(super) struct Accepted {
     /// The step size.
     pub h: f64,
@@ -34,7 +34,11 @@ pub(super) struct Stepper {
     rejected_last: bool,
     memory: StepMemory,
     pub(super) attempt: Attempt,
-    pub(super) dense: DenseStep,
+    /// The accepted step's dense output: begun at once, its coefficients filled when first
+    /// read (`dense`).
+    dense: DenseStep,
+    /// `dense` holds the accepted step's coefficients.
+    filled: bool,
 }
 
 impl Stepper {
@@ -48,6 +52,7 @@ impl Stepper {
             memory: StepMemory::new(h),
             attempt: Attempt::new(n2),
             dense: DenseStep::new(n2),
+            filled: false,
         }
     }
 
@@ -86,14 +91,45 @@ impl Stepper {
             }
         };
         let stiff = self.methods.is_stiff();
-        self.methods
-            .dense(h, &trial, &self.attempt, &mut self.dense);
+        self.filled = self
+            .methods
+            .accepted(h, &trial, &self.attempt, &mut self.dense);
         Ok(Some(Accepted {
             h: size,
             err,
             stiff,
             switched_to_stiff: !stiff && self.methods.is_stiff(),
         }))
+    }
+
+    /// The accepted step's dense output, its coefficients built on the first call: most
+    /// steps are read only along their event functions (`event_poly`) and their end state.
+    pub(super) fn dense(&mut self) -> &DenseStep {
+        if !self.filled {
+            self.methods.fill_dense(&self.attempt, &mut self.dense);
+            self.filled = true;
+        }
+        &self.dense
+    }
+
+    /// The accepted step's start time and size.
+    pub(super) fn span(&self) -> (f64, f64) {
+        (self.dense.t0, self.dense.h)
+    }
+
+    /// The end of the accepted step.
+    pub(super) fn t1(&self) -> f64 {
+        self.dense.t1()
+    }
+
+    /// `DenseStep::linear_poly` of the accepted step, the same polynomial whether or not its
+    /// coefficients are built (an event function reads a few components).
+    pub(super) fn event_poly(&self, w: &[(usize, f64)], c: f64) -> [f64; 8] {
+        if self.filled {
+            self.dense.linear_poly(w, c)
+        } else {
+            self.methods.linear_poly(&self.attempt, &self.dense, w, c)
+        }
     }
 
     /// Numeric factorisations of the stiff method's sparse stage matrix so far.

@@ -294,7 +294,9 @@ impl<'s> Hybrid<'s> {
         self.wall_rate(Attach::Base(d), t, order)
     }
 
-    /// The velocity of an attachment (`v` the DOF velocities; the base's `ẏ`).
+    /// The velocity of an attachment (`v` the DOF velocities; the base's `ẏ`). Inlined, like
+    /// `pos`: the right-hand side calls both for every element on every evaluation.
+    #[inline(always)]
     fn rate(&self, a: Attach, t: f64, v: &[f64]) -> f64 {
         match a {
             Attach::Base(_) => self.wall_rate(a, t, 1),
@@ -303,6 +305,7 @@ impl<'s> Hybrid<'s> {
     }
 
     /// The position of an attachment (`y` the DOF displacements; the base's `y`).
+    #[inline(always)]
     fn pos(&self, a: Attach, t: f64, y: &[f64]) -> f64 {
         match a {
             Attach::Dof(i) => y[i],
@@ -313,7 +316,7 @@ impl<'s> Hybrid<'s> {
 
     /// An element's relative displacement `u = x_a − x_b` (walls included). Inlined: the
     /// right-hand side calls it for every element on every evaluation.
-    #[inline]
+    #[inline(always)]
     fn relative(&self, a: Attach, b: Attach, t: f64, x: &[f64]) -> f64 {
         self.pos(a, t, x) - self.pos(b, t, x)
     }
