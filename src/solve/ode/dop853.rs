@@ -233,15 +233,21 @@ impl Dop853 {
     /// from `trial` (three evaluations); call it after `stiffness`, which reads the stage
     /// state it overwrites.
     pub fn extra_stages(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>) {
+        self.stages(rhs, trial, STAGES + 1..C.len());
+    }
+
+    /// The stages `range` of the tableau from `trial`: each stage state `y + h Σ a_sj k_j`,
+    /// then `k_s` there.
+    fn stages(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, range: std::ops::Range<usize>) {
         let (t, y, h) = (trial.t, trial.y, trial.h);
-        for (s, c) in C.iter().enumerate().skip(STAGES + 1) {
+        for s in range {
             sum_terms(
                 &mut self.work,
                 Some(y),
                 &self.k[..s],
                 A[s].iter().map(|a| h * a),
             );
-            rhs.eval(t + c * h, &self.work, &mut self.k[s]);
+            rhs.eval(t + C[s] * h, &self.work, &mut self.k[s]);
         }
     }
 
@@ -305,15 +311,7 @@ impl OneStep for Dop853 {
     fn attempt(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, out: &mut Attempt) -> StepResult {
         let (n, t, y, h, tol) = (self.n, trial.t, trial.y, trial.h, trial.tol);
         self.k[0].copy_from_slice(trial.f0);
-        for (s, c) in C.iter().enumerate().take(STAGES).skip(1) {
-            sum_terms(
-                &mut self.work,
-                Some(y),
-                &self.k[..s],
-                A[s].iter().map(|a| h * a),
-            );
-            rhs.eval(t + c * h, &self.work, &mut self.k[s]);
-        }
+        self.stages(rhs, trial, 1..STAGES);
         // y₁ and the two error estimators read the same eight stages (neither estimator
         // weighs k₁₃ = f(t + h, y₁): `estimators_skip_the_last_stage`), so they are summed
         // together block by block while those stages' blocks are in the cache; the error
