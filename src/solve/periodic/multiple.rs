@@ -33,14 +33,14 @@
 //! multiple shooting keeps each segment's sensitivities bounded, which long or strongly
 //! unstable orbits (the isolas of period 3 to 17 of paper 000) need.
 
-use super::tolerances::PARAM_STEP;
+use super::saltation::vector_field;
+use super::shooting::{failed, param_difference, system_and_span, Shooting, SystemAt};
 use super::{hybrid, shoot_sampled, variational};
+use crate::model::System;
 use crate::solve::cont::{follow, newton, Branch, Point, Problem, Settings};
-use crate::solve::ode::driver::Cause;
+use crate::solve::ode::driver::{Cause, Switch};
 use crate::solve::ode::hybrid::{Action, ModeState};
 use crate::solve::ode::{Hybrid, Tolerances};
-use crate::solve::periodic::shooting::{Shooting, SystemAt};
-use crate::solve::poincare::forcing_period;
 use nalgebra::{DMatrix, DVector};
 use std::cell::RefCell;
 
@@ -91,7 +91,7 @@ impl<'a> MultipleShooting<'a> {
         y0: &[f64],
         p: f64,
     ) -> Result<(MultipleShooting<'a>, DVector<f64>), String> {
-        let (sys, span) = span_at(system_at, periods, p)?;
+        let (sys, span) = system_and_span(system_at, periods, p)?;
         let shot = shoot_sampled(&sys, smooth_only, (0.0, span), y0, &tol, false)?;
         let n2 = y0.len();
         // switches[0] is the start; the cycle runs from switch 1 (or, without switches, is
@@ -107,11 +107,15 @@ impl<'a> MultipleShooting<'a> {
         let mut segments = Vec::with_capacity(big_n);
         for (k, sw) in cycle.iter().enumerate() {
             let end = (switches.len() > 1).then(|| &cycle[(k + 1) % big_n]);
-            let sign = match end.map(|e| &e.cause) {
-                Some(Cause::StickBreak { contact }) => {
-                    let end = end.expect("matched");
+            let sign = match end {
+                Some(
+                    next @ Switch {
+                        cause: Cause::StickBreak { contact },
+                        ..
+                    },
+                ) => {
                     h.set_mode_state(&sw.modes);
-                    h.stick_force(*contact, end.t, &end.y).signum()
+                    h.stick_force(*contact, next.t, &next.y).signum()
                 }
                 _ => 1.0,
             };
@@ -176,13 +180,23 @@ impl<'a> MultipleShooting<'a> {
         u: &DVector<f64>,
         p: f64,
     ) -> Result<(DVector<f64>, DMatrix<f64>), String> {
+        let (sys, span) = system_and_span(self.system_at, self.periods, p)?;
+        self.section_in(&sys, span, u)
+    }
+
+    /// `section` with the system at the point and its span already built.
+    fn section_in(
+        &self,
+        sys: &System,
+        span: f64,
+        u: &DVector<f64>,
+    ) -> Result<(DVector<f64>, DMatrix<f64>), String> {
         let n2 = self.n2;
         let mut d = DMatrix::zeros(n2, self.dim());
         if !self.cyclic() {
             d.view_mut((0, 0), (n2, n2)).fill_with_identity();
             return Ok((u.rows(0, n2).into_owned(), d));
         }
-        let (sys, span) = span_at(self.system_at, self.periods, p)?;
         let ((t0, _), _) = self.times(u, 0, span);
         let at = (t0 / span).ceil() * span;
         let k = (0..self.segments.len())
@@ -192,7 +206,7 @@ impl<'a> MultipleShooting<'a> {
             })
             .ok_or("the switch times are out of order")?;
         let ((ta, _), (col_a, _)) = self.times(u, k, span);
-        let mut h = hybrid(&sys, self.smooth_only)?;
+        let mut h = hybrid(sys, self.smooth_only)?;
         h.set_mode_state(&self.segments[k].modes);
         let yk: Vec<f64> = u.rows(k * n2, n2).iter().copied().collect();
         let (y, big_phi) = variational::segment(&mut h, (ta, at), &yk, &self.tol)?;
@@ -220,7 +234,7 @@ impl<'a> MultipleShooting<'a> {
         p: f64,
         with_jacobian: bool,
     ) -> Result<(DVector<f64>, DMatrix<f64>), String> {
-        let (sys, span) = span_at(self.system_at, self.periods, p)?;
+        let (sys, span) = system_and_span(self.system_at, self.periods, p)?;
         let mut h = hybrid(&sys, self.smooth_only)?;
         let (n2, big_n) = (self.n2, self.segments.len());
         let dim = self.dim();
@@ -327,24 +341,6 @@ impl<'a> MultipleShooting<'a> {
     }
 }
 
-/// The system at `p` and the span of `periods` forcing periods there.
-fn span_at(
-    system_at: &SystemAt,
-    periods: usize,
-    p: f64,
-) -> Result<(crate::model::System, f64), String> {
-    let sys = system_at(p)?;
-    let period = forcing_period(&sys).ok_or("the model has no harmonic forcing")?;
-    Ok((sys, periods as f64 * period))
-}
-
-/// The vector field of the current modes at `(t, y)`.
-fn vector_field(h: &mut Hybrid, t: f64, y: &[f64]) -> DVector<f64> {
-    let mut f = vec![0.0; y.len()];
-    h.rhs(t, y, &mut f);
-    DVector::from_vec(f)
-}
-
 /// The state after the switch ending `seg` at `(t, y⁻)` and the jump map's derivatives
 /// `R_y`, `R_t`: an impact's Newton law (affine in the state, so its central differences are
 /// exact to round-off), the identity otherwise.
@@ -399,11 +395,6 @@ fn event(h: &mut Hybrid, cause: &Cause, sign: f64, t: f64, y: &[f64]) -> (f64, D
     (g / norm, grad / norm, g_t / norm)
 }
 
-/// A vector of NaN: the residual of a point that could not be integrated.
-fn failed(n: usize) -> DVector<f64> {
-    DVector::from_element(n, f64::NAN)
-}
-
 impl Problem for MultipleShooting<'_> {
     fn dim(&self) -> usize {
         let n = self.segments.len();
@@ -422,19 +413,16 @@ impl Problem for MultipleShooting<'_> {
     }
 
     fn param_derivative(&self, u: &DVector<f64>, p: f64) -> DVector<f64> {
-        let dp = PARAM_STEP * p.abs().max(1.0);
-        match (self.residual_only(u, p + dp), self.residual_only(u, p - dp)) {
-            (Some(up), Some(down)) => (up - down) / (2.0 * dp),
-            _ => failed(u.len()),
-        }
+        param_difference(p, u.len(), |p| self.residual_only(u, p))
     }
 
     /// The event-driven run from the orbit's state at phase 0 switches as the signature says,
     /// up to a rotation (a switch may have crossed phase 0).
     fn admissible(&self, u: &DVector<f64>, p: f64) -> bool {
-        let (Ok((sys, span)), Ok((y0, _))) =
-            (span_at(self.system_at, self.periods, p), self.section(u, p))
-        else {
+        let Ok((sys, span)) = system_and_span(self.system_at, self.periods, p) else {
+            return false;
+        };
+        let Ok((y0, _)) = self.section_in(&sys, span, u) else {
             return false;
         };
         let Ok(shot) = shoot_sampled(

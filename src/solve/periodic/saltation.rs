@@ -33,9 +33,7 @@ pub fn saltation(
 ) -> Result<DMatrix<f64>, String> {
     let (t, n2) = (after.t, y_minus.len());
     h.set_mode_state(before);
-    let mut f_minus = vec![0.0; n2];
-    h.rhs(t, y_minus, &mut f_minus);
-    let f_minus = DVector::from_vec(f_minus);
+    let f_minus = vector_field(h, t, y_minus);
     let (grad, g_t) = match &after.cause {
         Cause::Start => return Ok(DMatrix::identity(n2, n2)),
         Cause::Event(ev) => event_gradient(h, ev, t, n2),
@@ -57,10 +55,15 @@ pub fn saltation(
         ));
     }
     h.set_mode_state(&after.modes);
-    let mut f_plus = vec![0.0; n2];
-    h.rhs(t, &after.y, &mut f_plus);
-    let jump = DVector::from_vec(f_plus) - &r_y * &f_minus - r_t;
+    let jump = vector_field(h, t, &after.y) - &r_y * &f_minus - r_t;
     Ok(r_y + jump * grad.transpose() / rate)
+}
+
+/// The vector field of the hybrid system's current modes at `(t, y)`.
+pub(super) fn vector_field(h: &mut Hybrid, t: f64, y: &[f64]) -> DVector<f64> {
+    let mut f = vec![0.0; y.len()];
+    h.rhs(t, y, &mut f);
+    DVector::from_vec(f)
 }
 
 /// `∇g` and `g_t` of an event function `Σ wᵢyᵢ + c + coef · wall⁽ᵏ⁾(t)`.

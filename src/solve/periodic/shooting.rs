@@ -94,9 +94,7 @@ impl<'a> Shooting<'a> {
 
     /// The system at `p` and the span of one orbit there.
     pub fn system_and_span(&self, p: f64) -> Result<(System, f64), String> {
-        let sys = (self.system_at)(p)?;
-        let period = forcing_period(&sys).ok_or("the model has no harmonic forcing")?;
-        Ok((sys, self.periods as f64 * period))
+        system_and_span(self.system_at, self.periods, p)
     }
 
     /// The orbit through `x` at `p` integrated over one span, sampled.
@@ -193,9 +191,35 @@ fn key(x: &DVector<f64>, p: f64) -> Key {
     (p.to_bits(), x.iter().map(|v| v.to_bits()).collect())
 }
 
+/// The system at `p` and the span of `periods` forcing periods there.
+pub(super) fn system_and_span(
+    system_at: &SystemAt,
+    periods: usize,
+    p: f64,
+) -> Result<(System, f64), String> {
+    let sys = system_at(p)?;
+    let period = forcing_period(&sys).ok_or("the model has no harmonic forcing")?;
+    Ok((sys, periods as f64 * period))
+}
+
 /// A vector of NaN: the residual of a point that could not be integrated.
-fn failed(n: usize) -> DVector<f64> {
+pub(super) fn failed(n: usize) -> DVector<f64> {
     DVector::from_element(n, f64::NAN)
+}
+
+/// `∂R/∂p` of a shooting residual by central differences in `p` (`PARAM_STEP`), the
+/// unknowns held (`residual_at` is `None` where the orbit cannot be integrated); NaN of
+/// length `n` where either side fails.
+pub(super) fn param_difference(
+    p: f64,
+    n: usize,
+    residual_at: impl Fn(f64) -> Option<DVector<f64>>,
+) -> DVector<f64> {
+    let dp = PARAM_STEP * p.abs().max(1.0);
+    match (residual_at(p + dp), residual_at(p - dp)) {
+        (Some(up), Some(down)) => (up - down) / (2.0 * dp),
+        _ => failed(n),
+    }
 }
 
 impl Problem for Shooting<'_> {
@@ -221,13 +245,6 @@ impl Problem for Shooting<'_> {
     }
 
     fn param_derivative(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
-        let dp = PARAM_STEP * p.abs().max(1.0);
-        match (
-            self.residual_uncached(x, p + dp),
-            self.residual_uncached(x, p - dp),
-        ) {
-            (Some(up), Some(down)) => (up - down) / (2.0 * dp),
-            _ => failed(x.len()),
-        }
+        param_difference(p, x.len(), |p| self.residual_uncached(x, p))
     }
 }
