@@ -142,6 +142,12 @@ pub(super) const DEGENERATE_MODE_TOL: f64 = 1e-8;
 /// point goes to the full Hill matrix.
 pub(super) const SCHUR_SWEEPS_PER_ROW: usize = 10_000;
 
+/// An exponent of `hill::reduced` tracked from the last point (Newton from its last value)
+/// may move at most this fraction of its distance to the nearest other last exponent: more,
+/// and Newton may have jumped to a neighbour's root, so the point is solved from its own
+/// starts. Dimensionless.
+pub(super) const TRACK_FRACTION: f64 = 0.25;
+
 /// Times a Newton start of `hill::reduced` is moved to the nearest eigenvalue of the problem
 /// linearised at itself (`R_rest` frozen there). Two: the stuck cantilever's far starts
 /// (|Im s| ≈ 10ω) then land on their own roots.

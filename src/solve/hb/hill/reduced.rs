@@ -37,11 +37,12 @@
 use super::super::condense::{Condensed, Modal};
 use super::super::tolerances::{
     DEGENERATE_MODE_TOL, DISTINCT_ROOT_TOL, KEEP_BAND, NEWTON_MAX_STEPS, RELINEARISATIONS,
-    ROOT_STEP_TOL, SCHUR_SWEEPS_PER_ROW,
+    ROOT_STEP_TOL, SCHUR_SWEEPS_PER_ROW, TRACK_FRACTION,
 };
 use super::super::Balance;
 use super::centre;
 use nalgebra::{Complex, DMatrix, DVector};
+use std::cell::RefCell;
 
 type C64 = Complex<f64>;
 
@@ -52,6 +53,24 @@ pub(super) struct Reduced<'a> {
     h: usize,
     /// Per mode `(λ⁺, λ⁻, 1/(λ⁺ − λ⁻))`.
     poles: Vec<(C64, C64, C64)>,
+    /// The kept DOF pairs `(a, b)`, `a ≤ b`, of the symmetric modal sums.
+    pairs: Vec<(usize, usize)>,
+    /// `φ_ar φ_br` per pair (rows) and mode `r` (columns): `modal_sums`' `P`.
+    products: DMatrix<f64>,
+    /// The last point's roots, the starts of the next (`tracked`).
+    last: RefCell<Option<Last>>,
+}
+
+/// The roots of the last point and what they were found with.
+struct Last {
+    /// The frequency of the last point.
+    omega: f64,
+    /// The kept poles (`Kept::key`).
+    keys: Vec<(usize, usize, bool)>,
+    /// The uncoupled states (`uncoupled`).
+    uncoupled: Vec<usize>,
+    /// The coupled roots, each with its rate `ds/dω`.
+    roots: Vec<(C64, C64)>,
 }
 
 /// One kept pole `μ = λ_r^± − ikω`: harmonic index `k + H`, mode `r`, its residue factor.
@@ -60,6 +79,27 @@ struct Kept {
     mode: usize,
     mu: C64,
     residue: C64,
+    /// `λ⁺` (else `λ⁻`).
+    plus: bool,
+}
+
+impl Kept {
+    /// Which pole: harmonic block, mode and root, the same from point to point.
+    fn key(&self) -> (usize, usize, bool) {
+        (self.block, self.mode, self.plus)
+    }
+}
+
+/// The states the nonlinear forces do not act on (no amplitude at the kept DOFs, or a
+/// harmonic the elements leave out, as friction does the static one): a zero row in `A`
+/// but its diagonal `μ`, so their poles are roots as they stand.
+fn uncoupled(a0: &DMatrix<C64>, kept: &[Kept]) -> Vec<usize> {
+    (0..kept.len())
+        .filter(|&i| {
+            a0[(i, i)] == kept[i].mu
+                && (0..kept.len()).all(|j| i == j || a0[(i, j)] == C64::new(0.0, 0.0))
+        })
+        .collect()
 }
 
 impl<'a> Reduced<'a> {
@@ -77,10 +117,20 @@ impl<'a> Reduced<'a> {
             }
             poles.push((plus, minus, (plus - minus).inv()));
         }
+        let nc = modal.phi_c.nrows();
+        let pairs: Vec<(usize, usize)> =
+            (0..nc).flat_map(|a| (a..nc).map(move |b| (a, b))).collect();
+        let products = DMatrix::from_fn(pairs.len(), poles.len(), |row, r| {
+            let (a, b) = pairs[row];
+            modal.phi_c[(a, r)] * modal.phi_c[(b, r)]
+        });
         Some(Reduced {
             cond,
             h: hb.aft.harmonics,
             poles,
+            pairs,
+            products,
+            last: RefCell::new(None),
         })
     }
 
@@ -99,17 +149,61 @@ impl<'a> Reduced<'a> {
             return None;
         }
         let a0 = self.linearised(&b, &kept, omega, C64::new(0.0, 0.0))?;
-        let start = eigenvalues(&a0)?;
-        let mut found: Vec<C64> = Vec::with_capacity(start.len());
-        for theta in start {
-            // A state the nonlinear forces do not act on (no amplitude at the kept DOFs, or a
-            // harmonic the elements leave out, as friction does the static one) has a zero
-            // row in `A`: its pole is a root as it stands.
-            let uncoupled = (0..kept.len()).find(|&i| {
-                (kept[i].mu - theta).norm() <= DISTINCT_ROOT_TOL * (theta.norm() + omega)
-                    && (0..kept.len()).all(|j| i == j || a0[(i, j)] == C64::new(0.0, 0.0))
-                    && a0[(i, i)] == kept[i].mu
+        let uncoupled = uncoupled(&a0, &kept);
+        // Each root with its rate `ds/dω`: the secant from the last point where it was
+        // tracked, else `−ik` of its nearest kept pole `λ_r − ikω`.
+        let found: Option<Vec<(C64, C64)>> =
+            self.tracked(&b, omega, &kept, &uncoupled).or_else(|| {
+                let roots = self.started(&b, omega, &kept, &a0, &uncoupled)?;
+                Some(
+                    roots
+                        .into_iter()
+                        .map(|s| (s, self.pole_rate(s, &kept)))
+                        .collect(),
+                )
             });
+        *self.last.borrow_mut() = found.as_ref().map(|roots| Last {
+            omega,
+            keys: kept.iter().map(Kept::key).collect(),
+            uncoupled: uncoupled.clone(),
+            roots: roots.clone(),
+        });
+        let mut found: Vec<C64> = found?.into_iter().map(|(s, _)| s).collect();
+        found.extend(uncoupled.iter().map(|&i| kept[i].mu));
+        let mut roots = self.far(omega);
+        roots.extend(found);
+        roots.sort_by(|a, b| a.im.abs().total_cmp(&b.im.abs()));
+        let selected = super::physical(roots, 2 * self.modal().omega2.len(), omega);
+        // The eigenvector of a root on the kept DOFs: the null vector of `I + R(s) B`.
+        let nc = self.modal().phi_c.nrows();
+        let centre = |s: C64| {
+            let t = DMatrix::<C64>::identity(b.nrows(), b.nrows())
+                + self.block_times(&self.receptance_only(omega, s), &b);
+            let z = centre::null_vector(&t)?;
+            centre::mean_harmonic(&centre::complex_layout_weights(&z, nc))
+        };
+        Some(centre::without_edge_copies(selected, centre))
+    }
+
+    /// The coupled roots from the eigenvalues of `A(0)` as Newton starts (module docs), or
+    /// `None` where two starts meet or one fails (the point goes to the full matrix).
+    fn started(
+        &self,
+        b: &DMatrix<C64>,
+        omega: f64,
+        kept: &[Kept],
+        a0: &DMatrix<C64>,
+        uncoupled: &[usize],
+    ) -> Option<Vec<C64>> {
+        let mut found: Vec<C64> = Vec::new();
+        for theta in eigenvalues(a0)? {
+            // An uncoupled state's pole is a root as it stands (`uncoupled`).
+            if uncoupled
+                .iter()
+                .any(|&i| (kept[i].mu - theta).norm() <= DISTINCT_ROOT_TOL * (theta.norm() + omega))
+            {
+                continue;
+            }
             // A start the frozen `R_rest(0)` placed beyond the kept segment (a stiff contact
             // pulls the stuck modes there) is dropped if it fails or meets another root:
             // there the selection's exponents are stood in for anyway (`far`).
@@ -122,16 +216,13 @@ impl<'a> Reduced<'a> {
                     .iter()
                     .any(|f| (f - s).norm() <= DISTINCT_ROOT_TOL * (s.norm() + omega))
             };
-            let s = match uncoupled {
-                Some(i) => Some(kept[i].mu),
-                None => self
-                    .newton(&b, omega, theta)
-                    .filter(|s| !known(s))
-                    .or_else(|| {
-                        self.relinearised(&b, &kept, omega, theta)
-                            .and_then(|t| self.newton(&b, omega, t))
-                    }),
-            };
+            let s = self
+                .newton(b, omega, theta)
+                .filter(|s| !known(s))
+                .or_else(|| {
+                    self.relinearised(b, kept, omega, theta)
+                        .and_then(|t| self.newton(b, omega, t))
+                });
             // Two starts on one root would lose another: the point goes to the full matrix.
             let s = match s {
                 Some(s) if !known(&s) => s,
@@ -140,19 +231,67 @@ impl<'a> Reduced<'a> {
             };
             found.push(s);
         }
-        let mut roots = self.far(omega);
-        roots.extend(found);
-        roots.sort_by(|a, b| a.im.abs().total_cmp(&b.im.abs()));
-        let selected = super::physical(roots, 2 * self.modal().omega2.len(), omega);
-        // The eigenvector of a root on the kept DOFs: the null vector of `I + R(s) B`.
-        let nc = self.modal().phi_c.nrows();
-        let centre = |s: C64| {
-            let t = DMatrix::<C64>::identity(b.nrows(), b.nrows())
-                + self.receptance_only(omega, s) * &b;
-            let z = centre::null_vector(&t)?;
-            centre::mean_harmonic(&centre::complex_layout_weights(&z, nc))
-        };
-        Some(centre::without_edge_copies(selected, centre))
+        Some(found)
+    }
+
+    /// The coupled roots by Newton from the last point's, where the kept poles and the
+    /// uncoupled states are the same: an exponent moves continuously along a branch, so
+    /// its last value is a start a step or two from it, and no eigenproblem of `A` is
+    /// solved. A root that moves more than `TRACK_FRACTION` of its distance to the nearest
+    /// other last root (two roots meeting, or Newton jumping to another) or lands on one
+    /// already found sends the point back to `started`.
+    fn tracked(
+        &self,
+        b: &DMatrix<C64>,
+        omega: f64,
+        kept: &[Kept],
+        uncoupled: &[usize],
+    ) -> Option<Vec<(C64, C64)>> {
+        let last = self.last.borrow();
+        let last = last.as_ref().filter(|l| {
+            l.uncoupled == uncoupled && l.keys.iter().copied().eq(kept.iter().map(Kept::key))
+        })?;
+        // Each root moved on at its rate.
+        let shift = omega - last.omega;
+        let starts: Vec<C64> = last
+            .roots
+            .iter()
+            .map(|&(s, rate)| s + rate * shift)
+            .collect();
+        let mut found: Vec<(C64, C64)> = Vec::with_capacity(starts.len());
+        for (i, &from) in starts.iter().enumerate() {
+            let apart = starts
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, r)| (r - from).norm())
+                .chain(uncoupled.iter().map(|&k| (kept[k].mu - from).norm()))
+                .fold(f64::INFINITY, f64::min);
+            let s = self.newton(b, omega, from)?;
+            let met = found
+                .iter()
+                .any(|(f, _)| (f - s).norm() <= DISTINCT_ROOT_TOL * (s.norm() + omega));
+            if met || (s - from).norm() > TRACK_FRACTION * apart {
+                return None;
+            }
+            let (last_s, last_rate) = last.roots[i];
+            let rate = if shift == 0.0 {
+                last_rate
+            } else {
+                (s - last_s) / shift
+            };
+            found.push((s, rate));
+        }
+        Some(found)
+    }
+
+    /// The rate `dμ/dω = −ik` of the kept pole `μ = λ_r − ikω` nearest a root.
+    fn pole_rate(&self, s: C64, kept: &[Kept]) -> C64 {
+        kept.iter()
+            .min_by(|a, b| (a.mu - s).norm().total_cmp(&(b.mu - s).norm()))
+            .map_or(C64::new(0.0, 0.0), |p| {
+                C64::new(0.0, self.h as f64 - p.block as f64)
+            })
     }
 
     /// Whether a pole `μ` lies within `KEEP_BAND` ω of the segment `{iy : |y| ≤ (H + ½)ω}`
@@ -185,7 +324,7 @@ impl<'a> Reduced<'a> {
         let mut kept = Vec::new();
         for k in -h..=h {
             for (mode, &(plus, minus, inv)) in self.poles.iter().enumerate() {
-                for (lambda, residue) in [(plus, inv), (minus, -inv)] {
+                for (lambda, residue, upper) in [(plus, inv, true), (minus, -inv, false)] {
                     let mu = lambda - C64::new(0.0, k as f64 * omega);
                     if self.near(mu, omega) {
                         let block = usize::try_from(k + h).expect("k ≥ −H");
@@ -194,6 +333,7 @@ impl<'a> Reduced<'a> {
                             mode,
                             mu,
                             residue,
+                            plus: upper,
                         });
                     }
                 }
@@ -220,7 +360,7 @@ impl<'a> Reduced<'a> {
                 u[(p.block * nc + a, j)] = C64::new(modal.phi_c[(a, p.mode)], 0.0);
             }
         }
-        let w = (DMatrix::<C64>::identity(dim, dim) + rest * b)
+        let w = (DMatrix::<C64>::identity(dim, dim) + self.block_times(&rest, b))
             .lu()
             .solve(&u)?;
         let coupling = u.transpose() * b * w;
@@ -242,7 +382,7 @@ impl<'a> Reduced<'a> {
             self.near(plus - shift, omega),
             self.near(minus - shift, omega),
         ) {
-            (false, false) => ((lambda - plus) * (lambda - minus)).inv(),
+            (false, false) => whole(lambda, (plus, minus, inv)),
             (true, false) => -inv / (lambda - minus),
             (false, true) => inv / (lambda - plus),
             (true, true) => C64::new(0.0, 0.0),
@@ -252,18 +392,24 @@ impl<'a> Reduced<'a> {
     /// The whole receptance `R(s)` at the kept DOFs and its derivative `R'(s)`:
     /// `1/den`, `−(2λ + c_r)/den²` with `den = (λ − λ⁺)(λ − λ⁻)`, `λ = s + ikω`.
     fn receptance(&self, omega: f64, s: C64) -> (DMatrix<C64>, DMatrix<C64>) {
-        let rate = self.modal_sum(omega, s, &|lambda, _, (plus, minus, _)| {
-            // c_r = −(λ⁺ + λ⁻).
-            -(2.0 * lambda - plus - minus) * ((lambda - plus) * (lambda - minus)).inv().powi(2)
-        });
-        (self.receptance_only(omega, s), rate)
+        let [r, rate] = self.modal_sums(
+            omega,
+            s,
+            [
+                &|lambda, _, p| whole(lambda, p),
+                // c_r = −(λ⁺ + λ⁻).
+                &|lambda, _, (plus, minus, _)| {
+                    -(2.0 * lambda - plus - minus)
+                        * ((lambda - plus) * (lambda - minus)).inv().powi(2)
+                },
+            ],
+        );
+        (r, rate)
     }
 
     /// The whole receptance `R(s)` at the kept DOFs alone (no derivative).
     fn receptance_only(&self, omega: f64, s: C64) -> DMatrix<C64> {
-        self.modal_sum(omega, s, &|lambda, _, (plus, minus, _)| {
-            ((lambda - plus) * (lambda - minus)).inv()
-        })
+        self.modal_sum(omega, s, &|lambda, _, p| whole(lambda, p))
     }
 
     /// `blockdiag_k Σ_r weight(λ, ikω, poles_r) φ_rc φ_rcᵀ` with `λ = s + ikω`.
@@ -274,25 +420,61 @@ impl<'a> Reduced<'a> {
         s: C64,
         weight: &dyn Fn(C64, C64, (C64, C64, C64)) -> C64,
     ) -> DMatrix<C64> {
-        let modal = self.modal();
-        let (nc, h) = (modal.phi_c.nrows(), self.h);
-        let mut r = DMatrix::<C64>::zeros(nc * (2 * h + 1), nc * (2 * h + 1));
-        for block in 0..=2 * h {
-            let shift = C64::new(0.0, (block as f64 - h as f64) * omega);
-            let weights: Vec<C64> = self
-                .poles
-                .iter()
-                .map(|&p| weight(s + shift, shift, p))
-                .collect();
-            for a in 0..nc {
-                for c in 0..nc {
-                    r[(block * nc + a, block * nc + c)] = (0..weights.len())
-                        .map(|m| weights[m] * (modal.phi_c[(a, m)] * modal.phi_c[(c, m)]))
-                        .sum();
+        let [r] = self.modal_sums(omega, s, [weight]);
+        r
+    }
+
+    /// Several modal sums at once, as one real product `P W`: `P` holds `φ_ac φ_bc` per
+    /// kept pair `a ≤ b` (rows) and mode (columns), `W` the real and imaginary parts of each
+    /// weight per harmonic block. On a 1000-mode beam with ten kept DOFs this is the cost of
+    /// Newton's method on `det T`; as a matrix product it runs at the machine's speed.
+    #[allow(clippy::type_complexity)]
+    fn modal_sums<const N: usize>(
+        &self,
+        omega: f64,
+        s: C64,
+        weights: [&dyn Fn(C64, C64, (C64, C64, C64)) -> C64; N],
+    ) -> [DMatrix<C64>; N] {
+        let nc = self.modal().phi_c.nrows();
+        let blocks = 2 * self.h + 1;
+        let mut w = DMatrix::<f64>::zeros(self.poles.len(), 2 * blocks * N);
+        for (f, weight) in weights.iter().enumerate() {
+            for block in 0..blocks {
+                let shift = C64::new(0.0, (block as f64 - self.h as f64) * omega);
+                let col = 2 * (f * blocks + block);
+                for (m, &p) in self.poles.iter().enumerate() {
+                    let v = weight(s + shift, shift, p);
+                    w[(m, col)] = v.re;
+                    w[(m, col + 1)] = v.im;
                 }
             }
         }
-        r
+        let sums = &self.products * w;
+        std::array::from_fn(|f| {
+            let mut r = DMatrix::<C64>::zeros(nc * blocks, nc * blocks);
+            for block in 0..blocks {
+                let col = 2 * (f * blocks + block);
+                for (row, &(a, b)) in self.pairs.iter().enumerate() {
+                    let v = C64::new(sums[(row, col)], sums[(row, col + 1)]);
+                    r[(block * nc + a, block * nc + b)] = v;
+                    r[(block * nc + b, block * nc + a)] = v;
+                }
+            }
+            r
+        })
+    }
+
+    /// `R B` for a block-diagonal `R` (a modal sum): block row by block row, `2H + 1`
+    /// times cheaper than the dense product.
+    fn block_times(&self, r: &DMatrix<C64>, b: &DMatrix<C64>) -> DMatrix<C64> {
+        let nc = self.modal().phi_c.nrows();
+        let mut out = DMatrix::<C64>::zeros(r.nrows(), b.ncols());
+        for block in 0..=2 * self.h {
+            let rows = block * nc;
+            out.rows_mut(rows, nc)
+                .copy_from(&(r.view((rows, rows), (nc, nc)) * b.rows(rows, nc)));
+        }
+        out
     }
 
     /// A Newton start moved closer: `RELINEARISATIONS` times the eigenvalue of `A(s)` nearest
@@ -314,8 +496,8 @@ impl<'a> Reduced<'a> {
         let dim = b.nrows();
         for _ in 0..NEWTON_MAX_STEPS {
             let (r, rate) = self.receptance(omega, s);
-            let t = DMatrix::<C64>::identity(dim, dim) + r * b;
-            let step = t.lu().solve(&(rate * b))?.trace().inv();
+            let t = DMatrix::<C64>::identity(dim, dim) + self.block_times(&r, b);
+            let step = t.lu().solve(&self.block_times(&rate, b))?.trace().inv();
             if !step.norm().is_finite() {
                 return None;
             }
@@ -326,6 +508,11 @@ impl<'a> Reduced<'a> {
         }
         None
     }
+}
+
+/// A mode's receptance weight `1/((λ − λ⁺)(λ − λ⁻))`.
+fn whole(lambda: C64, (plus, minus, _): (C64, C64, C64)) -> C64 {
+    ((lambda - plus) * (lambda - minus)).inv()
 }
 
 /// The eigenvalues of a complex matrix (complex Schur form), `None` if it did not converge.
