@@ -34,12 +34,17 @@ mod clearance;
 mod contact;
 mod dynamics;
 mod events;
+mod gauss;
 mod gram;
 mod integrate;
 mod joints;
 mod kinematics;
+mod lcp;
+mod timestep;
+mod timestepping;
 mod tolerances;
 
 pub use contact::{Contact, Load, Modes};
 pub use dynamics::{BodyState, Degenerate, Mechanism};
 pub use integrate::{integrate, Failed, Run, RunError, Settings};
+pub use timestepping::{timestep, StepForces, StepRecord, Stepping};
