@@ -43,6 +43,18 @@ pub struct Solution {
     pub z: DVector<f64>,
 }
 
+impl Linearised {
+    /// The largest of `|Φ|` (m or dimensionless, as `PROJECTION_TOL`) and the penetration
+    /// `max(−g, 0)` (m): how far the pose is from the programme's constraints at `x = 0`.
+    pub fn infeasibility(&self) -> f64 {
+        self.phi
+            .iter()
+            .map(|p| p.abs())
+            .chain(self.gaps.iter().map(|g| (-g).max(0.0)))
+            .fold(0.0, f64::max)
+    }
+}
+
 impl Mechanism {
     /// The joint rows and gaps at `y`, with their Jacobians.
     pub(super) fn linearise(&self, y: &[f64]) -> Linearised {

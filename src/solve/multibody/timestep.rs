@@ -108,18 +108,13 @@ impl Mechanism {
 
     /// The constraint violation of the positions in `y`: the largest of `|Φ|` (m or
     /// dimensionless, as `PROJECTION_TOL`), the penetration `max(−g, 0)` (m) and `||p| − 1|`.
-    pub fn violation_of(&self, y: &[f64]) -> f64 {
-        let lin = self.linearise(y);
-        let norms = (0..self.nb()).map(|i| {
-            let p = &y[7 * i + 3..7 * i + 7];
-            (p.iter().map(|x| x * x).sum::<f64>().sqrt() - 1.0).abs()
-        });
-        lin.phi
-            .iter()
-            .map(|p| p.abs())
-            .chain(lin.gaps.iter().map(|g| (-g).max(0.0)))
-            .chain(norms)
-            .fold(0.0, f64::max)
+    pub(super) fn violation_of(&self, y: &[f64]) -> f64 {
+        (0..self.nb())
+            .map(|i| {
+                let p = &y[7 * i + 3..7 * i + 7];
+                (p.iter().map(|x| x * x).sum::<f64>().sqrt() - 1.0).abs()
+            })
+            .fold(self.linearise(y).infeasibility(), f64::max)
     }
 
     /// The positions of `y` projected onto the joints, `|p| = 1` and the open gaps `g ≥ 0`
@@ -129,12 +124,7 @@ impl Mechanism {
         let free = DVector::zeros(6 * self.nb());
         self.newton_project(t, y, |y| {
             let lin = self.linearise(y);
-            let residual = lin
-                .phi
-                .iter()
-                .map(|p| p.abs())
-                .chain(lin.gaps.iter().map(|g| (-g).max(0.0)))
-                .fold(0.0, f64::max);
+            let residual = lin.infeasibility();
             if residual <= PROJECTION_TOL {
                 return Ok((residual, None));
             }

@@ -64,6 +64,8 @@ pub struct StepForces {
 }
 
 /// The step from `(t, y)` by the rule of the module doc: the step, its size and the trials.
+/// The first trial is `h_max`, or the rest of the run when that is shorter (a remainder
+/// within `STEP_END_SLACK` of `h_max` is taken whole).
 fn choose(
     mech: &Mechanism,
     t: f64,
@@ -80,11 +82,13 @@ fn choose(
     let mut trials = 0;
     loop {
         trials += 1;
-        let step = mech.half_implicit_step(t, y, h)?;
-        if step.drift <= s.drift || h <= s.h_min {
-            return Ok((step, h, trials));
+        // A step whose programme fails (its linearised contacts infeasible) is retried
+        // shorter, like one that drifts too far; at h_min both are final.
+        match mech.half_implicit_step(t, y, h) {
+            Ok(step) if step.drift <= s.drift || h <= s.h_min => return Ok((step, h, trials)),
+            Err(e) if h <= s.h_min => return Err(e),
+            _ => h = (0.5 * h).max(s.h_min),
         }
-        h = (0.5 * h).max(s.h_min);
     }
 }
 
