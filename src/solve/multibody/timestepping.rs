@@ -14,10 +14,13 @@
 //!
 //! Why it behaves as the paper's: the drift is the linearisation error of eqs. 23–24, about
 //! `½ h² κ u²` for a constraint of curvature `κ` whose points move at `u` relative to each
-//! other. It is largest where contact points slide fast along the curved gaps (the journal
-//! rolling round the bearing), so `h` drops there, as the paper observes of Fig. 29 ("step
-//! size changes when the contact points acquire high relative sliding speeds"); it is
-//! small in free flight and in a settled contact, where `h` returns to `h_max` (Fig. 22).
+//! other: a point at arm `s` from the centre of a body turning at `ω` leaves its joint or
+//! gap by `½ h² ω² |s|`, a contact point sliding at `u` along a gap of curvature `κ` by
+//! `½ h² κ u²`. It is largest where the contact points move fast relative to each other
+//! (on the clearance pendulum the hub turning fast round the pin at the bottom of the
+//! swing), so `h` drops there, as the paper observes of Fig. 29 ("step size changes when
+//! the contact points acquire high relative sliding speeds"); it vanishes in free
+//! translation and in a settled sliding contact, where `h` stays at `h_max` (Fig. 22).
 //! The scheme is first order, its numerical dissipation per unit time grows with `h`, so
 //! the energy lost over a run orders as Fig. 30's: lower ranges lose less, and with `h_max`
 //! fixed a smaller `h_min` lowers the steps taken where the test fails.
