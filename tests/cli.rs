@@ -313,7 +313,7 @@ fn simulate_refuses_what_it_cannot_integrate() {
     std::fs::write(
         &file,
         format!(
-            "import \"{}\"\nsimulate pendulum_clearance {{ t = 0..1, method = timestepping }}\n",
+            "import \"{}\"\nsimulate pendulum_clearance_rigid {{ t = 0..1 }}\n",
             root().join("models/seed2/pendulum_clearance.nsd").display()
         ),
     )

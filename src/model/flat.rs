@@ -266,7 +266,8 @@ pub struct Joint {
     pub length: f64,
     pub radial_clearance: Option<f64>,
     pub axial_clearance: Option<f64>,
-    /// Contact law inside the clearance (`impact(e)` for the nonsmooth time stepping).
+    /// Contact law inside the clearance: compliant for the `events` backend, `impact(e)`
+    /// (rigid, Newton's restitution) for the `timestepping` one.
     pub law: ContactLaw,
     /// Friction coefficient at the clearance contact.
     pub mu: f64,

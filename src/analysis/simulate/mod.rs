@@ -13,6 +13,7 @@
 
 mod multibody;
 pub(crate) mod section;
+mod timestepping;
 
 use super::diagnostics::{AnalysisError, Partial};
 use super::options::{bytes_text, OptionReader, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};

@@ -1,31 +1,47 @@
-//! `simulate` of a model with rigid bodies and joints (paper 002): options, the run by the
-//! `events` backend (`solve::multibody`), and its report.
+//! `simulate` of a model with rigid bodies and joints (paper 002): options, the run by one of
+//! the two backends of `solve::multibody`, and its report.
 //!
-//! Options: `t = t0..t1`, `rtol`, `atol`, `max_step`, `method = events` (the default;
-//! `timestepping`, the paper's scheme, is not built yet), `output = steps | every(dt) |
-//! at(t1, t2, …)`. Writes `trajectory.csv` (per body: position, Euler parameters, rotation
-//! vector, velocity, global angular velocity), `energy.csv` (kinetic, potential, total energy
-//! and the constraint violations `|Φ|`, `|Φ_q q̇|`), `reactions.csv` (per joint: force and
-//! moment on its second body), `positions.svg` and `energy.svg`, and with clearance joints
-//! `contacts.csv` (per contact point: gap, normal force, friction force). Clearance joints
-//! need a compliant `law` (a rigid `impact` is refused: `nsd::analysis::unsupported`), and
-//! spherical and fixed joints have no clearance model yet.
+//! Options: `t = t0..t1`, `method = events | timestepping`, `output = steps | every(dt) |
+//! at(t1, t2, …)`; for `events` (the default: DOP853 on the index-1 equations, compliant
+//! contact switched at events) `rtol`, `atol`, `max_step`; for `timestepping` (the paper's
+//! half-implicit scheme with rigid contact, `timestepping.rs`) `h_min`, `h_max`, `drift`.
+//! Writes `trajectory.csv` (per body: position, Euler parameters, rotation vector, velocity,
+//! global angular velocity), `energy.csv` (kinetic, potential, total energy and the
+//! constraint violations `|Φ|`, `|Φ_q q̇|`), `reactions.csv` (per joint: force and moment on
+//! its second body), `positions.svg` and `energy.svg`, and with clearance joints
+//! `contacts.csv` (per contact point: gap, normal force, friction force); `timestepping`
+//! adds `steps.csv` and `steps.svg`. The `events` backend needs a compliant `law` at a
+//! clearance joint (a rigid `impact` is refused: `nsd::analysis::unsupported`, naming
+//! `method = timestepping`), `timestepping` refuses friction (`mu`), and spherical and
+//! fixed joints have no clearance model yet.
 
 use super::super::diagnostics::{AnalysisError, Partial};
 use super::super::options::OptionReader;
 use super::super::results::{Cell, Plot, Results, Series, Table};
 use super::super::tolerances::integrator_tolerances;
+use super::timestepping;
 use crate::lang::ast::Analysis;
 use crate::lang::units::Dim;
 use crate::model::flat::{ContactLaw, JointKind};
 use crate::model::system::Multibody;
 use crate::model::Model;
-use crate::solve::multibody::{integrate, Mechanism, Run, Settings};
+use crate::solve::multibody::{integrate, timestep, Load, Mechanism, Run, Settings, Stepping};
 use crate::solve::ode::dop853::Tolerances;
 use serde_json::{json, Map, Value};
 
 /// The options of `simulate` on a multibody model.
-const OPTIONS: [&str; 6] = ["t", "rtol", "atol", "max_step", "method", "output"];
+const OPTIONS: [&str; 9] = [
+    "t", "rtol", "atol", "max_step", "method", "output", "h_min", "h_max", "drift",
+];
+
+/// The options only the `events` backend reads (the others are `timestepping::OPTIONS`).
+const EVENTS_OPTIONS: [&str; 3] = ["rtol", "atol", "max_step"];
+
+/// The backend of a run, with its settings.
+enum Backend {
+    Events(Settings),
+    Timestepping(Stepping),
+}
 
 /// How many bodies `positions.svg` draws (the CSV has them all).
 const PLOTTED_BODIES: usize = 3;
@@ -60,8 +76,8 @@ pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<R
             help: "simulate the bodies and joints in a model of their own; coupling them to masses, springs and beams follows".into(),
         }.into());
     }
-    refuse_clearances(a, model, mb)?;
-    let settings = read_options(a, model, mb)?;
+    let backend = read_options(a, model, mb)?;
+    refuse_clearances(a, model, mb, &backend)?;
     let unsolvable = |e: &dyn std::fmt::Display| {
         AnalysisError::Numerical {
         message: format!("simulate of `{}`: {e}", model.name),
@@ -72,23 +88,48 @@ pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<R
     let (mech, y0) = Mechanism::new(mb).map_err(|e| unsolvable(&e))?;
     let start = std::time::Instant::now();
     let mut meta = Map::new();
-    meta.insert("t".into(), json!([settings.t0, settings.t1]));
-    meta.insert("rtol".into(), json!(settings.tol.rtol));
-    meta.insert("atol".into(), json!(settings.tol.atol));
-    meta.insert("max_step".into(), json!(settings.tol.max_step));
-    meta.insert("method".into(), json!("events: DOP853 on the index-1 Newton–Euler equations, coordinate projection onto the joints after every step, clearance contacts switched at events"));
-    let outcome = integrate(&mech, y0, &settings, &mut |_| {});
-    let report = |run: &Run| Results {
-        name: String::new(),
-        kind: "simulate".into(),
-        model: model.name.clone(),
-        tables: tables(&mech, mb, run),
-        plots: plots(&mech, mb, run, &model.name),
-        summary: summary(&mech, mb, run),
-        settings: meta.clone(),
-        params: model.params.clone(),
-        warnings: Vec::new(),
-        wall_s: start.elapsed().as_secs_f64(),
+    let mut warnings = Vec::new();
+    let outcome = match &backend {
+        Backend::Events(settings) => {
+            meta.insert("t".into(), json!([settings.t0, settings.t1]));
+            meta.insert("rtol".into(), json!(settings.tol.rtol));
+            meta.insert("atol".into(), json!(settings.tol.atol));
+            meta.insert("max_step".into(), json!(settings.tol.max_step));
+            meta.insert("method".into(), json!("events: DOP853 on the index-1 Newton–Euler equations, coordinate projection onto the joints after every step, clearance contacts switched at events"));
+            integrate(&mech, y0, settings, &mut |_| {})
+        }
+        Backend::Timestepping(s) => {
+            timestepping::meta(s, &mut meta);
+            warnings = timestepping::warnings(mb);
+            timestep(&mech, y0, s, &mut |_| {})
+        }
+    };
+    let stepping = matches!(backend, Backend::Timestepping(_));
+    let report = |run: &Run| {
+        let (mut tables, mut plots) = (tables(&mech, mb, run), plots(&mech, mb, run, &model.name));
+        let mut summary = summary(&mech, mb, run);
+        if stepping {
+            tables.push(timestepping::steps_table(run));
+            plots.push(timestepping::steps_plot(run, &model.name));
+            timestepping::summary(run, &mut summary);
+        }
+        Results {
+            name: String::new(),
+            kind: "simulate".into(),
+            model: model.name.clone(),
+            tables,
+            plots,
+            summary,
+            settings: meta.clone(),
+            params: model.params.clone(),
+            warnings: warnings.clone(),
+            wall_s: start.elapsed().as_secs_f64(),
+        }
+    };
+    let help = if stepping {
+        "lower `h_min`; a degenerate pose (joint axes aligned, a redundant loop) cannot be stepped; the partial results are written"
+    } else {
+        "loosen rtol/atol or lower max_step; a degenerate pose (joint axes aligned, a redundant loop) cannot be integrated; the partial results are written"
     };
     match outcome {
         Ok(run) => Ok(report(&run)),
@@ -96,36 +137,45 @@ pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<R
             report(&failed.partial),
             format!("simulate of `{}`: {}", model.name, failed.error),
             a.span,
-            "loosen rtol/atol or lower max_step; a degenerate pose (joint axes aligned, a redundant loop) cannot be integrated; the partial results are written",
+            help,
         )),
     }
 }
 
-/// Clearance joints the `events` backend cannot integrate: a rigid `impact` law (its
-/// impacts are not built in this backend), a spherical or fixed joint (no gap model), a
-/// prismatic joint of zero length (its two vertex rings coincide and leave the tilt free).
-fn refuse_clearances(a: &Analysis, model: &Model, mb: &Multibody) -> Result<(), AnalysisError> {
+/// Clearance joints a backend cannot integrate: a rigid `impact` law in the `events`
+/// backend (its impacts are built in `timestepping`), friction in the `timestepping` one, a
+/// spherical or fixed joint (no gap model), a prismatic joint of zero length (its two
+/// vertex rings coincide and leave the tilt free).
+fn refuse_clearances(
+    a: &Analysis,
+    model: &Model,
+    mb: &Multibody,
+    backend: &Backend,
+) -> Result<(), AnalysisError> {
+    let stepping = matches!(backend, Backend::Timestepping(_));
     for (name, j, ..) in &mb.joints {
         if j.radial_clearance.is_none() && j.axial_clearance.is_none() {
             continue;
         }
-        let why = match (&j.kind, j.law) {
-            (_, ContactLaw::Impact { .. }) => "has a clearance with a rigid `impact` law, which the `events` backend does not integrate yet",
-            (JointKind::Spherical | JointKind::Fixed, _) => "is a spherical or fixed joint with a clearance, which has no gap model yet",
-            (JointKind::Prismatic { .. }, _) if j.length == 0.0 => "is a prismatic joint with a clearance but no `length` (its slider needs two vertex rings)",
+        let (why, help) = match (&j.kind, j.law) {
+            (JointKind::Spherical | JointKind::Fixed, _) => ("is a spherical or fixed joint with a clearance, which has no gap model yet", "drop its clearance to simulate it as an ideal joint".to_string()),
+            (JointKind::Prismatic { .. }, _) if j.length == 0.0 => ("is a prismatic joint with a clearance but no `length` (its slider needs two vertex rings)", format!("give `{name}` a `length`")),
+            (_, ContactLaw::Impact { .. }) if !stepping => ("has a clearance with a rigid `impact` law, which the `events` backend does not integrate", format!("use `method = timestepping` (the paper's scheme: rigid contact, Newton's restitution), or give `{name}` a compliant law (`law = hunt_crossley(k = 1e9, e = 0.5)`, `linear(k)`, `hertz(k)`, …)")),
+            _ if stepping && j.mu > 0.0 => ("has friction (`mu`), which the `timestepping` backend does not model yet (its contacts are frictionless, as the paper's)", format!("drop `mu` from `{name}`, or use `method = events` with a compliant law (regularised Coulomb friction)")),
             _ => continue,
         };
         return Err(AnalysisError::Unsupported {
             message: format!("simulate of `{}`: joint `{name}` {why}", model.name),
             at: a.span,
-            help: format!("give `{name}` a compliant law (`law = hunt_crossley(k = 1e9, e = 0.5)`, `linear(k)`, `hertz(k)`, …) and, for a prismatic joint, a `length`; or drop its clearance to simulate it as an ideal joint"),
+            help,
         });
     }
     Ok(())
 }
 
-/// The options as the backend's `Settings`.
-fn read_options(a: &Analysis, model: &Model, mb: &Multibody) -> Result<Settings, AnalysisError> {
+/// The options as the backend and its settings; each backend's options refused with the
+/// other (they would have no effect).
+fn read_options(a: &Analysis, model: &Model, mb: &Multibody) -> Result<Backend, AnalysisError> {
     let opts = OptionReader::new(a, model, &OPTIONS)?;
     let (t0, t1) = opts.interval("t")?.ok_or_else(|| {
         opts.bad_value(
@@ -135,12 +185,35 @@ fn read_options(a: &Analysis, model: &Model, mb: &Multibody) -> Result<Settings,
             "give the time span, e.g. `t = 0..10`",
         )
     })?;
-    if opts.choice("method", &["events", "timestepping"])? == Some("timestepping") {
-        return Err(AnalysisError::Unsupported {
-            message: format!("simulate of `{}`: `method = timestepping` (the paper's nonsmooth time stepping) is not built yet", model.name),
-            at: opts.span_of("method").unwrap_or(a.span),
-            help: "use `method = events` (the default): DOP853 with the joints' constraints projected after every step".into(),
-        });
+    let method = opts
+        .choice("method", &["events", "timestepping"])?
+        .unwrap_or("events");
+    let (theirs, other) = match method {
+        "timestepping" => (&EVENTS_OPTIONS[..], "events"),
+        _ => (&timestepping::OPTIONS[..], "timestepping"),
+    };
+    if let Some((key, at)) = theirs
+        .iter()
+        .find_map(|k| opts.span_of(k).map(|at| (*k, at)))
+    {
+        return Err(opts.bad_value(
+            key,
+            at,
+            &format!("has no effect with `method = {method}`"),
+            &format!("drop `{key}`, or use `method = {other}`, which reads it"),
+        ));
+    }
+    // About as many columns as `trajectory.csv`, for the output-size estimate.
+    let states = BODY_COLUMNS.len() * mb.bodies.len() / 2 + 1;
+    if method == "timestepping" {
+        let sizes = timestepping::read(&opts, (t0, t1))?;
+        let tol = Tolerances {
+            rtol: 0.0,
+            atol: 0.0,
+            max_step: sizes.h_max,
+        };
+        let output = super::read_output(&opts, (t0, t1), &tol, states)?;
+        return Ok(Backend::Timestepping(Stepping { output, ..sizes }));
     }
     let (rtol, atol) = integrator_tolerances(&opts)?;
     let tol = Tolerances {
@@ -148,15 +221,13 @@ fn read_options(a: &Analysis, model: &Model, mb: &Multibody) -> Result<Settings,
         atol,
         max_step: opts.positive("max_step", Dim::TIME, t1 - t0, "1e-3")?,
     };
-    // About as many columns as `trajectory.csv`, for the output-size estimate.
-    let states = BODY_COLUMNS.len() * mb.bodies.len() / 2 + 1;
     let output = super::read_output(&opts, (t0, t1), &tol, states)?;
-    Ok(Settings {
+    Ok(Backend::Events(Settings {
         t0,
         t1,
         tol,
         output,
-    })
+    }))
 }
 
 /// `trajectory.csv`, `energy.csv`, (with joints) `reactions.csv` and (with clearance
@@ -226,11 +297,10 @@ fn contacts_table(mech: &Mechanism, run: &Run) -> Table {
             columns.push(format!("{}.{q}", c.name));
         }
     }
-    let rows = samples(run)
-        .zip(&run.modes)
-        .map(|((t, y), modes)| {
-            let mut row = vec![Cell::Num(t)];
-            for l in mech.loads(y, Some(modes)) {
+    let rows = (0..run.t.len())
+        .map(|s| {
+            let mut row = vec![Cell::Num(run.t[s])];
+            for l in sample_loads(mech, run, s) {
                 row.extend([l.gap, l.normal, l.friction.norm()].map(Cell::Num));
             }
             row
@@ -240,6 +310,23 @@ fn contacts_table(mech: &Mechanism, run: &Run) -> Table {
         file: "contacts.csv".into(),
         columns,
         rows,
+    }
+}
+
+/// The contacts' loads at sample `s`: the compliant forces of the `events` backend, or the
+/// gaps with the mean normal forces of the step that ended there (`timestepping`).
+fn sample_loads(mech: &Mechanism, run: &Run, s: usize) -> Vec<Load> {
+    match run.forces.get(s) {
+        Some(f) => mech
+            .loads(&run.y[s], None)
+            .into_iter()
+            .zip(&f.contact)
+            .map(|(l, normal)| Load {
+                normal: *normal,
+                ..l
+            })
+            .collect(),
+        None => mech.loads(&run.y[s], Some(&run.modes[s])),
     }
 }
 
@@ -261,9 +348,14 @@ fn reactions_table(mech: &Mechanism, mb: &Multibody, run: &Run) -> Table {
     }
     let rows = samples(run)
         .zip(&run.modes)
-        .map(|((t, y), modes)| {
+        .enumerate()
+        .map(|(s, ((t, y), modes))| {
             let mut row = vec![Cell::Num(t)];
-            match mech.reactions(t, y, modes) {
+            let reactions = match run.forces.get(s) {
+                Some(f) => Ok(mech.reactions_of(y, &f.lambda)),
+                None => mech.reactions(t, y, modes),
+            };
+            match reactions {
                 Ok(r) => row.extend(r.iter().flatten().map(|v| Cell::Num(*v))),
                 Err(_) => row.extend((1..columns.len()).map(|_| Cell::Text(String::new()))),
             }
@@ -379,8 +471,8 @@ fn summary(mech: &Mechanism, mb: &Multibody, run: &Run) -> Map<String, Value> {
 /// when nothing feeds energy in).
 fn contact_summary(mech: &Mechanism, run: &Run, s: &mut Map<String, Value>) {
     let (mut penetration, mut normal) = (0.0_f64, 0.0_f64);
-    for (y, modes) in run.y.iter().zip(&run.modes) {
-        for l in mech.loads(y, Some(modes)) {
+    for s in 0..run.t.len() {
+        for l in sample_loads(mech, run, s) {
             penetration = penetration.max(-l.gap);
             normal = normal.max(l.normal);
         }

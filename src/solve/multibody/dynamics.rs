@@ -30,6 +30,8 @@ pub enum Degenerate {
     Singular { t: f64 },
     #[error("the projection onto the joints' constraints did not converge at t = {t} (|Φ| = {residual:e})")]
     Projection { t: f64, residual: f64 },
+    #[error("the contact problem of the step at t = {t} has no solution (the linearised gaps cannot all be kept open)")]
+    Contact { t: f64 },
 }
 
 /// One rigid body's constant data.
@@ -57,10 +59,10 @@ pub struct Mechanism {
     pub(super) contacts: Vec<Contact>,
     gravity: V3,
     /// Constraint rows over all joints.
-    rows: usize,
+    pub(super) rows: usize,
     /// The constraint rows at each body (its joints' rows, ascending): the sparsity of
     /// `Φ_q` that `Gram` assembles and factors by.
-    rows_at_body: Vec<Vec<usize>>,
+    pub(super) rows_at_body: Vec<Vec<usize>>,
 }
 
 /// The accelerations and multipliers at one state.
@@ -144,12 +146,12 @@ impl Mechanism {
         13 * self.bodies.len()
     }
 
-    fn nb(&self) -> usize {
+    pub(super) fn nb(&self) -> usize {
         self.bodies.len()
     }
 
     /// Body `i`'s `[r, p]` and `[ṙ, ω']` in `y`.
-    fn parts<'y>(&self, y: &'y [f64], i: usize) -> (&'y [f64], &'y [f64]) {
+    pub(super) fn parts<'y>(&self, y: &'y [f64], i: usize) -> (&'y [f64], &'y [f64]) {
         let nb = self.nb();
         (&y[7 * i..7 * i + 7], &y[7 * nb + 6 * i..7 * nb + 6 * i + 6])
     }
@@ -171,7 +173,7 @@ impl Mechanism {
 
     /// Every constraint row at `y` and the Jacobian `Φ_q` in the coordinates
     /// `(δr, δπ')` of each body (`δπ'` body-frame small rotations: `δθ = A δπ'`).
-    fn constraints(&self, y: &[f64]) -> (Vec<Row>, DMatrix<f64>) {
+    pub(super) fn constraints(&self, y: &[f64]) -> (Vec<Row>, DMatrix<f64>) {
         let mut rows = Vec::with_capacity(self.rows);
         let mut jac = DMatrix::zeros(self.rows, 6 * self.nb());
         for j in &self.joints {
@@ -179,22 +181,14 @@ impl Mechanism {
             let first = rows.len();
             j.geometry.eval(&sides, &mut rows);
             for (r, row) in rows[first..].iter().enumerate() {
-                for (k, body) in j.sides.iter().enumerate() {
-                    if let Some(i) = body {
-                        let jt = sides[k].a.transpose() * row.jt[k];
-                        for c in 0..3 {
-                            jac[(first + r, 6 * i + c)] += row.jr[k][c];
-                            jac[(first + r, 6 * i + 3 + c)] += jt[c];
-                        }
-                    }
-                }
+                scatter(&mut jac, first + r, row, j, &sides);
             }
         }
         (rows, jac)
     }
 
     /// `M⁻¹` as its diagonal (`1/m` three times, `1/J'` per principal axis).
-    fn mass_inverse(&self) -> DVector<f64> {
+    pub(super) fn mass_inverse(&self) -> DVector<f64> {
         DVector::from_iterator(
             6 * self.nb(),
             self.bodies.iter().flat_map(|b| {
@@ -224,22 +218,23 @@ impl Mechanism {
     }
 
     /// `Φ_q v` (`gram::times`).
-    fn times(&self, jac: &DMatrix<f64>, v: &DVector<f64>) -> DVector<f64> {
+    pub(super) fn times(&self, jac: &DMatrix<f64>, v: &DVector<f64>) -> DVector<f64> {
         gram::times(jac, &self.rows_at_body, v)
     }
 
     /// `Φ_qᵀ λ` (`gram::transpose_times`).
-    fn transpose_times(&self, jac: &DMatrix<f64>, lambda: &DVector<f64>) -> DVector<f64> {
+    pub(super) fn transpose_times(
+        &self,
+        jac: &DMatrix<f64>,
+        lambda: &DVector<f64>,
+    ) -> DVector<f64> {
         gram::transpose_times(jac, &self.rows_at_body, lambda)
     }
 
-    /// The accelerations and multipliers at `(t, y)` (eq. 8 with the joints and the contact
-    /// forces of the clearance joints in `modes`).
-    pub fn solve(&self, t: f64, y: &[f64], modes: &Modes) -> Result<Solved, Degenerate> {
-        let nb = self.nb();
-        let minv = self.mass_inverse();
-        // Q_A − S, body by body.
-        let mut f = DVector::zeros(6 * nb);
+    /// `Q_A − S` at `y` (eq. 8 without constraints), body by body: gravity and the body
+    /// force, and the moment of the force about the centre of mass less the gyroscopic term.
+    pub(super) fn applied(&self, y: &[f64]) -> DVector<f64> {
+        let mut f = DVector::zeros(6 * self.nb());
         for (i, b) in self.bodies.iter().enumerate() {
             let (q, v) = self.parts(y, i);
             let a = rotation(&q[3..]);
@@ -250,6 +245,14 @@ impl Mechanism {
             f.rows_mut(6 * i, 3).copy_from(&force);
             f.rows_mut(6 * i + 3, 3).copy_from(&torque);
         }
+        f
+    }
+
+    /// The accelerations and multipliers at `(t, y)` (eq. 8 with the joints and the contact
+    /// forces of the clearance joints in `modes`).
+    pub fn solve(&self, t: f64, y: &[f64], modes: &Modes) -> Result<Solved, Degenerate> {
+        let minv = self.mass_inverse();
+        let mut f = self.applied(y);
         self.add_contact_forces(y, modes, &mut f);
         let free = f.component_mul(&minv);
         if self.rows == 0 {
@@ -284,32 +287,22 @@ impl Mechanism {
     /// removes only the kinetic energy of the constraint-violating part).
     pub fn project(&self, t: f64, y: &mut [f64]) -> Result<(), Degenerate> {
         let nb = self.nb();
-        for i in 0..nb {
-            let p = &mut y[7 * i + 3..7 * i + 7];
-            let n = p.iter().map(|x| x * x).sum::<f64>().sqrt();
-            p.iter_mut().for_each(|x| *x /= n);
-        }
+        self.normalise(y);
         if self.rows == 0 {
             return Ok(());
         }
         let minv = self.mass_inverse();
-        let mut converged = false;
-        let mut residual = 0.0;
-        for _ in 0..PROJECTION_MAX_ITERATIONS {
+        self.newton_project(t, y, |y| {
             let (rows, jac) = self.constraints(y);
-            residual = rows.iter().map(|r| r.phi.abs()).fold(0.0, f64::max);
+            let residual = rows.iter().map(|r| r.phi.abs()).fold(0.0, f64::max);
             if residual <= PROJECTION_TOL {
-                converged = true;
-                break;
+                return Ok((residual, None));
             }
             let phi = DVector::from_iterator(self.rows, rows.iter().map(|r| r.phi));
             let mu = self.gram_solve(t, &jac, &minv, phi)?;
             let delta = -self.transpose_times(&jac, &mu).component_mul(&minv);
-            self.displace(y, &delta);
-        }
-        if !converged {
-            return Err(Degenerate::Projection { t, residual });
-        }
+            Ok((residual, Some(delta)))
+        })?;
         let (_, jac) = self.constraints(y);
         let v = DVector::from_column_slice(&y[7 * nb..]);
         let mu = self.gram_solve(t, &jac, &minv, self.times(&jac, &v))?;
@@ -318,8 +311,41 @@ impl Mechanism {
         Ok(())
     }
 
+    /// `|p| = 1` for each body (eq. 14).
+    pub(super) fn normalise(&self, y: &mut [f64]) {
+        for i in 0..self.nb() {
+            let p = &mut y[7 * i + 3..7 * i + 7];
+            let n = p.iter().map(|x| x * x).sum::<f64>().sqrt();
+            p.iter_mut().for_each(|x| *x /= n);
+        }
+    }
+
+    /// Newton on the positions: `correction(y)` gives the residual at `y` and, while it is
+    /// above the projection tolerance, the displacement `δ` that removes it to first order;
+    /// `PROJECTION_MAX_ITERATIONS` of them at most.
+    pub(super) fn newton_project(
+        &self,
+        t: f64,
+        y: &mut [f64],
+        mut correction: impl FnMut(&[f64]) -> Result<(f64, Option<DVector<f64>>), Degenerate>,
+    ) -> Result<(), Degenerate> {
+        let mut residual = 0.0;
+        for _ in 0..PROJECTION_MAX_ITERATIONS {
+            let delta;
+            (residual, delta) = correction(y)?;
+            match delta {
+                None => return Ok(()),
+                Some(delta) => self.displace(y, &delta),
+            }
+        }
+        match correction(y)? {
+            (_, None) => Ok(()),
+            _ => Err(Degenerate::Projection { t, residual }),
+        }
+    }
+
     /// `q` moved by `δ = (δr, δπ')` per body.
-    fn displace(&self, y: &mut [f64], delta: &DVector<f64>) {
+    pub(super) fn displace(&self, y: &mut [f64], delta: &DVector<f64>) {
         for i in 0..self.nb() {
             for c in 0..3 {
                 y[7 * i + c] += delta[6 * i + c];
@@ -385,7 +411,12 @@ impl Mechanism {
     /// ground): force (global, N) and moment about the joint point (global, N m), from the
     /// multipliers `λ` (the generalised reaction is `Φ_qᵀ λ`).
     pub fn reactions(&self, t: f64, y: &[f64], modes: &Modes) -> Result<Vec<[f64; 6]>, Degenerate> {
-        let lambda = self.solve(t, y, modes)?.lambda;
+        Ok(self.reactions_of(y, &self.solve(t, y, modes)?.lambda))
+    }
+
+    /// The joints' reactions at `y` (as `reactions`) of the multipliers `lambda` (N, or N m
+    /// for the angular rows), joint by joint in the order of the `Multibody`.
+    pub fn reactions_of(&self, y: &[f64], lambda: &DVector<f64>) -> Vec<[f64; 6]> {
         let mut out = Vec::with_capacity(self.joints.len());
         let mut first = 0;
         for j in &self.joints {
@@ -403,7 +434,21 @@ impl Mechanism {
             let moment = torque - arm.cross(&force);
             out.push([force.x, force.y, force.z, moment.x, moment.y, moment.z]);
         }
-        Ok(out)
+        out
+    }
+}
+
+/// Adds `row` of joint `j` (its sides at the state `sides`) as row `r` of `jac`, in the
+/// coordinates `(δr, δπ')` of each body (`δπ'` body-frame: the global `jt` turned by `Aᵀ`).
+pub(super) fn scatter(jac: &mut DMatrix<f64>, r: usize, row: &Row, j: &Joint, sides: &[Side; 2]) {
+    for (k, body) in j.sides.iter().enumerate() {
+        if let Some(i) = body {
+            let jt = sides[k].a.transpose() * row.jt[k];
+            for c in 0..3 {
+                jac[(r, 6 * i + c)] += row.jr[k][c];
+                jac[(r, 6 * i + 3 + c)] += jt[c];
+            }
+        }
     }
 }
 

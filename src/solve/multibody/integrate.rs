@@ -11,6 +11,7 @@
 use super::contact::Modes;
 use super::dynamics::{Degenerate, Mechanism};
 use super::events::{first_switch, suspect, switch_modes};
+use super::timestepping::{StepForces, StepRecord};
 use super::tolerances::{GRID_END_SLACK, STEP_UNDERFLOW};
 use crate::solve::ode::dense::DenseStep;
 use crate::solve::ode::dop853::{initial_step, Dop853, Tolerances};
@@ -42,6 +43,10 @@ pub struct Run {
     pub switches: usize,
     pub rejected: usize,
     pub rhs_evals: usize,
+    /// The `timestepping` backend's steps (`timestepping.rs`), and at each sample the mean
+    /// forces of the step that ended there (empty for the `events` backend).
+    pub log: Vec<StepRecord>,
+    pub forces: Vec<StepForces>,
 }
 
 /// Why a run stopped early.
@@ -82,10 +87,10 @@ impl Rhs for Equations<'_> {
 }
 
 /// The output times still to be sampled after `t`.
-struct Samples<'o> {
-    output: &'o Output,
-    t0: f64,
-    next: usize,
+pub(super) struct Samples<'o> {
+    pub(super) output: &'o Output,
+    pub(super) t0: f64,
+    pub(super) next: usize,
 }
 
 impl Samples<'_> {
@@ -102,7 +107,7 @@ impl Samples<'_> {
     }
 
     /// The next requested time ≤ `until`, if any, taken off the list.
-    fn next_until(&mut self, until: f64, t1: f64) -> Option<f64> {
+    pub(super) fn next_until(&mut self, until: f64, t1: f64) -> Option<f64> {
         let t = self.peek(t1).filter(|t| *t <= until)?;
         self.next += 1;
         Some(t)
@@ -110,7 +115,7 @@ impl Samples<'_> {
 }
 
 impl Run {
-    fn record(&mut self, t: f64, y: Vec<f64>, modes: &Modes) {
+    pub(super) fn record(&mut self, t: f64, y: Vec<f64>, modes: &Modes) {
         self.t.push(t);
         self.y.push(y);
         self.modes.push(modes.clone());
@@ -286,12 +291,19 @@ pub fn integrate(
     Ok(close(run, t, y, &eq))
 }
 
+impl Run {
+    /// The run with its counters and the state reached last.
+    pub(super) fn close(mut self, t: f64, y: Vec<f64>, modes: &Modes, evals: usize) -> Run {
+        self.rhs_evals = evals;
+        self.last = (t, y);
+        self.last_modes = modes.clone();
+        self
+    }
+}
+
 /// The run with its counters and the state reached last.
-fn close(mut run: Run, t: f64, y: Vec<f64>, eq: &Equations) -> Run {
-    run.rhs_evals = eq.evals;
-    run.last = (t, y);
-    run.last_modes = eq.modes.clone();
-    run
+fn close(run: Run, t: f64, y: Vec<f64>, eq: &Equations) -> Run {
+    run.close(t, y, &eq.modes, eq.evals)
 }
 
 /// A failed run: the error and the samples up to `t`.

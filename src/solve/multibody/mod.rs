@@ -1,6 +1,7 @@
 //! Rigid multibody dynamics (paper 002): bodies in position and Euler parameters, the
 //! Newton–Euler equations with the gyroscopic term, ideal joints as bilateral constraints,
-//! integrated by the `events` backend (DOP853 with coordinate projection).
+//! integrated by the `events` backend (DOP853 with coordinate projection) or by the paper's
+//! `timestepping` scheme (rigid contact, Gauss's principle per step: `timestepping.rs`).
 //!
 //! # Formulation and stabilisation
 //! The equations are solved in index-1 form: each right-hand side evaluation solves the
@@ -21,6 +22,13 @@
 //! friction (`contact.rs`), switched on and off at events located on the dense output
 //! (`events.rs`), so the contact modes are part of the integrator's state.
 //!
+//! # Time stepping
+//! `method = timestepping` takes the paper's own route (Sect. 2.1.4): per step a convex QP
+//! (Gauss's principle with the joints and gaps linearised, eqs. 17–24, `gauss.rs`, `lcp.rs`,
+//! `timestep.rs`), rigid contacts (inelastic, or Newton's restitution for `impact(e)`), the
+//! positions projected onto the joints and the open gaps after every step, and the step
+//! size chosen in `[h_min, h_max]` by the drift of the linearised constraints.
+//!
 //! Velocities are `[ṙ, ω']` (body-frame angular velocity, eq. 8), six per body, so the
 //! mass matrix is constant and diagonal in principal axes.
 //!
@@ -34,12 +42,17 @@ mod clearance;
 mod contact;
 mod dynamics;
 mod events;
+mod gauss;
 mod gram;
 mod integrate;
 mod joints;
 mod kinematics;
+mod lcp;
+mod timestep;
+mod timestepping;
 mod tolerances;
 
 pub use contact::{Contact, Load, Modes};
 pub use dynamics::{BodyState, Degenerate, Mechanism};
 pub use integrate::{integrate, Failed, Run, RunError, Settings};
+pub use timestepping::{timestep, StepForces, StepRecord, Stepping};

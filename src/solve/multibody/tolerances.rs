@@ -40,3 +40,18 @@ pub const GAP_CHECKS_PER_STEP: usize = 4;
 /// Halvings of the bracket of a contact entry or exit on the dense output: 60 bring a step
 /// of up to 1 s down to 1e-18 s, below the step's own rounding.
 pub const EVENT_HALVINGS: usize = 60;
+
+/// Smallest pivot of Lemke's method, relative to the largest entry of the Delassus matrix
+/// (or 1 kg⁻¹ when smaller; dimensionless): entries below it are round-off of earlier pivots,
+/// and pivoting on them would amplify that round-off into the contact impulses.
+pub const LCP_PIVOT_TOL: f64 = 1e-12;
+
+/// Pivots of Lemke's method per contact row before it gives up (dimensionless): it ends in
+/// at most a few pivots per row on the contact problems of a step (usually one or two);
+/// the cap only guards against a run that round-off keeps from ending.
+pub const LCP_MAX_PIVOTS_PER_ROW: usize = 50;
+
+/// Slack on the end of the `timestepping` run, relative to the step (dimensionless): a step
+/// that ends within it of `t1` ends on `t1`, so rounding in `t + h` never leaves a last step
+/// of a few ulps (whose mean contact force, impulse over `h`, would be meaningless).
+pub const STEP_END_SLACK: f64 = 1e-9;

@@ -47,7 +47,7 @@ pub enum Unsupported {
     Unsmoothed { element: String },
     #[error("the mass matrix is singular: some DOF carries no mass")]
     SingularMass,
-    #[error("rigid bodies and joints are integrated by the multibody time stepping of paper 002, which has not landed yet")]
+    #[error("rigid bodies and joints are integrated by the multibody backends of paper 002 (`solve::multibody`), not by this one")]
     Multibody,
     #[error("the model has no DOFs to integrate")]
     Empty,

@@ -1,0 +1,124 @@
+//! Gauss's principle of least constraint as one convex quadratic programme (paper 002,
+//! eqs. 17–20, in the discrete form of eqs. 23–25):
+//!
+//! ```text
+//! minimise ½ (x − x_f)ᵀ M (x − x_f)   subject to   J x = b   (joints, eq. 23)
+//!                                                   D x ≥ l   (contacts, eq. 24)
+//! ```
+//!
+//! with `J = Φ_q` the joints' rows and `D` the gaps' Jacobians (eq. 13: the gap rate is
+//! `D v`), both in the velocity coordinates `(ṙ, ω')` of `dynamics.rs`. The `timestepping`
+//! backend solves it for the velocities of a step (`x = v_n`, `x_f` the unconstrained
+//! velocity) and for the displacement of its position projection (`x = δq`, `x_f = 0`).
+//!
+//! `M` is positive definite, so the solution `x` is unique, and its dual is solved exactly:
+//! with `x = x_f + M⁻¹(Jᵀλ + Dᵀz)` the joint multipliers `λ` are eliminated by the Schur
+//! complement `W = J M⁻¹ Jᵀ` (`gram.rs`, factored once per programme), which leaves
+//! `x = x₀ + P Dᵀ z`, `x₀ = x_f + M⁻¹Jᵀ W⁻¹(b − J x_f)` (the programme without contacts)
+//! and `P = M⁻¹ − M⁻¹Jᵀ W⁻¹ J M⁻¹`. The contact impulses `z` then solve the LCP
+//! `w = A z + (D x₀ − l) ≥ 0`, `z ≥ 0`, `zᵀw = 0` with the Delassus matrix `A = D P Dᵀ`
+//! (`lcp.rs`), the complementarity of eqs. 16a–16b.
+
+use super::dynamics::{scatter, Degenerate, Mechanism};
+use super::gram::{times, transpose_times, Gram};
+use super::lcp;
+use nalgebra::{DMatrix, DVector};
+
+/// The joints and gaps linearised at one pose.
+pub struct Linearised {
+    /// `Φ` (joint rows) and `J = Φ_q`.
+    pub phi: DVector<f64>,
+    pub jac: DMatrix<f64>,
+    /// The gaps `g` (m, negative: penetration) and `D`, row by row as `Mechanism::contacts`.
+    pub gaps: DVector<f64>,
+    pub d: DMatrix<f64>,
+}
+
+/// The solution of one programme.
+pub struct Solution {
+    pub x: DVector<f64>,
+    /// The joint multipliers `λ` and the contact multipliers `z ≥ 0` (impulses, N s, for a
+    /// velocity step).
+    pub lambda: DVector<f64>,
+    pub z: DVector<f64>,
+}
+
+impl Linearised {
+    /// The largest of `|Φ|` (m or dimensionless, as `PROJECTION_TOL`) and the penetration
+    /// `max(−g, 0)` (m): how far the pose is from the programme's constraints at `x = 0`.
+    pub fn infeasibility(&self) -> f64 {
+        self.phi
+            .iter()
+            .map(|p| p.abs())
+            .chain(self.gaps.iter().map(|g| (-g).max(0.0)))
+            .fold(0.0, f64::max)
+    }
+}
+
+impl Mechanism {
+    /// The joint rows and gaps at `y`, with their Jacobians.
+    pub(super) fn linearise(&self, y: &[f64]) -> Linearised {
+        let (rows, jac) = self.constraints(y);
+        let k = self.contacts.len();
+        let mut d = DMatrix::zeros(k, 6 * self.nb());
+        let mut gaps = DVector::zeros(k);
+        for (r, c) in self.contacts.iter().enumerate() {
+            let joint = &self.joints[c.joint];
+            let sides = joint.sides.map(|s| self.side(y, s));
+            let row = c.spec.gap(&joint.geometry, &sides).row;
+            gaps[r] = row.phi;
+            scatter(&mut d, r, &row, joint, &sides);
+        }
+        Linearised {
+            phi: DVector::from_iterator(rows.len(), rows.iter().map(|r| r.phi)),
+            jac,
+            gaps,
+            d,
+        }
+    }
+
+    /// The programme of the module doc on the pose `lin`, with the free solution `x_free`,
+    /// the joint targets `b` and the contact bounds `lower`; `t` only names the time in
+    /// the errors (a singular `W`, an infeasible contact problem).
+    pub(super) fn least_constraint(
+        &self,
+        t: f64,
+        lin: &Linearised,
+        x_free: &DVector<f64>,
+        b: &DVector<f64>,
+        lower: &DVector<f64>,
+    ) -> Result<Solution, Degenerate> {
+        let minv = self.mass_inverse();
+        let rows = &self.rows_at_body;
+        let gram = match self.rows {
+            0 => None,
+            _ => Some(Gram::factor(&lin.jac, &minv, rows).ok_or(Degenerate::Singular { t })?),
+        };
+        // M⁻¹Jᵀ W⁻¹ r: the mass-weighted correction that changes J x by r.
+        let correct = |r: DVector<f64>| match &gram {
+            None => DVector::zeros(minv.len()),
+            Some(g) => transpose_times(&lin.jac, rows, &g.solve(r)).component_mul(&minv),
+        };
+        let x0 = x_free + correct(b - times(&lin.jac, rows, x_free));
+        // P Dᵀ, column by column: M⁻¹ dⱼ less its correction (P f = M⁻¹f − correction(J M⁻¹f)).
+        let k = lin.gaps.len();
+        let mut pd = DMatrix::zeros(minv.len(), k);
+        for j in 0..k {
+            let mf = lin.d.row(j).transpose().component_mul(&minv);
+            let c = correct(times(&lin.jac, rows, &mf));
+            pd.set_column(j, &(mf - c));
+        }
+        let delassus = &lin.d * &pd;
+        let z = lcp::solve(&delassus, &(&lin.d * &x0 - lower)).ok_or(Degenerate::Contact { t })?;
+        let x = x0 + &pd * &z;
+        // λ from J x = b with x = x_f + M⁻¹(Jᵀλ + Dᵀz): W λ = b − J (x_f + M⁻¹Dᵀz).
+        let lambda = match &gram {
+            None => DVector::zeros(0),
+            Some(g) => {
+                let pushed = x_free + (lin.d.transpose() * &z).component_mul(&minv);
+                g.solve(b - times(&lin.jac, rows, &pushed))
+            }
+        };
+        Ok(Solution { x, lambda, z })
+    }
+}
