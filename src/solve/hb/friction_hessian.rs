@@ -30,7 +30,9 @@
 //! is eq. 61 (eqs. 58–60: `τ` does not depend on `X`). The test against central differences
 //! of the analytic stiffness decides, on every regime.
 
-use super::friction::{basis, interval_weights, FrictionContact, Onset, State, Trig};
+use super::cycles::cycle_of;
+use super::friction::{basis, interval_weights, FrictionContact, Onset, State};
+use super::trig::Trig;
 use nalgebra::{DMatrix, DVector};
 use std::f64::consts::PI;
 
@@ -63,9 +65,9 @@ impl FrictionContact {
     pub fn hessian_adjoint(&self, x: &[f64], y: &[f64], lx: &[f64], ly: &[f64]) -> DMatrix<f64> {
         let h = x.len() / 2;
         let (xt, yt) = Trig::pair(x, y);
-        let cycle = self.cycle(&xt, &yt, h);
+        let cycle = cycle_of(self, (x, y), || self.cycle(&xt, &yt, h));
         let mut out = DMatrix::zeros(4 * h, 4 * h);
-        for &(a, b, state) in &cycle {
+        for &(a, b, state) in cycle.iter() {
             if let State::Stick { onset, .. } = state {
                 let weight = dot(&interval_weights(h, a, b).1, lx);
                 if weight != 0.0 {
