@@ -27,7 +27,7 @@
 //! and the element adds nothing to the mean. A Jenkins element is the special case `k_y = 0`,
 //! `μ N₀ = F`, `Y = 0`.
 
-use super::cycles::{cycle_of, Cycle};
+use super::cycles::{marched, Cycle, Marched};
 use super::tolerances::{
     FRICTION_CELLS_PER_HARMONIC, TRANSITIONS_PER_HARMONIC, TRANSITION_SEARCH_OFFSET,
 };
@@ -225,8 +225,14 @@ impl FrictionContact {
 
     /// The force harmonics and stiffness for displacement harmonics `x`, `y` (eqs. 30–43).
     pub fn forces(&self, x: &[f64], y: &[f64]) -> ContactForces {
+        let m = marched(self, x, y);
+        m.forces.get_or_init(|| self.integrated(&m, x, y)).clone()
+    }
+
+    /// `forces` over the cycle `m` of the displacement harmonics `x`, `y`.
+    fn integrated(&self, m: &Marched, x: &[f64], y: &[f64]) -> ContactForces {
         let h = x.len() / 2;
-        let (xt, yt) = Trig::pair(x, y);
+        let (xt, yt) = (&m.x, &m.y);
         let mut out = ContactForces {
             fx: vec![0.0; 2 * h],
             fy: vec![0.0; 2 * h],
@@ -235,8 +241,7 @@ impl FrictionContact {
             dfy_dy: DMatrix::zeros(2 * h, 2 * h),
         };
         let (xv, yv) = (DVector::from_column_slice(x), DVector::from_column_slice(y));
-        let cycle = cycle_of(self, (x, y), || self.cycle(&xt, &yt, h));
-        for &(a, b, state) in cycle.iter() {
+        for &(a, b, state) in &m.cycle {
             let (big, w) = interval_weights(h, a, b);
             let (wx, wy) = (&big * &xv, &big * &yv);
             let in_contact = !matches!(state, State::Separated);
@@ -253,7 +258,7 @@ impl FrictionContact {
                     }
                     out.dfx_dx += self.kx * &big;
                     // w (∂c/∂X)ᵀ and w (∂c/∂Y)ᵀ (eqs. 38–39).
-                    let (dc_dx, dc_dy) = self.onset_derivatives(&xt, &yt, h, onset);
+                    let (dc_dx, dc_dy) = self.onset_derivatives(xt, yt, h, onset);
                     let wv = DVector::from_column_slice(&w);
                     out.dfx_dx.ger(1.0, &wv, &DVector::from_vec(dc_dx), 1.0);
                     out.dfx_dy.ger(1.0, &wv, &DVector::from_vec(dc_dy), 1.0);
@@ -273,11 +278,8 @@ impl FrictionContact {
     /// The fractions of the period the converged cycle spends stuck, slipping and
     /// separated (the contact's state summary of a backbone point).
     pub fn state_fractions(&self, x: &[f64], y: &[f64]) -> [f64; 3] {
-        let h = x.len() / 2;
-        let cells = FRICTION_CELLS_PER_HARMONIC * h.max(1);
-        let (xt, yt) = (Trig::tabulated(x, cells), Trig::tabulated(y, cells));
         let mut out = [0.0; 3];
-        for (a, b, state) in self.cycle(&xt, &yt, h) {
+        for &(a, b, state) in &marched(self, x, y).cycle {
             let slot = match state {
                 State::Stick { .. } => 0,
                 State::Slip { .. } => 1,

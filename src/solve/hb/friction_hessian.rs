@@ -30,7 +30,7 @@
 //! is eq. 61 (eqs. 58–60: `τ` does not depend on `X`). The test against central differences
 //! of the analytic stiffness decides, on every regime.
 
-use super::cycles::cycle_of;
+use super::cycles::marched;
 use super::friction::{basis, interval_weights, FrictionContact, Onset, State};
 use super::trig::Trig;
 use nalgebra::{DMatrix, DVector};
@@ -64,10 +64,10 @@ impl FrictionContact {
     /// displacement harmonics `x`, `y` and multipliers `lx`, `ly` (module docs).
     pub fn hessian_adjoint(&self, x: &[f64], y: &[f64], lx: &[f64], ly: &[f64]) -> DMatrix<f64> {
         let h = x.len() / 2;
-        let (xt, yt) = Trig::pair(x, y);
-        let cycle = cycle_of(self, (x, y), || self.cycle(&xt, &yt, h));
+        let m = marched(self, x, y);
+        let (xt, yt, cycle) = (&m.x, &m.y, &m.cycle);
         let mut out = DMatrix::zeros(4 * h, 4 * h);
-        for &(a, b, state) in cycle.iter() {
+        for &(a, b, state) in cycle {
             if let State::Stick { onset, .. } = state {
                 let weight = dot(&interval_weights(h, a, b).1, lx);
                 if weight != 0.0 {

@@ -13,8 +13,8 @@ use std::rc::Rc;
 
 /// A trigonometric polynomial and its derivatives (module docs), tabulated when built by
 /// `tabulated`.
-pub(super) struct Trig<'a> {
-    q: &'a [f64],
+pub(super) struct Trig {
+    q: Vec<f64>,
     /// All coefficients zero (the normal motion of a Jenkins element).
     zero: bool,
     step: f64,
@@ -55,11 +55,11 @@ fn multiples(cells: usize, h: usize) -> Rc<[(f64, f64)]> {
     })
 }
 
-impl<'a> Trig<'a> {
+impl Trig {
     /// Without a table: every value by `sin_cos` and the recurrence.
-    pub(super) fn new(q: &'a [f64]) -> Trig<'a> {
+    pub(super) fn new(q: &[f64]) -> Trig {
         Trig {
-            q,
+            q: q.to_vec(),
             zero: q.iter().all(|c| *c == 0.0),
             step: 0.0,
             per_step: 0.0,
@@ -69,7 +69,7 @@ impl<'a> Trig<'a> {
 
     /// With the table on `cells` points per period (`step = 2π / cells`); a zero polynomial
     /// (the normal motion of a Jenkins element) needs none.
-    pub(super) fn tabulated(q: &'a [f64], cells: usize) -> Trig<'a> {
+    pub(super) fn tabulated(q: &[f64], cells: usize) -> Trig {
         if q.iter().all(|c| *c == 0.0) {
             return Trig::new(q);
         }
@@ -89,7 +89,7 @@ impl<'a> Trig<'a> {
             .collect();
         let step = TAU / cells as f64;
         Trig {
-            q,
+            q: q.to_vec(),
             zero: false,
             step,
             per_step: 1.0 / step,
@@ -98,9 +98,14 @@ impl<'a> Trig<'a> {
     }
 
     /// The tangential and normal motions `x`, `y`, tabulated on the transition search grid.
-    pub(super) fn pair(x: &'a [f64], y: &'a [f64]) -> (Trig<'a>, Trig<'a>) {
+    pub(super) fn pair(x: &[f64], y: &[f64]) -> (Trig, Trig) {
         let cells = FRICTION_CELLS_PER_HARMONIC * (x.len() / 2).max(1);
         (Trig::tabulated(x, cells), Trig::tabulated(y, cells))
+    }
+
+    /// The coefficients `[c₁, s₁, …, c_H, s_H]`.
+    pub(super) fn coefficients(&self) -> &[f64] {
+        &self.q
     }
 
     /// The value (`order` 0) or the first, second or third derivative at τ (`sin kτ`, `cos kτ` by the
