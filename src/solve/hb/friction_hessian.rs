@@ -71,7 +71,7 @@ impl FrictionContact {
             if let State::Stick { onset, .. } = state {
                 let weight = dot(&interval_weights(h, a, b).1, lx);
                 if weight != 0.0 {
-                    out += weight * self.onset_curvature(&xt, &yt, h, onset);
+                    out += weight * self.onset_curvature(xt, yt, h, onset);
                 }
             }
         }
@@ -79,9 +79,9 @@ impl FrictionContact {
         for pair in cycle.windows(2) {
             let ((_, tau, before), after) = (pair[0], pair[1].2);
             let lambda = (lx, ly);
-            let jump = self.integrand(&xt, &yt, tau, before, lambda)
-                - self.integrand(&xt, &yt, tau, after, lambda);
-            let rate = self.transition_rate(&xt, &yt, h, tau, (before, after));
+            let jump = self.integrand(xt, yt, tau, before, lambda)
+                - self.integrand(xt, yt, tau, after, lambda);
+            let rate = self.transition_rate(xt, yt, h, tau, (before, after));
             out.ger(1.0 / PI, &jump, &rate, 1.0);
         }
         out

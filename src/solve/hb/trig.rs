@@ -25,21 +25,23 @@ pub(super) struct Trig {
     table: Vec<[f64; 3]>,
 }
 
+/// A grid's `(sin kτ_j, cos kτ_j)` (`multiples`).
+type Multiples = Rc<[(f64, f64)]>;
+
 thread_local! {
     /// `multiples` of the grids used so far, by `(cells, H)`.
-    static GRIDS: RefCell<Vec<((usize, usize), Rc<[(f64, f64)]>)>> =
-        const { RefCell::new(Vec::new()) };
+    static GRIDS: RefCell<Vec<((usize, usize), Multiples)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `(sin kτ_j, cos kτ_j)` for `j < cells` (row by row) and `k = 1…h`, by the angle-addition
 /// recurrence from one `sin_cos` per grid point, as `Trig::at` computes them.
-fn multiples(cells: usize, h: usize) -> Rc<[(f64, f64)]> {
+fn multiples(cells: usize, h: usize) -> Multiples {
     GRIDS.with_borrow_mut(|grids| {
         if let Some((_, m)) = grids.iter().find(|(key, _)| *key == (cells, h)) {
             return m.clone();
         }
         let step = TAU / cells as f64;
-        let m: Rc<[(f64, f64)]> = (0..cells)
+        let m: Multiples = (0..cells)
             .flat_map(|j| {
                 let (s1, c1) = (j as f64 * step).sin_cos();
                 let (mut s, mut c) = (s1, c1);
