@@ -2,10 +2,11 @@
 //! the blade–damper–blade ridge (H = 5, `models/seed3/blade_damper_blade.nsd`, `backbone`),
 //! the cantilever with pad (H = 3, `models/seed3/cantilever_pad.nsd`, `backbone_h3`) and
 //! the 200-element beam with five pads (H = 3, `bench/beam200_backbone.nsd`).
-//! `cargo run --release --example backbone_timing -- [REPEATS]` (3 by default) prints, per
-//! case, the median over the repeats of the ridge alone (`wall_s`, what the targets
-//! mean) and of the whole analysis (with the model's `frf_levels` family and Hill stability
-//! where the file asks for them), with the number of backbone points and restarts.
+//! `cargo run --release --example backbone_timing -- [REPEATS] [FILTER]` (3 repeats by
+//! default; only the cases whose file contains FILTER, to profile one) prints, per case, the
+//! median over the repeats of the ridge alone (`wall_s`, what the targets mean) and of
+//! the whole analysis (with the model's `frf_levels` family and Hill stability where the file
+//! asks for them), with the number of backbone points and restarts.
 
 use std::time::Instant;
 
@@ -27,7 +28,8 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(3)
         .max(1);
-    for (file, name) in CASES {
+    let filter = std::env::args().nth(2).unwrap_or_default();
+    for (file, name) in CASES.into_iter().filter(|(file, _)| file.contains(&filter)) {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
         let prog = nsd::lang::Program::load(&path).expect("the benchmark model loads");
         let analysis = prog

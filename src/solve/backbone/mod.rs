@@ -17,12 +17,14 @@
 //! and results. The level is continued as `p = ln α` (log-spaced steps) or `p = α`.
 
 mod amplitude;
+mod blocks;
 mod dnnm;
 mod memo;
 mod phase;
 mod reduced;
 mod ridge;
 mod start;
+mod tolerances;
 
 pub use amplitude::{amplitude, max_displacement};
 pub use dnnm::dnnm;

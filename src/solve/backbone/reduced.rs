@@ -18,11 +18,12 @@
 //! The multipliers differ from the full form's (`λ̃ = H⁻ᵀλ`); they are not reported.
 
 use super::amplitude::{amplitude_at, gradient, hessian, slots_in};
+use super::blocks::Blocks;
 use super::memo::{Eval, Memo};
 use super::ridge::{multipliers, Form};
 use super::start::{peak_of, Peak};
 use super::{BackboneError, Forced, Settings};
-use crate::solve::cont::Problem;
+use crate::solve::cont::{dense_bordered, Problem};
 use crate::solve::hb::Receptance;
 use nalgebra::{DMatrix, DVector};
 use std::rc::Rc;
@@ -111,6 +112,24 @@ impl<'a> Reduced<'a> {
         })
     }
 
+    /// The Jacobian's blocks (`blocks.rs`): `J̃ = I + H J_nl`, `r = ∂(R̃/α)/∂ω`, the cross
+    /// term `J_nlᵀ H'ᵀ λ` (∂/∂Q̃ of `(∂(R̃/α)/∂ω)ᵀλ` and ∂/∂ω of `J̃ᵀλ`), `κ = (∂²(R̃/α)/∂ω²)ᵀλ`
+    /// and `S = α (∂²Am + H_μ)`.
+    fn blocks(&self, z: &DVector<f64>, p: f64) -> Blocks {
+        let (n, a, (qt, omega, lambda)) = (self.rec.dim(), self.f.level(p), self.parts(z));
+        let q = &qt * a;
+        let e = self.at(z, p);
+        let (fnl, jnl) = (&e.value, &e.jacobian);
+        let (h, h_rate) = (self.rec.matrix(omega, 0), self.rec.matrix(omega, 1));
+        Blocks {
+            j: DMatrix::identity(n, n) + &h * jnl,
+            rate: self.linear(fnl, omega, 1, a),
+            cross: jnl.tr_mul(&h_rate.tr_mul(&lambda)),
+            curvature: self.linear(fnl, omega, 2, a).dot(&lambda),
+            second: (hessian(&q, &self.watched) + &*self.second(&e, z, p)) * a,
+        }
+    }
+
     /// `[Q/α; ω; λ]` of the unknowns.
     fn parts(&self, z: &DVector<f64>) -> (DVector<f64>, f64, DVector<f64>) {
         let n = self.rec.dim();
@@ -143,28 +162,20 @@ impl Problem for Reduced<'_> {
     }
 
     fn jacobian(&self, z: &DVector<f64>, p: f64) -> DMatrix<f64> {
-        let (n, a, (qt, omega, lambda)) = (self.rec.dim(), self.f.level(p), self.parts(z));
-        let q = &qt * a;
-        let e = self.at(z, p);
-        let (fnl, jnl) = (&e.value, &e.jacobian);
-        let (h, h_rate) = (self.rec.matrix(omega, 0), self.rec.matrix(omega, 1));
-        let jt = DMatrix::identity(n, n) + &h * jnl;
-        let rate = self.linear(fnl, omega, 1, a);
-        // ∂/∂Q̃ of (∂(R̃/α)/∂ω)ᵀλ and ∂/∂ω of J̃ᵀλ: both J_nlᵀ H'ᵀ λ.
-        let cross = jnl.tr_mul(&h_rate.tr_mul(&lambda));
-        let second = (hessian(&q, &self.watched) + &*self.second(&e, z, p)) * a;
-        let mut out = DMatrix::zeros(self.dim(), self.dim());
-        out.view_mut((0, 0), (n, n)).copy_from(&jt);
-        out.view_mut((0, n), (n, 1)).copy_from(&rate);
-        out.view_mut((n, 0), (1, n)).copy_from(&cross.transpose());
-        out[(n, n)] = self.linear(fnl, omega, 2, a).dot(&lambda);
-        out.view_mut((n, n + 1), (1, n))
-            .copy_from(&rate.transpose());
-        out.view_mut((n + 1, 0), (n, n)).copy_from(&second);
-        out.view_mut((n + 1, n), (n, 1)).copy_from(&cross);
-        out.view_mut((n + 1, n + 1), (n, n))
-            .copy_from(&jt.transpose());
-        out
+        self.blocks(z, p).dense()
+    }
+
+    fn solve_bordered(
+        &self,
+        z: &DVector<f64>,
+        p: f64,
+        row: (&DVector<f64>, f64),
+        rhs: &DVector<f64>,
+    ) -> Option<DVector<f64>> {
+        let k_p = self.param_derivative(z, p);
+        self.blocks(z, p)
+            .solve_bordered(&k_p, row, rhs)
+            .or_else(|| dense_bordered(self, z, p, row, rhs))
     }
 
     /// With `Q = α(p) Q̃`, `g = (dα/dp)/α`: `∂(R̃/α)/∂p = g(H J_nl Q̃ − (H F_nl − U_c)/α)`,

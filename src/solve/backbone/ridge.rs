@@ -18,11 +18,12 @@
 //! past it (step 4).
 
 use super::amplitude::{gradient, hessian, slots};
+use super::blocks::Blocks;
 use super::memo::{Eval, Memo};
 use super::reduced::Reduced;
 use super::start::{peak_response, Peak};
 use super::{along, within, BackboneError, Curve, Forced, Point, Settings};
-use crate::solve::cont::{follow, newton, ContError, Problem, Weighted};
+use crate::solve::cont::{dense_bordered, follow, newton, ContError, Problem, Weighted};
 use crate::solve::hb::Operator;
 use nalgebra::{DMatrix, DVector};
 use std::rc::Rc;
@@ -88,6 +89,21 @@ impl<'a> Ridge<'a> {
         })
     }
 
+    /// The Jacobian's blocks (eqs. 23, 64–65; `blocks.rs`).
+    fn blocks(&self, z: &DVector<f64>, p: f64) -> Blocks {
+        let (x, a) = (self.parts(z), self.f.level(p));
+        let q = &x.qt * a;
+        let hb = self.f.hb;
+        let e = self.at(z, p);
+        Blocks {
+            j: e.jacobian.clone(),
+            rate: hb.apply(Operator::Rate, &x.qt, x.omega),
+            cross: hb.apply(Operator::RateTransposed, &x.lambda, x.omega),
+            curvature: hb.apply(Operator::Curvature, &x.qt, x.omega).dot(&x.lambda),
+            second: (hessian(&q, &slots(hb, self.f.monitored)) + &*self.second(&e, z, p)) * a,
+        }
+    }
+
     fn parts(&self, z: &DVector<f64>) -> Parts {
         let n = self.n();
         Parts {
@@ -117,28 +133,20 @@ impl Problem for Ridge<'_> {
     }
 
     fn jacobian(&self, z: &DVector<f64>, p: f64) -> DMatrix<f64> {
-        let (n, x, a) = (self.n(), self.parts(z), self.f.level(p));
-        let q = &x.qt * a;
-        let hb = self.f.hb;
-        let e = self.at(z, p);
-        let j = &e.jacobian;
-        let rate_q = hb.apply(Operator::Rate, &x.qt, x.omega);
-        let rate_t_lambda = hb.apply(Operator::RateTransposed, &x.lambda, x.omega);
-        let curvature = hb.apply(Operator::Curvature, &x.qt, x.omega).dot(&x.lambda);
-        let second = (hessian(&q, &slots(hb, self.f.monitored)) + &*self.second(&e, z, p)) * a;
-        let mut out = DMatrix::zeros(self.dim(), self.dim());
-        out.view_mut((0, 0), (n, n)).copy_from(j);
-        out.view_mut((0, n), (n, 1)).copy_from(&rate_q);
-        out.view_mut((n, 0), (1, n))
-            .copy_from(&rate_t_lambda.transpose());
-        out[(n, n)] = curvature;
-        out.view_mut((n, n + 1), (1, n))
-            .copy_from(&rate_q.transpose());
-        out.view_mut((n + 1, 0), (n, n)).copy_from(&second);
-        out.view_mut((n + 1, n), (n, 1)).copy_from(&rate_t_lambda);
-        out.view_mut((n + 1, n + 1), (n, n))
-            .copy_from(&j.transpose());
-        out
+        self.blocks(z, p).dense()
+    }
+
+    fn solve_bordered(
+        &self,
+        z: &DVector<f64>,
+        p: f64,
+        row: (&DVector<f64>, f64),
+        rhs: &DVector<f64>,
+    ) -> Option<DVector<f64>> {
+        let k_p = self.param_derivative(z, p);
+        self.blocks(z, p)
+            .solve_bordered(&k_p, row, rhs)
+            .or_else(|| dense_bordered(self, z, p, row, rhs))
     }
 
     /// With `Q = α(p) Q̃`: `∂(R/α)/∂p = g(−R/α + J Q̃ − F_h)` and `∂(∂Am/∂Q + Jᵀλ)/∂p =

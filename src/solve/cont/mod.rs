@@ -42,6 +42,37 @@ pub trait Problem {
     fn admissible(&self, _x: &DVector<f64>, _p: f64) -> bool {
         true
     }
+    /// The solution `d` of the bordered system `[[∂R/∂x, ∂R/∂p], [bᵀ, β]] d = rhs` at `(x,
+    /// p)`, `(b, β)` = `row`: the corrector's and the tangent's linear system, every step's
+    /// largest cost. A dense LU (`dense_bordered`) unless the problem knows its Jacobian's
+    /// structure (the backbone ridge's Lagrange systems eliminate by blocks on `J` alone).
+    fn solve_bordered(
+        &self,
+        x: &DVector<f64>,
+        p: f64,
+        row: (&DVector<f64>, f64),
+        rhs: &DVector<f64>,
+    ) -> Option<DVector<f64>> {
+        dense_bordered(self, x, p, row, rhs)
+    }
+}
+
+/// `Problem::solve_bordered` by a dense LU of the bordered matrix; `None` where it is singular.
+pub fn dense_bordered<P: Problem + ?Sized>(
+    pr: &P,
+    x: &DVector<f64>,
+    p: f64,
+    (b, beta): (&DVector<f64>, f64),
+    rhs: &DVector<f64>,
+) -> Option<DVector<f64>> {
+    let n = pr.dim();
+    let mut a = DMatrix::zeros(n + 1, n + 1);
+    a.view_mut((0, 0), (n, n)).copy_from(&pr.jacobian(x, p));
+    a.view_mut((0, n), (n, 1))
+        .copy_from(&pr.param_derivative(x, p));
+    a.view_mut((n, 0), (1, n)).copy_from(&b.transpose());
+    a[(n, n)] = beta;
+    a.lu().solve(rhs)
 }
 
 /// Characteristic sizes of the unknowns, the parameter and the residual.
@@ -85,6 +116,30 @@ impl<P: Problem> Problem for Scaled<'_, P> {
 
     fn admissible(&self, x: &DVector<f64>, p: f64) -> bool {
         self.pr.admissible(&(x * self.s.x), p * self.s.p)
+    }
+
+    /// The unscaled problem's system in `(d_x s_x, d_p s_p)`: `J y_x + R_p y_p = s_r r`,
+    /// `(b/s_x)ᵀ y_x + (β/s_p) y_p = a`.
+    fn solve_bordered(
+        &self,
+        x: &DVector<f64>,
+        p: f64,
+        (b, beta): (&DVector<f64>, f64),
+        rhs: &DVector<f64>,
+    ) -> Option<DVector<f64>> {
+        let n = self.dim();
+        let mut inner = rhs * self.s.r;
+        inner[n] = rhs[n];
+        let row = b / self.s.x;
+        let mut d = self.pr.solve_bordered(
+            &(x * self.s.x),
+            p * self.s.p,
+            (&row, beta / self.s.p),
+            &inner,
+        )?;
+        d.rows_mut(0, n).unscale_mut(self.s.x);
+        d[n] /= self.s.p;
+        Some(d)
     }
 }
 
@@ -134,17 +189,9 @@ fn tangent<P: Problem>(
     previous: &(DVector<f64>, f64),
 ) -> Option<(DVector<f64>, f64)> {
     let n = pr.dim();
-    let j = pr.jacobian(x, p);
-    let rp = pr.param_derivative(x, p);
-    let mut a = DMatrix::zeros(n + 1, n + 1);
-    a.view_mut((0, 0), (n, n)).copy_from(&j);
-    a.view_mut((0, n), (n, 1)).copy_from(&rp);
-    a.view_mut((n, 0), (1, n))
-        .copy_from(&previous.0.transpose());
-    a[(n, n)] = previous.1;
     let mut b = DVector::zeros(n + 1);
     b[n] = 1.0;
-    let t = a.lu().solve(&b)?;
+    let t = pr.solve_bordered(x, p, (&previous.0, previous.1), &b)?;
     let norm = t.norm();
     Some((t.rows(0, n).into_owned() / norm, t[n] / norm))
 }
@@ -166,16 +213,10 @@ fn correct<P: Problem>(
     for it in 1..=CORRECTOR_MAX_ITERATIONS {
         let r = pr.residual(&x, p);
         let arc = t.0.dot(&(&x - &x_hat)) + t.1 * (p - p_hat);
-        let mut a = DMatrix::zeros(n + 1, n + 1);
-        a.view_mut((0, 0), (n, n)).copy_from(&pr.jacobian(&x, p));
-        a.view_mut((0, n), (n, 1))
-            .copy_from(&pr.param_derivative(&x, p));
-        a.view_mut((n, 0), (1, n)).copy_from(&t.0.transpose());
-        a[(n, n)] = t.1;
         let mut rhs = DVector::zeros(n + 1);
         rhs.rows_mut(0, n).copy_from(&r);
         rhs[n] = arc;
-        let d = a.lu().solve(&rhs)?;
+        let d = pr.solve_bordered(&x, p, (&t.0, t.1), &rhs)?;
         x -= d.rows(0, n);
         p -= d[n];
         if !p.is_finite() {

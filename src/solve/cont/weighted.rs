@@ -83,4 +83,24 @@ impl<P: Problem> Problem for Weighted<'_, P> {
             .param_derivative(&self.unscaled(x), p)
             .component_div(&self.sr)
     }
+
+    /// The inner problem's system in `y = d_x ⊙ s_x`: `J y + R_p d_p = s_r ⊙ r`,
+    /// `(b ⊘ s_x)ᵀ y + β d_p = a` (`p` is not scaled).
+    fn solve_bordered(
+        &self,
+        x: &DVector<f64>,
+        p: f64,
+        (b, beta): (&DVector<f64>, f64),
+        rhs: &DVector<f64>,
+    ) -> Option<DVector<f64>> {
+        let n = self.dim();
+        let mut inner = rhs.clone();
+        inner.rows_mut(0, n).component_mul_assign(&self.sr);
+        let row = b.component_div(&self.sx);
+        let mut d = self
+            .pr
+            .solve_bordered(&self.unscaled(x), p, (&row, beta), &inner)?;
+        d.rows_mut(0, n).component_div_assign(&self.sx);
+        Some(d)
+    }
 }

@@ -27,10 +27,12 @@
 //! and the element adds nothing to the mean. A Jenkins element is the special case `k_y = 0`,
 //! `μ N₀ = F`, `Y = 0`.
 
+use super::cycles::{marched, Cycle, Marched};
 use super::tolerances::{
     FRICTION_CELLS_PER_HARMONIC, TRANSITIONS_PER_HARMONIC, TRANSITION_SEARCH_OFFSET,
 };
 use super::transition::first_rise;
+use super::trig::Trig;
 use nalgebra::{DMatrix, DVector};
 use std::f64::consts::{PI, TAU};
 
@@ -72,89 +74,6 @@ pub(super) enum State {
     Stick { c: f64, onset: Onset },
     Slip { xi: f64 },
     Separated,
-}
-
-/// A trigonometric polynomial `Σ_k c_k cos kτ + s_k sin kτ` (k = 1…H) and its derivatives,
-/// with its value, rate and second derivative tabulated on the search grid `τ_j = j·step` when built by
-/// `tabulated`: the transition search then evaluates trigonometric functions only where it
-/// refines a root (they were 70 % of the element's time at H = 7).
-pub(super) struct Trig<'a> {
-    q: &'a [f64],
-    step: f64,
-    /// `[value, rate, second derivative]` at `τ_j`, `j` modulo one period (the slip → stick
-    /// search needs the second: its function is a rate).
-    table: Vec<[f64; 3]>,
-}
-
-impl<'a> Trig<'a> {
-    fn new(q: &'a [f64]) -> Trig<'a> {
-        Trig {
-            q,
-            step: 0.0,
-            table: Vec::new(),
-        }
-    }
-
-    /// With the table on `cells` points per period (`step = 2π / cells`); a zero polynomial
-    /// (the normal motion of a Jenkins element) needs none.
-    fn tabulated(q: &'a [f64], cells: usize) -> Trig<'a> {
-        if q.iter().all(|c| *c == 0.0) {
-            return Trig::new(q);
-        }
-        let step = TAU / cells as f64;
-        let table = (0..cells)
-            .map(|j| {
-                let tau = j as f64 * step;
-                let (s1, c1) = tau.sin_cos();
-                let (mut s, mut c) = (s1, c1);
-                let mut out = [0.0; 3];
-                for (i, cs) in q.chunks(2).enumerate() {
-                    let k = (i + 1) as f64;
-                    out[0] += cs[0] * c + cs[1] * s;
-                    out[1] += k * (-cs[0] * s + cs[1] * c);
-                    out[2] -= k * k * (cs[0] * c + cs[1] * s);
-                    (s, c) = (s * c1 + c * s1, c * c1 - s * s1);
-                }
-                out
-            })
-            .collect();
-        Trig { q, step, table }
-    }
-
-    /// The tangential and normal motions `x`, `y`, tabulated on the transition search grid.
-    pub(super) fn pair(x: &'a [f64], y: &'a [f64]) -> (Trig<'a>, Trig<'a>) {
-        let cells = FRICTION_CELLS_PER_HARMONIC * (x.len() / 2).max(1);
-        (Trig::tabulated(x, cells), Trig::tabulated(y, cells))
-    }
-
-    /// The value (`order` 0) or the first, second or third derivative at τ (`sin kτ`, `cos kτ` by the
-    /// angle-addition recurrence from one `sin_cos`), from the table on a grid point.
-    #[inline]
-    pub(super) fn at(&self, tau: f64, order: usize) -> f64 {
-        if order < 3 && !self.table.is_empty() {
-            let j = (tau / self.step).round();
-            if j >= 0.0 && j * self.step == tau {
-                return self.table[j as usize % self.table.len()][order];
-            }
-        }
-        if self.q.iter().all(|c| *c == 0.0) {
-            return 0.0;
-        }
-        let (s1, c1) = tau.sin_cos();
-        let (mut s, mut c) = (s1, c1);
-        let mut sum = 0.0;
-        for (i, cs) in self.q.chunks(2).enumerate() {
-            let k = (i + 1) as f64;
-            sum += match order {
-                0 => cs[0] * c + cs[1] * s,
-                1 => k * (-cs[0] * s + cs[1] * c),
-                2 => -k * k * (cs[0] * c + cs[1] * s),
-                _ => k * k * k * (cs[0] * s - cs[1] * c),
-            };
-            (s, c) = (s * c1 + c * s1, c * c1 - s * s1);
-        }
-        sum
-    }
 }
 
 /// `H(τ) = [cos τ, sin τ, …, cos Hτ, sin Hτ]`.
@@ -277,7 +196,7 @@ impl FrictionContact {
 
     /// The converged cycle as `(start, end, state)` intervals covering `[2π, 4π]` (the
     /// second period marched).
-    pub(super) fn cycle(&self, x: &Trig, y: &Trig, h: usize) -> Vec<(f64, f64, State)> {
+    pub(super) fn cycle(&self, x: &Trig, y: &Trig, h: usize) -> Cycle {
         let step = TAU / (FRICTION_CELLS_PER_HARMONIC * h.max(1)) as f64;
         // A stick at τ = 0 (separated if the preload is gone there).
         let mut state = if self.normal(y, 0.0) > 0.0 {
@@ -306,8 +225,14 @@ impl FrictionContact {
 
     /// The force harmonics and stiffness for displacement harmonics `x`, `y` (eqs. 30–43).
     pub fn forces(&self, x: &[f64], y: &[f64]) -> ContactForces {
+        let m = marched(self, x, y);
+        m.forces.get_or_init(|| self.integrated(&m, x, y)).clone()
+    }
+
+    /// `forces` over the cycle `m` of the displacement harmonics `x`, `y`.
+    fn integrated(&self, m: &Marched, x: &[f64], y: &[f64]) -> ContactForces {
         let h = x.len() / 2;
-        let (xt, yt) = Trig::pair(x, y);
+        let (xt, yt) = (&m.x, &m.y);
         let mut out = ContactForces {
             fx: vec![0.0; 2 * h],
             fy: vec![0.0; 2 * h],
@@ -316,7 +241,7 @@ impl FrictionContact {
             dfy_dy: DMatrix::zeros(2 * h, 2 * h),
         };
         let (xv, yv) = (DVector::from_column_slice(x), DVector::from_column_slice(y));
-        for (a, b, state) in self.cycle(&xt, &yt, h) {
+        for &(a, b, state) in &m.cycle {
             let (big, w) = interval_weights(h, a, b);
             let (wx, wy) = (&big * &xv, &big * &yv);
             let in_contact = !matches!(state, State::Separated);
@@ -333,7 +258,7 @@ impl FrictionContact {
                     }
                     out.dfx_dx += self.kx * &big;
                     // w (∂c/∂X)ᵀ and w (∂c/∂Y)ᵀ (eqs. 38–39).
-                    let (dc_dx, dc_dy) = self.onset_derivatives(&xt, &yt, h, onset);
+                    let (dc_dx, dc_dy) = self.onset_derivatives(xt, yt, h, onset);
                     let wv = DVector::from_column_slice(&w);
                     out.dfx_dx.ger(1.0, &wv, &DVector::from_vec(dc_dx), 1.0);
                     out.dfx_dy.ger(1.0, &wv, &DVector::from_vec(dc_dy), 1.0);
@@ -353,11 +278,8 @@ impl FrictionContact {
     /// The fractions of the period the converged cycle spends stuck, slipping and
     /// separated (the contact's state summary of a backbone point).
     pub fn state_fractions(&self, x: &[f64], y: &[f64]) -> [f64; 3] {
-        let h = x.len() / 2;
-        let cells = FRICTION_CELLS_PER_HARMONIC * h.max(1);
-        let (xt, yt) = (Trig::tabulated(x, cells), Trig::tabulated(y, cells));
         let mut out = [0.0; 3];
-        for (a, b, state) in self.cycle(&xt, &yt, h) {
+        for &(a, b, state) in &marched(self, x, y).cycle {
             let slot = match state {
                 State::Stick { .. } => 0,
                 State::Slip { .. } => 1,

@@ -30,7 +30,9 @@
 //! is eq. 61 (eqs. 58–60: `τ` does not depend on `X`). The test against central differences
 //! of the analytic stiffness decides, on every regime.
 
-use super::friction::{basis, interval_weights, FrictionContact, Onset, State, Trig};
+use super::cycles::marched;
+use super::friction::{basis, interval_weights, FrictionContact, Onset, State};
+use super::trig::Trig;
 use nalgebra::{DMatrix, DVector};
 use std::f64::consts::PI;
 
@@ -62,14 +64,14 @@ impl FrictionContact {
     /// displacement harmonics `x`, `y` and multipliers `lx`, `ly` (module docs).
     pub fn hessian_adjoint(&self, x: &[f64], y: &[f64], lx: &[f64], ly: &[f64]) -> DMatrix<f64> {
         let h = x.len() / 2;
-        let (xt, yt) = Trig::pair(x, y);
-        let cycle = self.cycle(&xt, &yt, h);
+        let m = marched(self, x, y);
+        let (xt, yt, cycle) = (&m.x, &m.y, &m.cycle);
         let mut out = DMatrix::zeros(4 * h, 4 * h);
-        for &(a, b, state) in &cycle {
+        for &(a, b, state) in cycle {
             if let State::Stick { onset, .. } = state {
                 let weight = dot(&interval_weights(h, a, b).1, lx);
                 if weight != 0.0 {
-                    out += weight * self.onset_curvature(&xt, &yt, h, onset);
+                    out += weight * self.onset_curvature(xt, yt, h, onset);
                 }
             }
         }
@@ -77,9 +79,9 @@ impl FrictionContact {
         for pair in cycle.windows(2) {
             let ((_, tau, before), after) = (pair[0], pair[1].2);
             let lambda = (lx, ly);
-            let jump = self.integrand(&xt, &yt, tau, before, lambda)
-                - self.integrand(&xt, &yt, tau, after, lambda);
-            let rate = self.transition_rate(&xt, &yt, h, tau, (before, after));
+            let jump = self.integrand(xt, yt, tau, before, lambda)
+                - self.integrand(xt, yt, tau, after, lambda);
+            let rate = self.transition_rate(xt, yt, h, tau, (before, after));
             out.ger(1.0 / PI, &jump, &rate, 1.0);
         }
         out

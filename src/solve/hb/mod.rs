@@ -13,7 +13,7 @@
 //! gaps go through the AFT; piecewise-linear free-play gaps through their exact contact
 //! intervals (`gap.rs`; by AFT on request, `GapMethod`); Jenkins elements and 2-D friction
 //! contacts through the exact friction element (`friction.rs`, paper 003 eqs. 24–43; its
-//! transition times by `transition.rs`), which
+//! transition times by `transition.rs`, its cycles shared within a point by `cycles.rs`, its motions tabulated by `trig.rs`), which
 //! acts on the harmonics only (no static component, as in the paper). `hessian.rs` gives the
 //! second derivatives of the nonlinear forces as products `∂(J_nlᵀλ)/∂Q` (eqs. 44–63; the
 //! friction element's in `friction_hessian.rs`) for the backbone's ridge method. `condense.rs`
@@ -24,6 +24,7 @@
 pub(crate) mod aft;
 mod balance;
 pub(crate) mod condense;
+mod cycles;
 mod elements;
 pub(crate) mod friction;
 mod friction_hessian;
@@ -36,6 +37,7 @@ mod start;
 mod states;
 mod tolerances;
 mod transition;
+mod trig;
 
 pub use aft::Aft;
 pub use balance::{Balance, GapMethod, HbError};

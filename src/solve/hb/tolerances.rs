@@ -86,6 +86,10 @@ pub(super) const GAP_REFINE_STEP_TOL: f64 = 2.0 * f64::EPSILON;
 /// than one cell can be missed (count).
 pub(super) const FRICTION_CELLS_PER_HARMONIC: usize = 32;
 
+/// Friction cycles kept per thread for the Hessian product and the Jacobian at the point
+/// whose forces marched them (`cycles.rs`): every contact of a model at one point (count).
+pub(super) const CYCLES_KEPT: usize = 16;
+
 /// Iterations at most of the Illinois regula falsi that refines a transition time (count).
 pub(super) const TRANSITION_REFINE_MAX_ITERATIONS: usize = 200;
 
