@@ -17,6 +17,7 @@ mod tableau;
 pub(crate) mod taylor;
 pub(crate) mod tolerances;
 
-pub use driver::{integrate, Config, Method, Output, Trajectory};
+pub use driver::{integrate, Config, Method, Output, Section, SectionPoint, Trajectory};
 pub use hybrid::Hybrid;
+pub use roots::Direction;
 pub use step::Tolerances;
