@@ -74,27 +74,32 @@ fn bernstein(p: &[f64], a: f64, b: f64) -> [f64; MAX_DEGREE + 1] {
         scale *= w;
     }
     // Monomial → Bernstein: b_i = Σ_{k ≤ i} C(i, k) / C(n, k) q_k.
-    let binom = binomials();
-    let binom = |n: usize, k: usize| binom[n][k];
+    let ratios = conversion(degree);
     let mut out = [0.0; MAX_DEGREE + 1];
     for (i, o) in out[..p.len()].iter_mut().enumerate() {
-        *o = (0..=i).map(|k| binom(i, k) / binom(degree, k) * q[k]).sum();
+        let row = &ratios[i * p.len()..];
+        *o = (0..=i).map(|k| row[k] * q[k]).sum();
     }
     out
 }
 
-/// The binomial coefficients `C(n, k)` up to `n = MAX_DEGREE`, each as the product
-/// `Π_{j<k} (n − j)/(j + 1)` in this order (the conversion's values, whatever the degree),
-/// computed once.
-fn binomials() -> &'static [[f64; MAX_DEGREE + 1]; MAX_DEGREE + 1] {
-    static TABLE: std::sync::OnceLock<[[f64; MAX_DEGREE + 1]; MAX_DEGREE + 1]> =
-        std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        std::array::from_fn(|n| {
-            std::array::from_fn(|k| {
-                (0..k.min(n + 1)).fold(1.0, |acc, j| acc * (n - j) as f64 / (j + 1) as f64)
-            })
-        })
+/// The factors `C(i, k) / C(n, k)` of the conversion to Bernstein form of degree `n`, row
+/// `i` at `i (n + 1)`, each binomial the product `Π_{j<k} (n − j)/(j + 1)` in this order;
+/// computed once per degree (the search runs them for every subinterval).
+fn conversion(n: usize) -> &'static [f64] {
+    static TABLES: [std::sync::OnceLock<Vec<f64>>; MAX_DEGREE + 1] =
+        [const { std::sync::OnceLock::new() }; MAX_DEGREE + 1];
+    TABLES[n].get_or_init(|| {
+        let binom = |n: usize, k: usize| -> f64 {
+            (0..k).fold(1.0, |acc, j| acc * (n - j) as f64 / (j + 1) as f64)
+        };
+        let mut table = vec![0.0; (n + 1) * (n + 1)];
+        for i in 0..=n {
+            for k in 0..=i {
+                table[i * (n + 1) + k] = binom(i, k) / binom(n, k);
+            }
+        }
+        table
     })
 }
 

@@ -23,10 +23,11 @@
 //! step size from the last two coefficients).
 
 use super::driver::{Section, SectionSampler, SimError, StepCurve, Trajectory};
-use super::hybrid::{Action, Hybrid, Series};
+use super::hybrid::{Action, EventFn, Hybrid, Series};
 use super::roots::{first_crossing, Search};
 use super::tolerances::{
-    MIN_STEP, RESTART_SKIP, TAYLOR_ORDER, TAYLOR_SAFETY, TAYLOR_TIGHTENING, TAYLOR_UNDECIDED_CUT,
+    MIN_SHORTENED_STEP, MIN_STEP, RESTART_SKIP, TAYLOR_ORDER, TAYLOR_SAFETY, TAYLOR_TIGHTENING,
+    TAYLOR_UNDECIDED_CUT,
 };
 
 /// One Taylor step: its start, size and series (the `StepCurve` sections read).
@@ -83,20 +84,16 @@ pub fn integrate_taylor(
         if size <= MIN_STEP * t.abs().max(1.0) {
             return Err(SimError::StepSizeUnderflow { t, h: size });
         }
-        // The earliest crossing of the modes' event functions on the step.
-        let mut first: Option<(f64, usize)> = None;
-        let mut undecided = false;
-        for (k, ev) in events.iter().enumerate() {
-            match first_crossing(&series.linear_poly(&ev.w, ev.c, size), ev.dir, skip) {
-                Search::At(x) if first.is_none_or(|(f, _)| x < f) => first = Some((x, k)),
-                Search::Undecided => undecided = true,
-                _ => {}
+        // As in the DOP853 loop, a step already this short is taken as it is.
+        let may_shorten = size > MIN_SHORTENED_STEP * t.abs().max(1.0);
+        let first = match earliest_crossing(&series, &events, size, skip) {
+            Some(first) => first,
+            None if may_shorten => {
+                cut = TAYLOR_UNDECIDED_CUT * size;
+                continue;
             }
-        }
-        if undecided {
-            cut = TAYLOR_UNDECIDED_CUT * size;
-            continue;
-        }
+            None => None,
+        };
         cut = f64::INFINITY;
         let end = match first {
             Some((x, _)) if x < 1.0 => t + x * size,
@@ -137,6 +134,26 @@ pub fn integrate_taylor(
     traj.rhs_evals = h.evals;
     traj.final_state = y;
     Ok(traj)
+}
+
+/// The earliest crossing `(x, event index)` of `events` over the step of size `size` from
+/// the normalised time `skip` on, `Some(None)` for none; `None` when a crossing could not be
+/// decided (the step is then shortened).
+fn earliest_crossing(
+    series: &Series,
+    events: &[EventFn],
+    size: f64,
+    skip: f64,
+) -> Option<Option<(f64, usize)>> {
+    let mut first: Option<(f64, usize)> = None;
+    for (k, ev) in events.iter().enumerate() {
+        match first_crossing(&series.linear_poly(&ev.w, ev.c, size), ev.dir, skip) {
+            Search::At(x) if first.is_none_or(|(f, _)| x < f) => first = Some((x, k)),
+            Search::Undecided => return None,
+            _ => {}
+        }
+    }
+    Some(first)
 }
 
 /// Jorba and Zou's step size from the last two coefficients of `series` (Sect. 3.2), the

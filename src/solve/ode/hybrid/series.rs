@@ -77,6 +77,23 @@ impl Series {
     }
 }
 
+/// The Cauchy product's coefficient `Σ_j a_j b_{k−j}` of two series known to `k`
+/// (`a`, `b` of length `k + 1`), summed in four independent parts: the recurrence's inner
+/// loop, whose single running sum would wait on each addition.
+fn cauchy(a: &[f64], b: &[f64]) -> f64 {
+    let mut parts = [0.0; 4];
+    let mut pairs = a.iter().zip(b.iter().rev());
+    let whole = a.len() / 4;
+    for _ in 0..whole {
+        for part in &mut parts {
+            let (x, y) = pairs.next().expect("four pairs per part");
+            *part += x * y;
+        }
+    }
+    let tail: f64 = pairs.map(|(x, y)| x * y).sum();
+    (parts[0] + parts[1]) + (parts[2] + parts[3]) + tail
+}
+
 /// The harmonics of a prepared load (none for a general function of time).
 fn harmonic_count(f: &Prepared) -> usize {
     match f {
@@ -176,8 +193,8 @@ impl Hybrid<'_> {
             let (u, u2) = &mut s.stretch[e];
             // Without base motion an attachment's position is linear in x (the ground at 0).
             u[k] = self.relative(a, b, t0, x);
-            u2[k] = (0..=k).map(|j| u[j] * u[k - j]).sum();
-            let u3: f64 = (0..=k).map(|j| u2[j] * u[k - j]).sum();
+            u2[k] = cauchy(&u[..=k], &u[..=k]);
+            let u3 = cauchy(&u2[..=k], &u[..=k]);
             super::rhs::apply(a, b, k2 * u2[k] + k3 * u3, f);
         }
         for (gi, gap) in self.gaps.iter().enumerate() {
