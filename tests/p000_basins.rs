@@ -7,11 +7,14 @@
 mod common;
 use common::*;
 use nsd::solve::ode::Hybrid;
-use nsd::solve::poincare::{distance, forcing_period, run_span};
+use nsd::solve::poincare::{distance, forcing_period, run_span, Engine};
 use std::path::{Path, PathBuf};
 
 const MODEL: &str = "models/seed0/two_mass_freeplay.nsd";
 const OMEGA: f64 = 1.2;
+/// The checks of the attractors integrate them again by DOP853, independently of the Taylor
+/// series the map ran on (`method = auto`).
+const DOP853: Engine = Engine::Dop853;
 
 /// Runs `basins` with `options` on the free-play model at Ω = 1.2 with `threads` threads;
 /// returns the result folder.
@@ -107,7 +110,7 @@ fn attractors_return_to_themselves_and_mirror_each_other() {
     let tol = (1e-12, 1e-12);
     for (period, rep) in &found {
         let span = (0.0, *period as f64 * t);
-        let end = run_span(&mut h, tol, span, rep.clone(), None, vec![]).expect("runs");
+        let end = run_span(&mut h, tol, span, rep.clone(), None, vec![], DOP853).expect("runs");
         let e = distance(&end.final_state, rep);
         assert!(e < 1e-8, "returns to {e:e}");
     }
@@ -118,6 +121,7 @@ fn attractors_return_to_themselves_and_mirror_each_other() {
         found[0].1.clone(),
         None,
         vec![],
+        DOP853,
     )
     .expect("runs")
     .final_state;

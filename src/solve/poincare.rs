@@ -18,6 +18,7 @@ use crate::model::System;
 use crate::solve::ode::driver::{
     integrate_with_section, Config, Method, Output, Section, SectionPoint, Trajectory,
 };
+use crate::solve::ode::taylor::integrate_taylor;
 use crate::solve::ode::{Hybrid, Tolerances};
 
 /// Largest distance of `Δt / T` from a whole number for a repeat of the section points to
@@ -78,10 +79,33 @@ pub fn period_of(
     Periodicity::Aperiodic
 }
 
-/// Integrates `h` from `(t0, y0)` over `span` seconds at the tolerances `(rtol, atol)`,
-/// recording `section` and the samples at the times `samples` (absolute): the one run of
-/// `sweep bifurcation`'s transients and windows and of `basins`' forcing periods. The error
-/// is the integrator's message.
+/// The integrator of `run_span`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// Taylor series (`ode::taylor`) when the model is polynomial in the state and harmonic
+    /// in time in every mode (`Hybrid::not_polynomial`), else the event-driven DOP853 loop.
+    #[default]
+    Auto,
+    /// The event-driven DOP853 loop (RODAS on stiff segments) whatever the model.
+    Dop853,
+}
+
+impl Engine {
+    /// The option's value (`method = auto | dop853`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Auto => {
+                "auto (Taylor series where the model is polynomial in the state, else DOP853)"
+            }
+            Engine::Dop853 => "dop853",
+        }
+    }
+}
+
+/// Integrates `h` from `(t0, y0)` over `span` seconds at the tolerances `(rtol, atol)` with
+/// `engine`, recording `section` and the samples at the times `samples` (absolute): the one
+/// run of `sweep bifurcation`'s transients and windows and of `basins`' forcing periods. The
+/// error is the integrator's message.
 pub fn run_span(
     h: &mut Hybrid,
     (rtol, atol): (f64, f64),
@@ -89,7 +113,13 @@ pub fn run_span(
     y0: Vec<f64>,
     section: Option<&Section>,
     samples: Vec<f64>,
+    engine: Engine,
 ) -> Result<Trajectory, String> {
+    if engine == Engine::Auto && h.not_polynomial().is_none() {
+        let times = (t0, t0 + span);
+        return integrate_taylor(h, (rtol, atol), times, y0, section, &samples)
+            .map_err(|e| e.to_string());
+    }
     let cfg = Config {
         t0,
         t1: t0 + span,

@@ -58,7 +58,8 @@ impl Attractor {
         let mut y = cycle.first().ok_or("an empty cycle")?.clone();
         let mut periods = 0;
         loop {
-            let next = run_span(&mut hybrid, tol, span, y.clone(), None, vec![])?.final_state;
+            let next =
+                run_span(&mut hybrid, tol, span, y.clone(), None, vec![], opts.engine)?.final_state;
             let scale = y.iter().fold(0.0_f64, |s, v| s.max(v.abs()));
             let error = distance(&next, &y);
             y = next;
@@ -80,7 +81,15 @@ impl Attractor {
         let samples: Vec<f64> = (0..=period * AMPLITUDE_SAMPLES)
             .map(|i| i as f64 * forcing / AMPLITUDE_SAMPLES as f64)
             .collect();
-        let orbit = run_span(&mut hybrid, tol, span, y.clone(), Some(&strobe), samples)?;
+        let orbit = run_span(
+            &mut hybrid,
+            tol,
+            span,
+            y.clone(),
+            Some(&strobe),
+            samples,
+            opts.engine,
+        )?;
         let amplitude = orbit
             .y
             .iter()
@@ -94,11 +103,19 @@ impl Attractor {
             .map(|p| p.y.clone())
             .collect();
         let section = Some(&opts.section);
-        let points = run_span(&mut hybrid, tol, span, y.clone(), section, vec![])?
-            .section
-            .into_iter()
-            .map(|p| (p.t, p.y))
-            .collect();
+        let points = run_span(
+            &mut hybrid,
+            tol,
+            span,
+            y.clone(),
+            section,
+            vec![],
+            opts.engine,
+        )?
+        .section
+        .into_iter()
+        .map(|p| (p.t, p.y))
+        .collect();
         Ok(Attractor {
             id,
             period,
@@ -125,7 +142,15 @@ fn cycle_of(
     };
     let span = (0.0, period as f64 * forcing);
     let tol = (opts.rtol, opts.atol);
-    let orbit = run_span(hybrid, tol, span, y.to_vec(), Some(&strobe), vec![])?;
+    let orbit = run_span(
+        hybrid,
+        tol,
+        span,
+        y.to_vec(),
+        Some(&strobe),
+        vec![],
+        opts.engine,
+    )?;
     Ok(orbit
         .section
         .into_iter()

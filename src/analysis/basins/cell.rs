@@ -110,7 +110,7 @@ pub(super) fn run_cell(
     for k in 1..=opts.transient {
         let span = ((k - 1) as f64 * forcing, forcing);
         let tol = (opts.rtol, opts.atol);
-        match run_span(&mut hybrid, tol, span, y, None, vec![]) {
+        match run_span(&mut hybrid, tol, span, y, None, vec![], opts.engine) {
             Ok(traj) => y = traj.final_state,
             Err(e) => {
                 out.fate = Fate::Failed(e);

@@ -7,18 +7,20 @@
 //! point tolerance relative to the largest coordinate, 1e-4), `cell` (the side of the
 //! recurrence boxes and the capture radius of an attractor, in the state's units; default
 //! the wider grid axis's span / 200), `block` (cells per independently mapped block, 65536), `plot` (the DOF whose amplitude is tabled, default the first grid
-//! coordinate's), `rtol`, `atol`, `events`.
+//! coordinate's), `rtol`, `atol`, `events`, `method = auto | dop853` (as `sweep
+//! bifurcation`'s: Taylor series on models polynomial in the state, else DOP853).
 
 use super::super::diagnostics::AnalysisError;
 use super::super::options::{bytes_text, OptionReader, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
 use super::super::simulate::section;
-use super::super::sweep_bifurcation::options::{state_block, state_index};
+use super::super::sweep_bifurcation::options::{engine, state_block, state_index};
 use super::super::tolerances::integrator_tolerances;
 use crate::lang::ast::{Analysis, Value};
 use crate::lang::eval;
 use crate::lang::units::Dim;
 use crate::model::{Model, System};
 use crate::solve::ode::driver::Section;
+use crate::solve::poincare::Engine;
 
 /// Default most forcing periods integrated from one cell (paper 000, Sect. 4: the transient
 /// of the bifurcation diagrams).
@@ -74,10 +76,11 @@ pub(super) struct Options {
     pub smooth_only: bool,
     /// Cells per block: each block of consecutive cells is mapped on its own.
     pub block: usize,
+    pub engine: Engine,
 }
 
 /// The options of `basins`.
-pub(crate) const OPTIONS: [&str; 13] = [
+pub(crate) const OPTIONS: [&str; 14] = [
     "grid",
     "fixed",
     "section",
@@ -91,6 +94,7 @@ pub(crate) const OPTIONS: [&str; 13] = [
     "atol",
     "events",
     "block",
+    "method",
 ];
 
 impl Options {
@@ -124,6 +128,7 @@ impl Options {
             atol,
             smooth_only: opts.choice("events", &["exact", "smooth"])? == Some("smooth"),
             block: opts.count("block", 1)?.unwrap_or(DEFAULT_BLOCK),
+            engine: engine(&opts)?,
             x,
             y,
         })

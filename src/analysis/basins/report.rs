@@ -232,5 +232,6 @@ pub(super) fn settings(opts: &Options) -> Map<String, Value> {
         "events".into(),
         json!(if opts.smooth_only { "smooth" } else { "exact" }),
     );
+    s.insert("method".into(), json!(opts.engine.name()));
     s
 }

@@ -106,6 +106,7 @@ fn at_value(opts: &Options, sys: &System, y0: &[f64]) -> Result<(Outcome, Vec<f6
             y0,
             section,
             samples,
+            opts.engine,
         )
     };
     let (mut y, transient) = match opts.settle {

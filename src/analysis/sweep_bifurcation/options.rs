@@ -6,7 +6,10 @@
 //! DOF and velocities by `v.` DOF; default one start at rest), `section` (default
 //! `stroboscopic`), `transient` (forcing periods discarded, 300), `keep` (section points
 //! kept, 100), `max_period` (16), `tol` (the period's point tolerance relative to the largest
-//! coordinate, 1e-4), `plot` (the DOF drawn, default the first), `rtol`, `atol`, `events`.
+//! coordinate, 1e-4), `plot` (the DOF drawn, default the first), `rtol`, `atol`, `events`,
+//! `method = auto | dop853` (`auto`: Taylor series where every mode of the model is
+//! polynomial in the state, `solve::ode::taylor`; else, or with `dop853`, the event-driven
+//! DOP853 loop).
 
 use super::super::diagnostics::AnalysisError;
 use super::super::options::{dof_by_path, OptionReader};
@@ -17,6 +20,7 @@ use crate::lang::eval;
 use crate::lang::units::Dim;
 use crate::model::{Model, System};
 use crate::solve::ode::driver::Section;
+use crate::solve::poincare::Engine;
 
 /// Default forcing periods discarded before the section points are kept (paper 000, Sect. 4).
 const DEFAULT_TRANSIENT: usize = 300;
@@ -49,10 +53,11 @@ pub(super) struct Options {
     pub rtol: f64,
     pub atol: f64,
     pub smooth_only: bool,
+    pub engine: Engine,
 }
 
 /// The options of `sweep bifurcation`.
-pub(crate) const OPTIONS: [&str; 13] = [
+pub(crate) const OPTIONS: [&str; 14] = [
     "param",
     "direction",
     "starts",
@@ -66,7 +71,16 @@ pub(crate) const OPTIONS: [&str; 13] = [
     "rtol",
     "atol",
     "events",
+    "method",
 ];
+
+/// `method = auto | dop853`: the integrator of the runs (`solve::poincare::Engine`).
+pub(in crate::analysis) fn engine(opts: &OptionReader) -> Result<Engine, AnalysisError> {
+    Ok(match opts.choice("method", &["auto", "dop853"])? {
+        Some("dop853") => Engine::Dop853,
+        _ => Engine::Auto,
+    })
+}
 
 impl Options {
     pub fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Options, AnalysisError> {
@@ -132,6 +146,7 @@ impl Options {
             rtol,
             atol,
             smooth_only: opts.choice("events", &["exact", "smooth"])? == Some("smooth"),
+            engine: engine(&opts)?,
         })
     }
 }

@@ -191,5 +191,6 @@ fn settings(opts: &Options) -> Map<String, Value> {
         "events".into(),
         json!(if opts.smooth_only { "smooth" } else { "exact" }),
     );
+    s.insert("method".into(), json!(opts.engine.name()));
     s
 }

@@ -2,8 +2,8 @@
 //! Runge–Kutta pair (`dop853.rs`, coefficients in `tableau.rs`) and of the RODAS Rosenbrock
 //! method for stiff segments (`rodas.rs`), their dense output (`dense.rs`), guaranteed root
 //! isolation of event functions on the dense polynomial (`roots.rs`), the mode-switching form
-//! of a system (`hybrid/`), the event-driven loop (`driver/`) and the named tolerances
-//! (`tolerances.rs`).
+//! of a system (`hybrid/`), the event-driven loop (`driver/`), the Taylor-series loop for
+//! models polynomial in the state (`taylor.rs`) and the named tolerances (`tolerances.rs`).
 
 pub(crate) mod dense;
 pub(crate) mod dop853;
@@ -14,8 +14,10 @@ pub(crate) mod roots;
 mod sparse_stage;
 pub(crate) mod step;
 mod tableau;
+pub(crate) mod taylor;
 pub(crate) mod tolerances;
 
-pub use driver::{integrate, Config, Method, Output, Trajectory};
+pub use driver::{integrate, Config, Method, Output, Section, SectionPoint, Trajectory};
 pub use hybrid::Hybrid;
+pub use roots::Direction;
 pub use step::Tolerances;

@@ -1,5 +1,6 @@
 //! Guaranteed location of the first sign change of a polynomial on `[x0, 1]` — the event
-//! functions over one dense-output step (degree ≤ 7 in the normalised step time).
+//! functions over one dense-output step (degree 7 in the normalised step time for DOP853,
+//! up to `MAX_DEGREE` for the Taylor steps of `taylor.rs`).
 //!
 //! The polynomial is bounded on each subinterval by its Bernstein coefficients (the curve
 //! lies in their convex hull). A subinterval whose coefficients share a strict sign holds no
@@ -33,7 +34,8 @@ pub enum Search {
     Undecided,
 }
 
-const DEGREE: usize = 7;
+/// Highest degree searched (the Taylor steps' order, `taylor.rs`, stays below it).
+pub const MAX_DEGREE: usize = 31;
 
 /// Most Bernstein subintervals one search may examine before it reports `Undecided` (a
 /// polynomial hugging zero); the caller then shortens the step.
@@ -48,39 +50,66 @@ const NARROWEST_SUBINTERVAL: f64 = 1e-13;
 /// split.
 const ROOT_HALVINGS: usize = 200;
 
-/// Evaluates `p[0] + p[1] x + … + p[7] x⁷`.
-pub fn eval(p: &[f64; 8], x: f64) -> f64 {
+/// Evaluates `p[0] + p[1] x + … + p[d] xᵈ`.
+pub fn eval(p: &[f64], x: f64) -> f64 {
     p.iter().rev().fold(0.0, |acc, c| acc * x + c)
 }
 
-/// Bernstein coefficients of `p` on `[a, b]`.
-fn bernstein(p: &[f64; 8], a: f64, b: f64) -> [f64; 8] {
+/// Bernstein coefficients of `p` (degree `d = p.len() − 1 ≤ MAX_DEGREE`) on `[a, b]`, in
+/// the first `d + 1` entries.
+fn bernstein(p: &[f64], a: f64, b: f64) -> [f64; MAX_DEGREE + 1] {
+    let degree = p.len() - 1;
     // Taylor shift to x = a + (b − a) s: q(s) = p(a + w s).
     let w = b - a;
-    let mut q = *p;
-    for i in 0..DEGREE {
-        for j in (i..DEGREE).rev() {
+    let mut q = [0.0; MAX_DEGREE + 1];
+    q[..p.len()].copy_from_slice(p);
+    for i in 0..degree {
+        for j in (i..degree).rev() {
             q[j] += a * q[j + 1];
         }
     }
     let mut scale = 1.0;
-    for c in q.iter_mut() {
+    for c in q[..p.len()].iter_mut() {
         *c *= scale;
         scale *= w;
     }
     // Monomial → Bernstein: b_i = Σ_{k ≤ i} C(i, k) / C(n, k) q_k.
-    let binom = |n: usize, k: usize| -> f64 {
-        (0..k).fold(1.0, |acc, j| acc * (n - j) as f64 / (j + 1) as f64)
-    };
-    let mut out = [0.0; 8];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = (0..=i).map(|k| binom(i, k) / binom(DEGREE, k) * q[k]).sum();
+    let ratios = conversion(degree);
+    let mut out = [0.0; MAX_DEGREE + 1];
+    for (i, o) in out[..p.len()].iter_mut().enumerate() {
+        let row = &ratios[i * p.len()..];
+        *o = (0..=i).map(|k| row[k] * q[k]).sum();
     }
     out
 }
 
-/// The first crossing of `p` in direction `dir` on `[x0, 1]`.
-pub fn first_crossing(p: &[f64; 8], dir: Direction, x0: f64) -> Search {
+/// The factors `C(i, k) / C(n, k)` of the conversion to Bernstein form of degree `n`, row
+/// `i` at `i (n + 1)`, each binomial the product `Π_{j<k} (n − j)/(j + 1)` in this order;
+/// computed once per degree (the search runs them for every subinterval).
+fn conversion(n: usize) -> &'static [f64] {
+    static TABLES: [std::sync::OnceLock<Vec<f64>>; MAX_DEGREE + 1] =
+        [const { std::sync::OnceLock::new() }; MAX_DEGREE + 1];
+    TABLES[n].get_or_init(|| {
+        let binom = |n: usize, k: usize| -> f64 {
+            (0..k).fold(1.0, |acc, j| acc * (n - j) as f64 / (j + 1) as f64)
+        };
+        let mut table = vec![0.0; (n + 1) * (n + 1)];
+        for i in 0..=n {
+            for k in 0..=i {
+                table[i * (n + 1) + k] = binom(i, k) / binom(n, k);
+            }
+        }
+        table
+    })
+}
+
+/// The first crossing of `p` (monomial coefficients, degree at most `MAX_DEGREE`) in
+/// direction `dir` on `[x0, 1]`.
+pub fn first_crossing(p: &[f64], dir: Direction, x0: f64) -> Search {
+    assert!(
+        !p.is_empty() && p.len() <= MAX_DEGREE + 1,
+        "degree within MAX_DEGREE"
+    );
     // Cheap exclusion first: on [0, 1], |p(x) − p₀| ≤ Σ_{k≥1} |p_k|, so a constant term
     // larger than that leaves no root (the usual case: far from contact).
     // A function identically zero over the step (a stuck contact's margin that nothing
@@ -93,12 +122,13 @@ pub fn first_crossing(p: &[f64; 8], dir: Direction, x0: f64) -> Search {
     search(p, dir, x0, x0, 1.0, &mut budget)
 }
 
-fn search(p: &[f64; 8], dir: Direction, start: f64, a: f64, b: f64, budget: &mut usize) -> Search {
+fn search(p: &[f64], dir: Direction, start: f64, a: f64, b: f64, budget: &mut usize) -> Search {
     if *budget == 0 {
         return Search::Undecided;
     }
     *budget -= 1;
-    let bern = bernstein(p, a, b);
+    let full = bernstein(p, a, b);
+    let bern = &full[..p.len()];
     let (lo, hi) = bern
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), c| {

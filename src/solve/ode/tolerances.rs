@@ -72,3 +72,21 @@ pub const STICK_FORCE_SLACK: f64 = 1e-12;
 /// Singular values of the constraints' coupling matrix `[w_iᵀM⁻¹w_j]` at or below which a
 /// direction counts as redundant and takes the least-squares force (1/kg).
 pub const REDUNDANT_CONSTRAINT: f64 = 1e-12;
+
+// Taylor steps (taylor.rs).
+
+/// Highest power of the Taylor steps (dimensionless): the step grows as `ε^(1/p)`, so at
+/// `p = 20` a thousandfold tighter tolerance costs a third more steps, and the work per step
+/// (`O(p²)` per polynomial spring) stays below DOP853's twelve right-hand sides on small
+/// models.
+pub const TAYLOR_ORDER: usize = 20;
+/// Factor on the asked tolerances for which the Taylor steps are sized (dimensionless): their
+/// cost grows only as `ε^(−1/p)`, so they are made a hundred times more accurate than asked,
+/// and a basin map or a bifurcation diagram does not hinge on the truncation error.
+pub const TAYLOR_TIGHTENING: f64 = 1e-2;
+/// Safety factor on the Taylor step size of Jorba and Zou (`e^(−0.7/(p−1))` ≈ 0.96 at
+/// p = 20, rounded down) (dimensionless).
+pub const TAYLOR_SAFETY: f64 = 0.9;
+/// Factor on a Taylor step on which an event crossing could not be decided
+/// (dimensionless).
+pub const TAYLOR_UNDECIDED_CUT: f64 = 0.5;

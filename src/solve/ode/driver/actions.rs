@@ -214,9 +214,7 @@ impl Run<'_, '_> {
     /// laws that scale their damping by it.
     fn switch_gap(&mut self, k: usize, gap: usize, to: GapMode, te: f64, ye: &[f64]) {
         let velocity = self.h.event_rate(&self.events[k], te, ye);
-        let from = self.h.modes[gap];
-        self.h.modes[gap] = to;
-        self.h.enter(gap, velocity);
+        let from = self.h.switch_gap(gap, to, velocity);
         let event = Event::contact(te, &self.h.gaps[gap].name, from, to, velocity);
         self.log(event);
     }

@@ -28,7 +28,7 @@ use actions::ZenoWatch;
 use choice::MethodChoice;
 use crossings::StickBreaks;
 use sampler::Sampler;
-use section::SectionSampler;
+pub(crate) use section::{SectionSampler, StepCurve};
 use stepper::{Accepted, Stepper};
 
 /// Where output samples are taken.

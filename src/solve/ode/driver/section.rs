@@ -33,15 +33,39 @@ pub struct SectionPoint {
     pub y: Vec<f64>,
 }
 
+/// What a section reads of one step of any method: its span, the state inside it, and the
+/// monomial coefficients in the normalised step time of a linear function of the state
+/// (DOP853's dense output, a Taylor step's series).
+pub(crate) trait StepCurve {
+    /// The step's start time and size.
+    fn span(&self) -> (f64, f64);
+    /// The state at time `t` inside the step.
+    fn state(&self, t: f64) -> Vec<f64>;
+    /// `Σ wᵢ yᵢ + c` as a polynomial in `x = (t − t0)/h`.
+    fn linear(&self, w: &[(usize, f64)], c: f64) -> Vec<f64>;
+}
+
+impl StepCurve for DenseStep {
+    fn span(&self) -> (f64, f64) {
+        (self.t0, self.h)
+    }
+    fn state(&self, t: f64) -> Vec<f64> {
+        self.eval(t)
+    }
+    fn linear(&self, w: &[(usize, f64)], c: f64) -> Vec<f64> {
+        self.linear_poly(w, c).to_vec()
+    }
+}
+
 /// The section points still to be found.
-pub(super) struct SectionSampler {
+pub(crate) struct SectionSampler {
     section: Section,
     /// The next stroboscopic index `k`.
     next: u64,
 }
 
 impl SectionSampler {
-    pub(super) fn new(section: &Section) -> SectionSampler {
+    pub(crate) fn new(section: &Section) -> SectionSampler {
         SectionSampler {
             section: section.clone(),
             next: 0,
@@ -55,7 +79,7 @@ impl SectionSampler {
 
     /// At the initial state `(t, y)`: the stroboscopic indices before `t` are skipped and a
     /// sample due at `t` itself is taken.
-    pub(super) fn record_initial(&mut self, out: &mut Vec<SectionPoint>, t: f64, y: &[f64]) {
+    pub(crate) fn record_initial(&mut self, out: &mut Vec<SectionPoint>, t: f64, y: &[f64]) {
         if let Section::Stroboscopic { origin, period } = self.section {
             let first = ((t - origin) / period).ceil().max(0.0) as u64;
             self.next = first;
@@ -65,7 +89,7 @@ impl SectionSampler {
 
     /// The stroboscopic samples due by `t` taken from the state `y` at `t` (the run's end,
     /// reached without a step).
-    pub(super) fn record_end(&mut self, out: &mut Vec<SectionPoint>, t: f64, y: &[f64]) {
+    pub(crate) fn record_end(&mut self, out: &mut Vec<SectionPoint>, t: f64, y: &[f64]) {
         if let Section::Stroboscopic { origin, period } = self.section {
             while Self::strobe(origin, period, self.next) <= t + MIN_STEP * t.abs().max(1.0) {
                 let tk = Self::strobe(origin, period, self.next);
@@ -79,7 +103,13 @@ impl SectionSampler {
     }
 
     /// The section points of the step `d` in `(d.t0, until]`.
-    pub(super) fn record_until(&mut self, out: &mut Vec<SectionPoint>, d: &DenseStep, until: f64) {
+    pub(crate) fn record_until(
+        &mut self,
+        out: &mut Vec<SectionPoint>,
+        d: &impl StepCurve,
+        until: f64,
+    ) {
+        let (t0, h) = d.span();
         match &self.section {
             Section::Stroboscopic { origin, period } => loop {
                 let tk = Self::strobe(*origin, *period, self.next);
@@ -88,7 +118,7 @@ impl SectionSampler {
                 }
                 out.push(SectionPoint {
                     t: tk,
-                    y: d.eval(tk),
+                    y: d.state(tk),
                 });
                 self.next += 1;
             },
@@ -97,8 +127,8 @@ impl SectionSampler {
                 level,
                 direction,
             } => {
-                let p = d.linear_poly(w, -level);
-                let x_end = (until - d.t0) / d.h;
+                let p = d.linear(w, -level);
+                let x_end = (until - t0) / h;
                 // Crossings alternate in direction: after a wanted one, the next wanted one
                 // follows a crossing back, so each root is found once.
                 let back = match direction {
@@ -110,12 +140,12 @@ impl SectionSampler {
                     if x > x_end {
                         break;
                     }
-                    let t = d.t0 + x * d.h;
+                    let t = t0 + x * h;
                     let repeated = out
                         .last()
                         .is_some_and(|q| (q.t - t).abs() <= MIN_STEP * t.abs().max(1.0));
                     if !repeated {
-                        out.push(SectionPoint { t, y: d.eval(t) });
+                        out.push(SectionPoint { t, y: d.state(t) });
                     }
                     match first_crossing(&p, back, x + RESTART_SKIP) {
                         Search::At(xb) if xb < x_end => x0 = xb + RESTART_SKIP,

@@ -21,6 +21,7 @@ mod laws;
 mod linear;
 mod mass;
 mod rhs;
+mod series;
 mod settle;
 mod stops;
 mod tangent;
@@ -30,6 +31,7 @@ pub use events::{Action, EventFn};
 pub use laws::{
     law_force, law_potential, ContactGap, Coulomb, FrictionMode, GapMode, Jenkins, RigidStop,
 };
+pub use series::Series;
 
 use crate::model::flat::{Dir, Friction, Sides};
 use crate::model::system::{Attach, Nonlinearity, System};
@@ -387,5 +389,13 @@ impl<'s> Hybrid<'s> {
         if let Some(g) = self.gaps.get_mut(gap) {
             g.entry_speed = speed.abs();
         }
+    }
+
+    /// Gap `gap` enters or leaves contact (mode `to`) at the relative velocity `speed`, kept
+    /// for the laws that scale their damping by it; the mode it leaves.
+    pub fn switch_gap(&mut self, gap: usize, to: GapMode, speed: f64) -> GapMode {
+        let from = std::mem::replace(&mut self.modes[gap], to);
+        self.enter(gap, speed);
+        from
     }
 }

@@ -11,7 +11,7 @@ use crate::model::system::{Attach, Nonlinearity};
 /// −1 on side b's) from the DOF forces. Written out for the two sides rather than through
 /// `weights`, which allocates: this runs for every element on every evaluation.
 #[inline]
-fn apply(a: Attach, b: Attach, force: f64, f: &mut [f64]) {
+pub(super) fn apply(a: Attach, b: Attach, force: f64, f: &mut [f64]) {
     if let Attach::Dof(i) = a {
         f[i] -= force;
     }

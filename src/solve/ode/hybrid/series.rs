@@ -1,0 +1,214 @@
+//! The Taylor coefficients of the motion in the current modes, for models whose right-hand
+//! side is a polynomial in the state plus harmonics in time: linear `M`, `C`, `K`, polynomial
+//! springs (`k2 u² + k3 u³`), exact gaps with a `linear` law (or a Kelvin–Voigt law with
+//! `tension`, affine in `δ` and `δ̇`), DOF loads that are sums of harmonics; no base motion,
+//! friction, rigid stops or smoothing. On such a model `y(t0 + s) = Σ_k Y_k s^k` follows from
+//! `y(t0)` by the recurrence of automatic differentiation: `X_{k+1} = V_k/(k + 1)`,
+//! `V_{k+1} = M⁻¹F_k/(k + 1)`, where `F_k`, the `k`-th coefficient of the force, takes the
+//! linear terms from `X_k, V_k`, the powers of an element's stretch `u` from Cauchy products
+//! (`(u²)_k = Σ_j u_j u_{k−j}`, `(u³)_k = Σ_j (u²)_j u_{k−j}`) and the loads in closed form
+//! (`A cos(ω(t0 + s) + φ)` has `A ωᵏ cos(ωt0 + φ + kπ/2)/k!`). The cost is `O(p²)` per
+//! element for `p` coefficients, against the many right-hand sides a Runge–Kutta step of
+//! the same accuracy takes.
+//!
+//! # References
+//! À. Jorba and M. Zou, "A software package for the numerical integration of ODEs by means of
+//! high-order Taylor methods", Experimental Mathematics 14 (2005) 99–117, Sect. 2 (the
+//! recurrences of automatic differentiation).
+
+use super::laws::GapMode;
+use super::Hybrid;
+use crate::model::flat::ContactLaw;
+use crate::model::time_fn::Prepared;
+
+/// The Taylor coefficients `Y_0 … Y_p` of the state at one instant, with the work arrays of
+/// their recurrence (one buffer per integration: no allocation per step).
+pub struct Series {
+    /// `Y_k` (each of the state's length): `y(t0 + s) = Σ_k Y_k s^k`.
+    pub coef: Vec<Vec<f64>>,
+    /// Per polynomial spring: the coefficients of its stretch `u` and of `u²`.
+    stretch: Vec<(Vec<f64>, Vec<f64>)>,
+    /// Per harmonic of the loads (in order): `A ωᵏ/k!` at the current `k`, and
+    /// `cos`, `sin` of its phase `ωt0 + φ` at the step's start.
+    harmonics: Vec<(f64, f64, f64)>,
+    force: Vec<f64>,
+    acc: Vec<f64>,
+}
+
+impl Series {
+    /// Storage for `order + 1` coefficients of the state of `h`.
+    pub fn new(h: &Hybrid, order: usize) -> Series {
+        let n = h.n;
+        Series {
+            coef: vec![vec![0.0; 2 * n]; order + 1],
+            stretch: vec![(vec![0.0; order + 1], vec![0.0; order + 1]); h.poly.len()],
+            harmonics: vec![(0.0, 0.0, 0.0); h.loads.iter().map(|(_, f)| harmonic_count(f)).sum()],
+            force: vec![0.0; n],
+            acc: vec![0.0; n],
+        }
+    }
+
+    /// The highest power kept.
+    pub fn order(&self) -> usize {
+        self.coef.len() - 1
+    }
+
+    /// The state at `t0 + s` into `out` (Horner in `s`).
+    pub fn state_at(&self, s: f64, out: &mut [f64]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.coef.iter().rev().fold(0.0, |acc, c| acc * s + c[i]);
+        }
+    }
+
+    /// The monomial coefficients in the normalised time `θ = s/step` of `Σ wᵢ yᵢ + c`.
+    pub fn linear_poly(&self, w: &[(usize, f64)], c: f64, step: f64) -> Vec<f64> {
+        let mut scale = 1.0;
+        let mut p: Vec<f64> = self
+            .coef
+            .iter()
+            .map(|y| {
+                let v = scale * w.iter().map(|&(i, wi)| wi * y[i]).sum::<f64>();
+                scale *= step;
+                v
+            })
+            .collect();
+        p[0] += c;
+        p
+    }
+}
+
+/// The Cauchy product's coefficient `Σ_j a_j b_{k−j}` of two series known to `k`
+/// (`a`, `b` of length `k + 1`), summed in four independent parts: the recurrence's inner
+/// loop, whose single running sum would wait on each addition.
+fn cauchy(a: &[f64], b: &[f64]) -> f64 {
+    let mut parts = [0.0; 4];
+    let mut pairs = a.iter().zip(b.iter().rev());
+    let whole = a.len() / 4;
+    for _ in 0..whole {
+        for part in &mut parts {
+            let (x, y) = pairs.next().expect("four pairs per part");
+            *part += x * y;
+        }
+    }
+    let tail: f64 = pairs.map(|(x, y)| x * y).sum();
+    (parts[0] + parts[1]) + (parts[2] + parts[3]) + tail
+}
+
+/// The harmonics of a prepared load (none for a general function of time).
+fn harmonic_count(f: &Prepared) -> usize {
+    match f {
+        Prepared::Harmonics(_, hs) => hs.len(),
+        Prepared::Tree(_) => 0,
+    }
+}
+
+impl Hybrid<'_> {
+    /// Why the Taylor coefficients of this model cannot be had from `taylor` (the element
+    /// or load that is not a polynomial in the state and harmonic in time), or `None`.
+    pub fn not_polynomial(&self) -> Option<&'static str> {
+        let affine = |law| match law {
+            ContactLaw::Linear { .. } => true,
+            ContactLaw::KelvinVoigt { tension, .. } => tension,
+            _ => false,
+        };
+        if !self.sys.base.is_empty() {
+            Some("base motion")
+        } else if !(self.friction.is_empty() && self.jenkins.is_empty() && self.contacts.is_empty())
+        {
+            Some("friction")
+        } else if !self.stops.is_empty() {
+            Some("a rigid stop")
+        } else if self
+            .gaps
+            .iter()
+            .any(|g| g.smooth.is_some() || !affine(g.law))
+        {
+            Some("a gap law that is not linear")
+        } else if self
+            .loads
+            .iter()
+            .any(|(_, f)| !matches!(f, Prepared::Harmonics(..)))
+        {
+            Some("a load that is not a sum of harmonics")
+        } else {
+            None
+        }
+    }
+
+    /// The Taylor coefficients of the motion from `(t0, y0)` in the current modes into `s`
+    /// (the model must pass `not_polynomial`).
+    pub fn taylor(&mut self, t0: f64, y0: &[f64], s: &mut Series) {
+        let n = self.n;
+        s.coef[0].copy_from_slice(y0);
+        let mut force = std::mem::take(&mut s.force);
+        for k in 0..s.order() {
+            self.force_coefficient(t0, k, s, &mut force);
+            self.mass.solve_into(&force, &mut s.acc);
+            let inv = 1.0 / (k + 1) as f64;
+            let (done, next) = s.coef.split_at_mut(k + 1);
+            let (yk, y1) = (&done[k], &mut next[0]);
+            for i in 0..n {
+                y1[i] = yk[n + i] * inv;
+                y1[n + i] = s.acc[i] * inv;
+            }
+        }
+        s.force = force;
+        self.evals += 1;
+    }
+
+    /// `F_k`, the `k`-th Taylor coefficient of the force `f(t) − C ẋ − K x − f_nl`, into `f`
+    /// (the coefficients `Y_0 … Y_k` known).
+    fn force_coefficient(&mut self, t0: f64, k: usize, s: &mut Series, f: &mut [f64]) {
+        let n = self.n;
+        let (x, v) = s.coef[k].split_at(n);
+        if k == 0 {
+            f.copy_from_slice(&self.sys.static_load);
+        } else {
+            f.fill(0.0);
+        }
+        let mut slots = s.harmonics.iter_mut();
+        for (dof, load) in &self.loads {
+            if let Prepared::Harmonics(c0, hs) = load {
+                f[*dof] += if k == 0 { *c0 } else { 0.0 };
+                for (h, (scale, cos, sin)) in hs.iter().zip(slots.by_ref()) {
+                    if k == 0 {
+                        let phase = h.omega * t0 + h.phase;
+                        (*scale, *cos, *sin) = (h.amplitude, phase.cos(), phase.sin());
+                    } else {
+                        *scale *= h.omega / k as f64;
+                    }
+                    // d^k/dt^k cos(θ) = cos(θ + kπ/2): cos, −sin, −cos, sin in turn.
+                    f[*dof] += *scale
+                        * match k % 4 {
+                            0 => *cos,
+                            1 => -*sin,
+                            2 => -*cos,
+                            _ => *sin,
+                        };
+                }
+            }
+        }
+        self.linear.subtract(self.sys, x, v, f);
+        for (e, &(a, b, k2, k3)) in self.poly.iter().enumerate() {
+            let (u, u2) = &mut s.stretch[e];
+            // Without base motion an attachment's position is linear in x (the ground at 0).
+            u[k] = self.relative(a, b, t0, x);
+            u2[k] = cauchy(&u[..=k], &u[..=k]);
+            let u3 = cauchy(&u2[..=k], &u[..=k]);
+            super::rhs::apply(a, b, k2 * u2[k] + k3 * u3, f);
+        }
+        for (gi, gap) in self.gaps.iter().enumerate() {
+            let u = self.relative(gap.a, gap.b, t0, x);
+            let rate = self.rate(gap.a, t0, v) - self.rate(gap.b, t0, v);
+            // The law is linear in (δ, δ̇) (`not_polynomial`): the clearance enters the
+            // constant term only, and `normal_force` of the coefficients is the coefficient.
+            let g = if k == 0 { gap.g } else { 0.0 };
+            let force = match self.modes[gi] {
+                GapMode::Open => 0.0,
+                GapMode::Plus => gap.normal_force(u - g, rate),
+                GapMode::Minus => -gap.normal_force(-(u + g), -rate),
+            };
+            super::rhs::apply(gap.a, gap.b, force, f);
+        }
+    }
+}
