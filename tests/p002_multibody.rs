@@ -12,7 +12,6 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::f64::consts::PI;
-use std::path::PathBuf;
 
 /// Gravity of the seed models (m/s²).
 const G: f64 = 9.81;
@@ -20,26 +19,6 @@ const G: f64 = 9.81;
 /// The JSON object of each analysis of `text` (exit code 0 asserted).
 fn run(text: &str, tag: &str) -> Vec<Value> {
     run_json(text, &format!("p002_multibody/{tag}"), &[])
-}
-
-/// The header and numeric rows of `file` in an analysis's folder.
-fn table(v: &Value, file: &str) -> (Vec<String>, Vec<Vec<f64>>) {
-    read_csv(&PathBuf::from(v["out"].as_str().expect("out")).join(file))
-}
-
-/// The column named `name` of a table.
-fn column(t: &(Vec<String>, Vec<Vec<f64>>), name: &str) -> Vec<f64> {
-    let i =
-        t.0.iter()
-            .position(|c| c == name)
-            .unwrap_or_else(|| panic!("no column {name} in {:?}", t.0));
-    t.1.iter().map(|r| r[i]).collect()
-}
-
-fn number(v: &Value, key: &str) -> f64 {
-    v["summary"][key]
-        .as_f64()
-        .unwrap_or_else(|| panic!("summary.{key} in {v}"))
 }
 
 /// The complete elliptic integral of the first kind `K(k)` by the arithmetic–geometric mean:

@@ -11,7 +11,6 @@
 mod common;
 use common::*;
 use serde_json::Value;
-use std::path::PathBuf;
 
 /// The JSON object of each analysis of `text` (exit code 0 asserted).
 fn run(text: &str, tag: &str) -> Vec<Value> {
@@ -26,26 +25,6 @@ fn seed(file: &str) -> String {
         .filter(|l| !l.starts_with("simulate") && !l.starts_with("expect"))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// The header and numeric rows of `file` in an analysis's folder.
-fn table(v: &Value, file: &str) -> (Vec<String>, Vec<Vec<f64>>) {
-    read_csv(&PathBuf::from(v["out"].as_str().expect("out")).join(file))
-}
-
-/// The column named `name` of a table.
-fn column(t: &(Vec<String>, Vec<Vec<f64>>), name: &str) -> Vec<f64> {
-    let i =
-        t.0.iter()
-            .position(|c| c == name)
-            .unwrap_or_else(|| panic!("no column {name} in {:?}", t.0));
-    t.1.iter().map(|r| r[i]).collect()
-}
-
-fn number(v: &Value, key: &str) -> f64 {
-    v["summary"][key]
-        .as_f64()
-        .unwrap_or_else(|| panic!("summary.{key} in {v}"))
 }
 
 /// Fig. 30 (Sect. 5.3): the total mechanical energy of the clearance pendulum (rigid,

@@ -234,3 +234,24 @@ pub fn noise(seed: u64, n: usize) -> Vec<f64> {
         })
         .collect()
 }
+
+/// The header and numeric rows of `file` in an analysis's folder (`out` of its JSON).
+pub fn table(v: &Value, file: &str) -> (Vec<String>, Vec<Vec<f64>>) {
+    read_csv(&PathBuf::from(v["out"].as_str().expect("out")).join(file))
+}
+
+/// The column named `name` of a table.
+pub fn column(t: &(Vec<String>, Vec<Vec<f64>>), name: &str) -> Vec<f64> {
+    let i =
+        t.0.iter()
+            .position(|c| c == name)
+            .unwrap_or_else(|| panic!("no column {name} in {:?}", t.0));
+    t.1.iter().map(|r| r[i]).collect()
+}
+
+/// The number at `summary.key` of an analysis's JSON.
+pub fn number(v: &Value, key: &str) -> f64 {
+    v["summary"][key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("summary.{key} in {v}"))
+}

@@ -20,6 +20,7 @@
 //! Sect. 3.6 (bordered systems, block elimination and its one-step refinement).
 
 use super::tolerances::BORDERED_BACKWARD_ERROR;
+use crate::solve::cont::{dense_bordered, Problem};
 use nalgebra::{DMatrix, DVector, DVectorView, Dyn, Matrix2, Vector2, LU};
 
 /// A ridge form's Jacobian by blocks (module docs).
@@ -230,6 +231,22 @@ impl<'a> Bordered<'a> {
             + self.row.1 * self.row.1)
             .sqrt()
     }
+}
+
+/// A ridge form's bordered system (`cont::Problem::solve_bordered`) by its `blocks`, the
+/// dense LU of the whole where block elimination declines.
+pub fn bordered<P: Problem + ?Sized>(
+    problem: &P,
+    blocks: Blocks,
+    z: &DVector<f64>,
+    p: f64,
+    row: (&DVector<f64>, f64),
+    rhs: &DVector<f64>,
+) -> Option<DVector<f64>> {
+    let k_p = problem.param_derivative(z, p);
+    blocks
+        .solve_bordered(&k_p, row, rhs)
+        .or_else(|| dense_bordered(problem, z, p, row, rhs))
 }
 
 #[cfg(test)]

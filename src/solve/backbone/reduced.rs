@@ -18,12 +18,12 @@
 //! The multipliers differ from the full form's (`λ̃ = H⁻ᵀλ`); they are not reported.
 
 use super::amplitude::{amplitude_at, gradient, hessian, slots_in};
-use super::blocks::Blocks;
+use super::blocks::{self, Blocks};
 use super::memo::{Eval, Memo};
 use super::ridge::{multipliers, Form};
 use super::start::{peak_of, Peak};
 use super::{BackboneError, Forced, Settings};
-use crate::solve::cont::{dense_bordered, Problem};
+use crate::solve::cont::Problem;
 use crate::solve::hb::Receptance;
 use nalgebra::{DMatrix, DVector};
 use std::rc::Rc;
@@ -172,10 +172,7 @@ impl Problem for Reduced<'_> {
         row: (&DVector<f64>, f64),
         rhs: &DVector<f64>,
     ) -> Option<DVector<f64>> {
-        let k_p = self.param_derivative(z, p);
-        self.blocks(z, p)
-            .solve_bordered(&k_p, row, rhs)
-            .or_else(|| dense_bordered(self, z, p, row, rhs))
+        blocks::bordered(self, self.blocks(z, p), z, p, row, rhs)
     }
 
     /// With `Q = α(p) Q̃`, `g = (dα/dp)/α`: `∂(R̃/α)/∂p = g(H J_nl Q̃ − (H F_nl − U_c)/α)`,

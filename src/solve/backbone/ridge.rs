@@ -18,12 +18,12 @@
 //! past it (step 4).
 
 use super::amplitude::{gradient, hessian, slots};
-use super::blocks::Blocks;
+use super::blocks::{self, Blocks};
 use super::memo::{Eval, Memo};
 use super::reduced::Reduced;
 use super::start::{peak_response, Peak};
 use super::{along, within, BackboneError, Curve, Forced, Point, Settings};
-use crate::solve::cont::{dense_bordered, follow, newton, ContError, Problem, Weighted};
+use crate::solve::cont::{follow, newton, ContError, Problem, Weighted};
 use crate::solve::hb::Operator;
 use nalgebra::{DMatrix, DVector};
 use std::rc::Rc;
@@ -143,10 +143,7 @@ impl Problem for Ridge<'_> {
         row: (&DVector<f64>, f64),
         rhs: &DVector<f64>,
     ) -> Option<DVector<f64>> {
-        let k_p = self.param_derivative(z, p);
-        self.blocks(z, p)
-            .solve_bordered(&k_p, row, rhs)
-            .or_else(|| dense_bordered(self, z, p, row, rhs))
+        blocks::bordered(self, self.blocks(z, p), z, p, row, rhs)
     }
 
     /// With `Q = α(p) Q̃`: `∂(R/α)/∂p = g(−R/α + J Q̃ − F_h)` and `∂(∂Am/∂Q + Jᵀλ)/∂p =
