@@ -10,7 +10,7 @@
 //! squares, which assume a diagonal M). ξ = 2ζω: the mode's damping ratio is ζ = ξ/(2ω).
 
 use super::start::{frequency_response, peak};
-use super::{along, BackboneError, Curve, Forced, Point, Settings};
+use super::{along, within, BackboneError, Curve, Forced, Point, Settings};
 use crate::solve::cont::{follow, newton, Problem, Weighted};
 use crate::solve::hb::Operator;
 use nalgebra::{DMatrix, DVector};
@@ -204,10 +204,19 @@ pub fn dnnm(f: &Forced, s: &Settings) -> Result<Curve, BackboneError> {
     let settings = along(s, (p0, p_end));
     let branch =
         follow(&weighted, zs, p0, &settings).map_err(|e| BackboneError::Newton(e.to_string()))?;
+    // Over given amplitudes the branch ends on `a..b` itself (`within`); over levels it
+    // is cut where the equivalent level leaves `s.levels`.
+    let solved: Vec<(DVector<f64>, f64)> = match s.amplitudes {
+        Some(_) => within(&weighted, &branch, (p0, p_end), s.tol),
+        None => branch
+            .points
+            .iter()
+            .map(|pt| (weighted.unscaled(&pt.x), pt.p))
+            .collect(),
+    };
     let mut points = Vec::new();
-    for pt in &branch.points {
-        let z = weighted.unscaled(&pt.x);
-        let a = f.level(pt.p);
+    for (z, p) in solved {
+        let a = f.level(p);
         let (q, omega, xi) = (z.rows(0, n) * a, z[n], z[n + 1]);
         let level = equivalent_level(f, &q, dissipated(f, &q, omega, xi));
         if s.amplitudes.is_none() && level > s.levels.1 {
