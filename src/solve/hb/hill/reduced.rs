@@ -151,14 +151,14 @@ impl<'a> Reduced<'a> {
         let a0 = self.linearised(&b, &kept, omega, C64::new(0.0, 0.0))?;
         let uncoupled = uncoupled(&a0, &kept);
         // Each root with its rate `ds/dω`: the secant from the last point where it was
-        // tracked, else `−ik` of its nearest kept pole `λ_r − ikω`.
+        // tracked, else from its eigenvector's harmonic (`harmonic_rate`).
         let found: Option<Vec<(C64, C64)>> =
             self.tracked(&b, omega, &kept, &uncoupled).or_else(|| {
                 let roots = self.started(&b, omega, &kept, &a0, &uncoupled)?;
                 Some(
                     roots
                         .into_iter()
-                        .map(|s| (s, self.pole_rate(s, &kept)))
+                        .map(|s| (s, self.harmonic_rate(&b, omega, s)))
                         .collect(),
                 )
             });
@@ -285,13 +285,17 @@ impl<'a> Reduced<'a> {
         Some(found)
     }
 
-    /// The rate `dμ/dω = −ik` of the kept pole `μ = λ_r − ikω` nearest a root.
-    fn pole_rate(&self, s: C64, kept: &[Kept]) -> C64 {
-        kept.iter()
-            .min_by(|a, b| (a.mu - s).norm().total_cmp(&(b.mu - s).norm()))
-            .map_or(C64::new(0.0, 0.0), |p| {
-                C64::new(0.0, self.h as f64 - p.block as f64)
-            })
+    /// A root's rate `ds/dω ≈ −ik̄`, `k̄` the mean harmonic of its eigenvector (the null
+    /// vector of `I + R(s) B`): a root near the pole `λ_r − ikω` lives on harmonic `k` and
+    /// moves with it. (The nearest pole would do only where poles of different harmonics
+    /// are far apart; on a beam they are not.)
+    fn harmonic_rate(&self, b: &DMatrix<C64>, omega: f64, s: C64) -> C64 {
+        let nc = self.modal().phi_c.nrows();
+        let t = DMatrix::<C64>::identity(b.nrows(), b.nrows())
+            + self.block_times(&self.receptance_only(omega, s), b);
+        centre::null_vector(&t)
+            .and_then(|z| centre::mean_harmonic(&centre::complex_layout_weights(&z, nc)))
+            .map_or(C64::new(0.0, 0.0), |k| C64::new(0.0, -k))
     }
 
     /// Whether a pole `μ` lies within `KEEP_BAND` ω of the segment `{iy : |y| ≤ (H + ½)ω}`
