@@ -23,9 +23,10 @@ pub use weighted::Weighted;
 
 use nalgebra::{DMatrix, DVector};
 use tolerances::{
-    BACKTRACK_FACTOR, BACKTRACK_MIN_FRACTION, CORNER_MIN_FRACTION, CORNER_MIN_SINE, CORNER_PROBE,
-    CORRECTION_TOL, CORRECTOR_MAX_ITERATIONS, EASY_ITERATIONS, HARD_ITERATIONS, LOCATE_HALVINGS,
-    MIN_TURN_COSINE, ROUND_OFF_RESIDUAL, ROUND_OFF_STEP, STEP_GROWTH, STEP_SHRINK,
+    BACKTRACK_FACTOR, BACKTRACK_MIN_FRACTION, CONTRACTION_FROM, CORNER_MIN_FRACTION,
+    CORNER_MIN_SINE, CORNER_PROBE, CORRECTION_TOL, CORRECTOR_MAX_ITERATIONS, EASY_ITERATIONS,
+    HARD_ITERATIONS, LOCATE_HALVINGS, MIN_TURN_COSINE, ROUND_OFF_RESIDUAL, ROUND_OFF_STEP,
+    STEP_GROWTH, STEP_SHRINK,
 };
 
 /// A parametrised nonlinear system with its exact derivatives.
@@ -197,10 +198,12 @@ fn tangent<P: Problem>(
 }
 
 /// Newton on the augmented system from the predictor `(x, p)`; `None` after
-/// `CORRECTOR_MAX_ITERATIONS`. Converged when the correction is small and either the residual
-/// is below `tol` or the correction is at round-off level (`at_round_off`): stiff structures
-/// (contact springs of 1e8 N/m on a beam) make the residual's terms cancel over many digits,
-/// so it stalls above an absolute `tol` while the solution is converged.
+/// `CORRECTOR_MAX_ITERATIONS`, or as soon as a correction from the `CONTRACTION_FROM`-th on
+/// is larger than the one before (Deuflhard's monotonicity test, in its mildest form).
+/// Converged when the correction is small and either the residual is below `tol` or the
+/// correction is at round-off level (`at_round_off`): stiff structures (contact springs of
+/// 1e8 N/m on a beam) make the residual's terms cancel over many digits, so it stalls above
+/// an absolute `tol` while the solution is converged.
 fn correct<P: Problem>(
     pr: &P,
     mut x: DVector<f64>,
@@ -210,6 +213,7 @@ fn correct<P: Problem>(
 ) -> Option<(DVector<f64>, f64, usize)> {
     let n = pr.dim();
     let (x_hat, p_hat) = (x.clone(), p);
+    let mut last_correction = f64::INFINITY;
     for it in 1..=CORRECTOR_MAX_ITERATIONS {
         let r = pr.residual(&x, p);
         let arc = t.0.dot(&(&x - &x_hat)) + t.1 * (p - p_hat);
@@ -222,6 +226,11 @@ fn correct<P: Problem>(
         if !p.is_finite() {
             return None;
         }
+        // Diverging: still growing after `CONTRACTION_FROM − 1` iterations.
+        if it >= CONTRACTION_FROM && d.norm() > last_correction {
+            return None;
+        }
+        last_correction = d.norm();
         // Converged: a small correction and a small residual — or a correction at round-off
         // level, where the residual is as small as its cancelling terms allow.
         let (size, residual) = (1.0 + x.norm() + p.abs(), pr.residual(&x, p).norm());

@@ -17,6 +17,15 @@ pub(super) const BACKTRACK_MIN_FRACTION: f64 = 1e-6;
 /// Iterations at most of the augmented corrector before the step is shortened (count).
 pub(super) const CORRECTOR_MAX_ITERATIONS: usize = 8;
 
+/// From this iteration on, a corrector whose correction grew gives up (the step is then
+/// shortened) instead of running to `CORRECTOR_MAX_ITERATIONS`: one still diverging after
+/// three steps did not converge in the ones left. Earlier iterations may grow: a predictor
+/// across a friction contact's stick–slip kink often overshoots once, then converges. On
+/// the blade–damper–blade ridge (H = 5) it saves 20 % of the iterations (1226 → 978) with
+/// the same points; from the second iteration on it would add 17 points and a restart
+/// (count).
+pub(super) const CONTRACTION_FROM: usize = 4;
+
 /// A corrector converges only with a correction below this fraction of `1 + |x| + |p|`
 /// (dimensionless).
 pub(super) const CORRECTION_TOL: f64 = 1e-6;
