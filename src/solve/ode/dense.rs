@@ -29,17 +29,9 @@ impl DenseStep {
         }
     }
 
-    /// Starts refilling for the step from `(t0, y0)` over `h`, all coefficients zero (one
-    /// buffer serves every step of an integration: no allocation per step).
-    pub(super) fn reset(&mut self, t0: f64, h: f64, y0: &[f64]) {
-        self.begin(t0, h, y0);
-        for f in &mut self.f {
-            f.fill(0.0);
-        }
-    }
-
-    /// Starts the step from `(t0, y0)` over `h`, the coefficients left as they are (for a
-    /// method that overwrites all seven, or fills them only when asked).
+    /// Starts the step from `(t0, y0)` over `h`, the coefficients left as they are (one
+    /// buffer serves every step of an integration; the methods overwrite all seven when
+    /// asked).
     pub(super) fn begin(&mut self, t0: f64, h: f64, y0: &[f64]) {
         self.t0 = t0;
         self.h = h;

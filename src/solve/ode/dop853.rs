@@ -68,7 +68,7 @@ pub struct Dop853 {
 /// same order as the component-wise sum of Hairer's code, but in contiguous (vectorised)
 /// sweeps of up to four terms each, the base read in the first one, so that `out` is stored
 /// once per four terms. The stage sums are most of a step's arithmetic on large models.
-fn sum_terms(
+pub(super) fn sum_terms(
     out: &mut [f64],
     base: Option<&[f64]>,
     k: &[Vec<f64>],

@@ -19,6 +19,7 @@
 //! Sect. IV.7 (Rosenbrock methods, eq. 7.4; the RODAS coefficients and dense output).
 
 use super::dense::DenseStep;
+use super::dop853::sum_terms;
 use super::sparse_stage::SparseStages;
 use super::step::{Attempt, Controller, OneStep, Rhs, StepResult, Trial};
 use nalgebra::{DMatrix, DVector};
@@ -102,17 +103,27 @@ const DENSE: [[f64; 5]; 2] = [
     ],
 ];
 
-/// Stage storage and the linearisations of the latest step's start point.
+/// Index in `Rodas::k` of `∂f/∂t`, stored after the six stage increments so that a stage's
+/// right-hand side is one sum over the list.
+const DFDT: usize = 6;
+
+/// Stage storage and the linearisations of the latest step's start point (no allocation per
+/// step on the sparse path).
 pub struct Rodas {
     n: usize,
+    /// `k₁ … k₆` of the latest attempt, then `∂f/∂t` at its start point (`DFDT`).
     k: Vec<Vec<f64>>,
+    /// The stage state.
     work: Vec<f64>,
+    /// `f` at the stage state.
     fwork: Vec<f64>,
+    /// The stage's right-hand side `f + Σ cᵢⱼkⱼ/h + dᵢ h ∂f/∂t`.
+    b: Vec<f64>,
     /// `∂f/∂y` by forward differences at the start point of the last attempt (right-hand
     /// sides without a tangent).
     dense_jac: Option<(f64, Vec<f64>, DMatrix<f64>)>,
-    /// `∂f/∂t` at the start point of the last attempt.
-    dfdt: Option<(f64, Vec<f64>, Vec<f64>)>,
+    /// The start point `(t, y)` where `k[DFDT]` was taken.
+    dfdt_at: Option<(f64, Vec<f64>)>,
     /// The sparse second-order stage systems (right-hand sides with a tangent).
     sparse: Option<SparseStages>,
     /// The latest step solved its stages densely (finite-difference Jacobian).
@@ -127,15 +138,34 @@ enum StageSolve {
     Sparse,
 }
 
+/// The coefficients of stage `s` (from 0) on `Rodas::k` for a step `h`: its state
+/// `y + Σ aₛⱼkⱼ` and its right-hand side `f + Σ cₛⱼkⱼ/h + dₛ h ∂f/∂t`. Stage 6's state is
+/// stage 5's plus `k₅` (the attempt adds it to the state it has).
+fn stage_coefficients(s: usize, h: f64) -> ([f64; 7], [f64; 7]) {
+    let (mut state, mut rhs) = ([0.0; 7], [0.0; 7]);
+    if s > 0 {
+        let row = &A[s.min(4) - 1];
+        state[..s.min(4)].copy_from_slice(&row[..s.min(4)]);
+        for (r, cc) in rhs.iter_mut().zip(&CC[s - 1][..s]) {
+            *r = cc / h;
+        }
+    }
+    if let Some(d) = D.get(s) {
+        rhs[DFDT] = d * h;
+    }
+    (state, rhs)
+}
+
 impl Rodas {
     pub fn new(n: usize) -> Rodas {
         Rodas {
             n,
-            k: vec![vec![0.0; n]; 6],
+            k: vec![vec![0.0; n]; 7],
             work: vec![0.0; n],
             fwork: vec![0.0; n],
+            b: vec![0.0; n],
             dense_jac: None,
-            dfdt: None,
+            dfdt_at: None,
             sparse: None,
             dense_last: false,
         }
@@ -180,21 +210,22 @@ impl Rodas {
         self.dense_jac = Some((t, y.to_vec(), j));
     }
 
-    /// `∂f/∂t` at `(t, y)` by a forward difference (one evaluation), reused while the start
-    /// point is the same.
+    /// `∂f/∂t` at `(t, y)` into `k[DFDT]` by a forward difference (one evaluation), kept
+    /// while the start point is the same (a rejected step's retries).
     fn time_derivative(&mut self, rhs: &mut impl Rhs, t: f64, y: &[f64], f0: &[f64]) {
-        if matches!(&self.dfdt, Some((t0, y0, _)) if *t0 == t && y0 == y) {
-            return;
+        match &mut self.dfdt_at {
+            Some((t0, y0)) if *t0 == t && y0 == y => return,
+            Some((t0, y0)) => {
+                *t0 = t;
+                y0.copy_from_slice(y);
+            }
+            None => self.dfdt_at = Some((t, y.to_vec())),
         }
         let dt = (f64::EPSILON * t.abs().max(INCREMENT_FLOOR)).sqrt();
         rhs.eval(t + dt, y, &mut self.fwork);
-        let dfdt = self
-            .fwork
-            .iter()
-            .zip(f0)
-            .map(|(a, b)| (a - b) / dt)
-            .collect();
-        self.dfdt = Some((t, y.to_vec(), dfdt));
+        for ((d, f), f0) in self.k[DFDT].iter_mut().zip(&self.fwork).zip(f0) {
+            *d = (f - f0) / dt;
+        }
     }
 
     /// The stage solver of a step of size `h` from `(t, y)`: the sparse second-order form
@@ -216,67 +247,96 @@ impl Rodas {
         }
         Some(StageSolve::Dense(e.lu()))
     }
+
+    /// Solves stage `s`'s system for `k[s]` from its right-hand side `b`; `false` when the
+    /// solve fails or gives a non-finite increment.
+    fn solve_stage(&mut self, solver: &StageSolve, s: usize) -> bool {
+        let ks = &mut self.k[s];
+        let solved = match solver {
+            StageSolve::Dense(lu) => {
+                lu.solve(&DVector::from_column_slice(&self.b))
+                    .is_some_and(|k| {
+                        ks.copy_from_slice(k.as_slice());
+                        true
+                    })
+            }
+            StageSolve::Sparse => self.sparse.as_mut().is_some_and(|sp| sp.solve(&self.b, ks)),
+        };
+        solved && ks.iter().all(|v| v.is_finite())
+    }
+
+    /// The coefficient vectors `F0 … F2` of the step `out` (begun from its start state over
+    /// its size) whose attempt gave `a`, the others zero: `F0 = y₁ − y₀`, `F₁ = q₁`,
+    /// `F₂ = q₂` (no further evaluations).
+    pub fn fill_dense(&self, a: &Attempt, out: &mut DenseStep) {
+        for (f0, (y1, y0)) in out.f[0].iter_mut().zip(a.y1.iter().zip(&out.y0)) {
+            *f0 = y1 - y0;
+        }
+        for (fr, w) in out.f[1..3].iter_mut().zip(&DENSE) {
+            sum_terms(fr, None, &self.k[..5], w.iter().copied());
+        }
+        for f in &mut out.f[3..] {
+            f.fill(0.0);
+        }
+    }
+
+    /// `DenseStep::linear_poly` of the step `out` (begun, not filled) whose attempt gave `a`:
+    /// each coefficient it reads is computed alone, with the operations of `fill_dense` in
+    /// the same order.
+    pub fn linear_poly(
+        &self,
+        a: &Attempt,
+        out: &DenseStep,
+        w: &[(usize, f64)],
+        c: f64,
+    ) -> [f64; 8] {
+        let coef_at = |r: usize, i: usize| -> f64 {
+            match r {
+                0 => a.y1[i] - out.y0[i],
+                1 | 2 => {
+                    let (k, wr) = (&self.k, &DENSE[r - 1]);
+                    (1..5).fold(wr[0] * k[0][i], |acc, s| acc + wr[s] * k[s][i])
+                }
+                _ => 0.0,
+            }
+        };
+        super::dense::linear_poly_of(w, c, &out.y0, coef_at)
+    }
 }
 
 impl OneStep for Rodas {
     /// One trial step; `Singular` when the stage matrix is (the caller shortens the step).
+    /// Each stage is two whole-vector sums over `k` (its state and its right-hand side), one
+    /// evaluation and one solve.
     fn attempt(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, out: &mut Attempt) -> StepResult {
         let (n, t, y, f0, h, tol) = (self.n, trial.t, trial.y, trial.f0, trial.h, trial.tol);
         let Some(solver) = self.stage_solver(rhs, trial) else {
             return StepResult::Singular;
         };
         self.time_derivative(rhs, t, y, f0);
-        let Some((_, _, ft)) = self.dfdt.take() else {
-            return StepResult::Singular;
-        };
-        let mut b = DVector::zeros(n);
-        let mut solved = true;
-        for s in 0..6 {
-            // The stage's right-hand side: f at the stage state (f0 for the first).
-            if s == 0 {
-                self.fwork.copy_from_slice(f0);
-            } else {
-                // Stage 6 is stage 5's state plus k₅.
-                let row = &A[s.min(4) - 1];
-                for (i, w) in self.work.iter_mut().enumerate() {
-                    *w = y[i] + (0..s.min(4)).map(|q| row[q] * self.k[q][i]).sum::<f64>();
-                    if s == 5 {
-                        *w += self.k[4][i];
-                    }
+        for (s, c) in C.iter().enumerate() {
+            let (state, coupling) = stage_coefficients(s, h);
+            if s == 5 {
+                // Stage 6's state is stage 5's (still in `work`) plus k₅.
+                for (w, k) in self.work.iter_mut().zip(&self.k[4]) {
+                    *w += k;
                 }
-                rhs.eval(t + C[s] * h, &self.work, &mut self.fwork);
+            } else if s > 0 {
+                sum_terms(&mut self.work, Some(y), &self.k, state);
             }
-            for i in 0..n {
-                let coupling: f64 = if s == 0 {
-                    0.0
-                } else {
-                    (0..s).map(|q| CC[s - 1][q] * self.k[q][i]).sum::<f64>() / h
-                };
-                let time = if s < 4 { D[s] * h * ft[i] } else { 0.0 };
-                b[i] = self.fwork[i] + coupling + time;
+            if s > 0 {
+                rhs.eval(t + c * h, &self.work, &mut self.fwork);
             }
-            solved = match &solver {
-                StageSolve::Dense(lu) => lu.solve(&b).is_some_and(|k| {
-                    self.k[s].copy_from_slice(k.as_slice());
-                    true
-                }),
-                StageSolve::Sparse => self
-                    .sparse
-                    .as_ref()
-                    .is_some_and(|sp| sp.solve(b.as_slice(), &mut self.k[s])),
-            } && self.k[s].iter().all(|v| v.is_finite());
-            if !solved {
-                break;
+            let f = if s == 0 { f0 } else { &self.fwork[..] };
+            sum_terms(&mut self.b, Some(f), &self.k, coupling);
+            if !self.solve_stage(&solver, s) {
+                return StepResult::Singular;
             }
-        }
-        self.dfdt = Some((t, y.to_vec(), ft));
-        if !solved {
-            return StepResult::Singular;
         }
         // y₁ = (stage-6 state) + k₆, the stage-6 state being y + Σ a₅ⱼkⱼ + k₅ (in `work`).
         let (y1, f1) = (&mut out.y1, &mut out.f1);
-        for (i, y1i) in y1.iter_mut().enumerate() {
-            *y1i = self.work[i] + self.k[5][i];
+        for ((y1i, w), k) in y1.iter_mut().zip(&self.work).zip(&self.k[5]) {
+            *y1i = w + k;
         }
         rhs.eval(t + h, y1, f1);
         let err = ((0..n)
@@ -292,15 +352,8 @@ impl OneStep for Rodas {
 
     /// The 3rd-order dense output (no further evaluations).
     fn dense(&mut self, _rhs: &mut impl Rhs, trial: &Trial<'_>, a: &Attempt, out: &mut DenseStep) {
-        out.reset(trial.t, trial.h, trial.y);
-        for (f0, (y1, y0)) in out.f[0].iter_mut().zip(a.y1.iter().zip(trial.y)) {
-            *f0 = y1 - y0;
-        }
-        for (r, w) in DENSE.iter().enumerate() {
-            for (i, fi) in out.f[1 + r].iter_mut().enumerate() {
-                *fi = (0..5).map(|s| w[s] * self.k[s][i]).sum();
-            }
-        }
+        out.begin(trial.t, trial.h, trial.y);
+        self.fill_dense(a, out);
     }
 
     fn next_step(&self, h: f64, err: f64, rejected_before: bool) -> f64 {

@@ -27,9 +27,9 @@ const CALM_STEPS_TO_FORGET: usize = 6;
 /// switch's size, at most fivefold per step, and settles after an event's transient).
 const STIFF_STEPS_TO_JUDGE: usize = 20;
 
-/// State dimension up to which DOP853's coefficient vectors are filled on every accepted
-/// step: on small models most steps hold an output sample anyway, and the event functions
-/// read from the filled vectors cost less than from the stages.
+/// State dimension up to which the dense output's coefficient vectors are filled on every
+/// accepted step: on small models most steps hold an output sample anyway, and the event
+/// functions read from the filled vectors cost less than from the stages.
 const EAGER_DENSE_MAX_STATES: usize = 64;
 
 /// The time a method advanced and the attempts it took (rejected ones included).
@@ -64,6 +64,8 @@ pub(super) struct MethodChoice {
     stiff_made: usize,
     /// RODAS was tried in this segment and its steps were too short for their cost.
     explicit_pays: bool,
+    /// RODAS made the latest accepted step (its dense output is RODAS's).
+    dense_stiff: bool,
 }
 
 impl MethodChoice {
@@ -79,6 +81,7 @@ impl MethodChoice {
             stiff_progress: Progress::default(),
             stiff_made: 0,
             explicit_pays: false,
+            dense_stiff: false,
         }
     }
 
@@ -145,15 +148,14 @@ impl MethodChoice {
 }
 
 /// The dense output of an accepted attempt in two parts (`Dop853::extra_stages`): what every
-/// step needs at once, and DOP853's coefficient vectors only when the state inside the step
-/// is read.
+/// step needs at once, and the coefficient vectors only when the state inside the step is
+/// read (event functions read a few components, `linear_poly`).
 impl MethodChoice {
     /// The accepted attempt `a` from `trial`: under `Method::Auto` the stiffness or cost test
     /// runs (the stiffness test first: it reads the stage state that the extra stages
-    /// overwrite); `out` is begun, and filled by RODAS (whose dense output is cheap), while
-    /// DOP853 makes its extra stages only (and fills it on small models,
-    /// `EAGER_DENSE_MAX_STATES`). Returns whether `out` is filled; if not,
-    /// `fill_dense` fills it and `linear_poly` reads it meanwhile.
+    /// overwrite); `out` is begun, DOP853 makes its extra stages, and on small models
+    /// (`EAGER_DENSE_MAX_STATES`) the coefficients are filled at once. Returns whether
+    /// `out` is filled; if not, `fill_dense` fills it and `linear_poly` reads it meanwhile.
     pub(super) fn accepted(
         &mut self,
         rhs: &mut impl Rhs,
@@ -161,31 +163,35 @@ impl MethodChoice {
         a: &Attempt,
         out: &mut DenseStep,
     ) -> bool {
+        self.dense_stiff = self.stiff_now;
         if self.stiff_now {
-            self.stiff.dense(rhs, trial, a, out);
             if self.method == Method::Auto {
                 self.watch_cost(trial.h);
             }
-            return true;
+        } else {
+            if self.method == Method::Auto {
+                self.watch_stiffness(trial.h, &a.y1);
+            }
+            self.explicit.extra_stages(rhs, trial);
         }
-        if self.method == Method::Auto {
-            self.watch_stiffness(trial.h, &a.y1);
-        }
-        self.explicit.extra_stages(rhs, trial);
         out.begin(trial.t, trial.h, trial.y);
         if trial.y.len() <= EAGER_DENSE_MAX_STATES {
-            self.explicit.fill_dense(a, out);
+            self.fill_dense(a, out);
             return true;
         }
         false
     }
 
-    /// Fills `out` for an explicit step that `accepted` left unfilled.
+    /// Fills `out` for a step that `accepted` left unfilled.
     pub(super) fn fill_dense(&self, a: &Attempt, out: &mut DenseStep) {
-        self.explicit.fill_dense(a, out);
+        if self.dense_stiff {
+            self.stiff.fill_dense(a, out);
+        } else {
+            self.explicit.fill_dense(a, out);
+        }
     }
 
-    /// `out.linear_poly(w, c)` of an explicit step that `accepted` left unfilled.
+    /// `out.linear_poly(w, c)` of a step that `accepted` left unfilled.
     pub(super) fn linear_poly(
         &self,
         a: &Attempt,
@@ -193,7 +199,11 @@ impl MethodChoice {
         w: &[(usize, f64)],
         c: f64,
     ) -> [f64; 8] {
-        self.explicit.linear_poly(a, out, w, c)
+        if self.dense_stiff {
+            self.stiff.linear_poly(a, out, w, c)
+        } else {
+            self.explicit.linear_poly(a, out, w, c)
+        }
     }
 }
 
