@@ -20,7 +20,7 @@ pub(super) type Peak = (Vec<(DVector<f64>, f64)>, usize);
 /// Divisions of the window where the peak is first looked for (count).
 const PEAK_GRID: usize = 40;
 
-/// The golden sections stop when the bracket around the peak is below this fraction of the
+/// Brent's search stops when the bracket around the peak is below this fraction of the
 /// window (dimensionless): stage 2's Newton converges from there.
 const PEAK_BRACKET: f64 = 1e-6;
 
@@ -146,7 +146,7 @@ pub(super) fn peak_of<P: Problem>(
     Ok((points, top))
 }
 
-/// The grid and golden-section search of `peak_of`; `None` where a solve fails or the
+/// The grid and Brent search of `peak_of`; `None` where a solve fails or the
 /// grid's largest `Am` is at an edge of the window.
 fn sampled_peak<P: Problem>(
     pr: &P,
