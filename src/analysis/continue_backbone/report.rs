@@ -9,6 +9,7 @@ use crate::model::{Model, System};
 use crate::solve::backbone::{amplitude, max_displacement, Curve, Forced, Point, Settings};
 use crate::solve::hb::{ElementState, Hill, Unstable};
 use nalgebra::DVector;
+use rayon::prelude::*;
 use serde_json::{json, Map};
 use std::f64::consts::PI;
 
@@ -79,7 +80,40 @@ impl Report<'_> {
         c
     }
 
-    fn row(&self, pt: &Point, hill: Option<&Hill>) -> Vec<Cell> {
+    /// The `stable` column: 1 or 0 for a backbone point (stage 3) that is not a damped
+    /// nonlinear mode, NaN otherwise. The full Hill matrix's points are independent and run
+    /// in parallel (rayon; each value is the same whatever the thread count); the condensed
+    /// problem tracks its exponents from point to point, in order.
+    fn stable_column(&self, points: &[Point]) -> Vec<f64> {
+        let examined = |pt: &Point| pt.stage == 3 && pt.xi.is_none();
+        let verdict = |exponents: &[nalgebra::Complex<f64>], omega: f64| {
+            let unstable = Unstable::of(exponents, omega, STABILITY_TOL);
+            f64::from(u8::from(unstable == Unstable::default()))
+        };
+        if !self.stability {
+            return vec![f64::NAN; points.len()];
+        }
+        let hill = Hill::new(self.forced.hb);
+        if hill.is_condensed() {
+            return points
+                .iter()
+                .map(|pt| {
+                    let exponents = examined(pt).then(|| hill.exponents(&pt.q, pt.omega));
+                    exponents.map_or(f64::NAN, |e| verdict(&e, pt.omega))
+                })
+                .collect();
+        }
+        let hb = self.forced.hb;
+        points
+            .par_iter()
+            .map(|pt| {
+                let exponents = examined(pt).then(|| hb.floquet(&pt.q, pt.omega));
+                exponents.map_or(f64::NAN, |e| verdict(&e, pt.omega))
+            })
+            .collect()
+    }
+
+    fn row(&self, pt: &Point, stable: f64) -> Vec<Cell> {
         let hb = self.forced.hb;
         let m = self.forced.monitored;
         let mut row: Vec<Cell> = [
@@ -100,13 +134,6 @@ impl Report<'_> {
                 ElementState::Smooth => {}
             }
         }
-        let stable = match hill {
-            Some(h) if pt.stage == 3 && pt.xi.is_none() => {
-                let unstable = Unstable::of(&h.exponents(&pt.q, pt.omega), pt.omega, STABILITY_TOL);
-                f64::from(u8::from(unstable == Unstable::default()))
-            }
-            _ => f64::NAN,
-        };
         row.push(Cell::Num(stable));
         let xi = pt.xi.unwrap_or(f64::NAN);
         row.extend([Cell::Num(xi), Cell::Num(xi / (2.0 * pt.omega))]);
@@ -115,11 +142,12 @@ impl Report<'_> {
 
     /// Every output of the analysis.
     pub fn results(&self, curve: &Curve, frfs: &[Response], s: &Settings, wall_s: f64) -> Results {
-        let hill = self.stability.then(|| Hill::new(self.forced.hb));
+        let stable = self.stable_column(&curve.points);
         let rows = curve
             .points
             .iter()
-            .map(|pt| self.row(pt, hill.as_ref()))
+            .zip(stable)
+            .map(|(pt, stable)| self.row(pt, stable))
             .collect();
         let mut tables = vec![Table {
             file: "data.csv".into(),
