@@ -78,8 +78,9 @@ impl Mechanism {
     }
 
     /// The programme of the module doc on the pose `lin`, with the free solution `x_free`,
-    /// the joint targets `b` and the contact bounds `lower`; `t` only names the time in
-    /// the errors (a singular `W`, an infeasible contact problem).
+    /// the joint targets `b` and the contact bounds `lower`: by active sets from the
+    /// contacts `guess` (`active_set.rs`), else by Lemke's method; `t` only names the time
+    /// in the errors (a singular `W`, an infeasible contact problem).
     pub(super) fn least_constraint(
         &self,
         t: f64,
@@ -87,7 +88,11 @@ impl Mechanism {
         x_free: &DVector<f64>,
         b: &DVector<f64>,
         lower: &DVector<f64>,
+        guess: &[bool],
     ) -> Result<Solution, Degenerate> {
+        if let Some(sol) = self.active_set(lin, x_free, b, lower, guess) {
+            return Ok(sol);
+        }
         let minv = self.mass_inverse();
         let rows = &self.rows_at_body;
         let gram = match self.rows {

@@ -38,6 +38,7 @@
 //! Numerical Solution of Differential-Algebraic Systems by Runge–Kutta Methods*, LNM 1409,
 //! 1989 (projection).
 
+mod active_set;
 mod clearance;
 mod contact;
 mod dynamics;
