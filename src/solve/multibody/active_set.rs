@@ -126,3 +126,88 @@ impl Mechanism {
         Some(Solution { x, lambda, z })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::flat::{Body, ContactLaw, Joint, JointKind};
+    use crate::model::system::Multibody;
+
+    /// Three links on revolute clearance joints, the last without axial clearance (so it
+    /// keeps its axial row: joint rows and contacts stacked together).
+    fn chain() -> (Mechanism, Vec<f64>) {
+        let body = |x: f64| Body {
+            mass: 0.1,
+            inertia: [1e-5, 8.3e-5, 8.3e-5],
+            position: [x, 0.0, 0.0],
+            orientation: [1.0, 0.0, 0.0, 0.0],
+            velocity: [0.0; 3],
+            angular_velocity: [0.0; 3],
+            force: [0.0; 3],
+            force_at: [0.0; 3],
+        };
+        let joint = |x: f64, axial: Option<f64>| Joint {
+            kind: JointKind::Revolute,
+            at: [x, 0.0, 0.0],
+            axis: [0.0, 0.0, 1.0],
+            radius: 5e-3,
+            length: 2e-2,
+            radial_clearance: Some(1e-4),
+            axial_clearance: axial,
+            law: ContactLaw::Impact { e: 0.0 },
+            mu: 0.0,
+        };
+        let mb = Multibody {
+            bodies: (0..3)
+                .map(|i| (format!("b{i}"), body(0.05 + 0.1 * i as f64)))
+                .collect(),
+            joints: vec![
+                ("j0".into(), joint(0.0, Some(2e-4)), None, Some(0)),
+                ("j1".into(), joint(0.1, Some(2e-4)), Some(0), Some(1)),
+                ("j2".into(), joint(0.2, None), Some(1), Some(2)),
+            ],
+            gravity: [0.0, -9.81, 0.0],
+        };
+        Mechanism::new(&mb).expect("consistent")
+    }
+
+    /// The programme of a step of 1 ms from the centred pose, the free velocities pseudo-random
+    /// of 1 m/s and 20 rad/s (most gaps close): from no guess, from the answer and from the
+    /// answer with one contact swapped each way, the active sets settle on Lemke's solution
+    /// to round-off (the programme's `x` is unique; so are `λ`, the stacked rows being
+    /// independent). Every contact held at once stacks the two opposite ends of an axial
+    /// clearance, one row the negative of the other: singular, so `None` (Lemke's turn).
+    #[test]
+    fn settles_on_lemkes_solution() {
+        let (mech, y0) = chain();
+        let lin = mech.linearise(&y0);
+        let h = 1e-3;
+        let x_free = DVector::from_fn(6 * mech.nb(), |i, _| {
+            let scale = if i % 6 < 3 { 1.0 } else { 20.0 };
+            scale * ((i as f64 + 1.0) * 2.7).sin()
+        });
+        let (b, lower) = (-&lin.phi / h, -&lin.gaps / h);
+        let lemke = mech
+            .by_lemke(0.0, &lin, &x_free, &b, &lower)
+            .expect("solvable");
+        let k = lin.gaps.len();
+        let answer: Vec<bool> = lemke.z.iter().map(|z| *z > 0.0).collect();
+        assert!(answer.iter().filter(|a| **a).count() >= 3, "{answer:?}");
+        let mut swapped = answer.clone();
+        let on = answer.iter().position(|a| *a).expect("a closed contact");
+        let off = answer.iter().position(|a| !*a).expect("an open contact");
+        (swapped[on], swapped[off]) = (false, true);
+        for guess in [vec![false; k], answer.clone(), swapped] {
+            let sol = mech
+                .active_set(&lin, &x_free, &b, &lower, &guess)
+                .expect("settles");
+            let err = (&sol.x - &lemke.x).amax() / lemke.x.amax();
+            assert!(err < 1e-12, "guess {guess:?}: {err:e}");
+            let err = (&sol.lambda - &lemke.lambda).amax() / lemke.lambda.amax().max(1.0);
+            assert!(err < 1e-9, "guess {guess:?}: λ {err:e}");
+        }
+        assert!(mech
+            .active_set(&lin, &x_free, &b, &lower, &vec![true; k])
+            .is_none());
+    }
+}

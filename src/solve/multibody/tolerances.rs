@@ -8,7 +8,7 @@ pub const PROJECTION_TOL: f64 = 1e-13;
 
 /// Newton iterations of the position projection before it gives up. A drift within the
 /// `timestepping` tolerance is removed in one or two; a step forced at `h_min` with a drift
-/// near the clearance (on `bench/chain20_clearance.nsd` at h ∈ [1e-3, 2e-3], 0.16 mm
+/// beyond the clearance (on `bench/chain20_clearance.nsd` at h ∈ [1e-3, 2e-3], up to 1.2 mm
 /// against 0.1 mm) converges only linearly until its residual is about 1e-6 m, in up to 19
 /// iterations there; more than this means the constraints are degenerate at this pose.
 pub const PROJECTION_MAX_ITERATIONS: usize = 30;
