@@ -283,10 +283,8 @@ impl Mechanism {
 
     /// Coordinate projection after an accepted step: `|p| = 1` for each body, then `q` onto
     /// `Φ(q) = 0` by Newton with the mass-weighted least-change correction
-    /// `δ = −M⁻¹Φ_qᵀ W⁻¹ Φ`, then `v` onto `Φ_q v = 0` by `v −= M⁻¹Φ_qᵀ W⁻¹ Φ_q v` (which
-    /// removes only the kinetic energy of the constraint-violating part).
+    /// `δ = −M⁻¹Φ_qᵀ W⁻¹ Φ`, then `v` onto `Φ_q v = 0` (`project_velocities`).
     pub fn project(&self, t: f64, y: &mut [f64]) -> Result<(), Degenerate> {
-        let nb = self.nb();
         self.normalise(y);
         if self.rows == 0 {
             return Ok(());
@@ -303,6 +301,19 @@ impl Mechanism {
             let delta = -self.transpose_times(&jac, &mu).component_mul(&minv);
             Ok((residual, Some(delta)))
         })?;
+        self.project_velocities(t, y)
+    }
+
+    /// `v` onto `Φ_q v = 0` at the positions of `y`: `v −= M⁻¹Φ_qᵀ W⁻¹ Φ_q v`, the
+    /// least-squares projection in the metric of `M`, which removes only the kinetic energy
+    /// of the constraint-violating part. The derivative of `|p| = 1` needs none: in the
+    /// velocities `ω'` it holds by construction (`pᵀṗ = 0`, eq. 9).
+    pub(super) fn project_velocities(&self, t: f64, y: &mut [f64]) -> Result<(), Degenerate> {
+        if self.rows == 0 {
+            return Ok(());
+        }
+        let nb = self.nb();
+        let minv = self.mass_inverse();
         let (_, jac) = self.constraints(y);
         let v = DVector::from_column_slice(&y[7 * nb..]);
         let mu = self.gram_solve(t, &jac, &minv, self.times(&jac, &v))?;

@@ -17,10 +17,13 @@
 //! `x = x₀ + P Dᵀ z`, `x₀ = x_f + M⁻¹Jᵀ W⁻¹(b − J x_f)` (the programme without contacts)
 //! and `P = M⁻¹ − M⁻¹Jᵀ W⁻¹ J M⁻¹`. The contact impulses `z` then solve the LCP
 //! `w = A z + (D x₀ − l) ≥ 0`, `z ≥ 0`, `zᵀw = 0` with the Delassus matrix `A = D P Dᵀ`
-//! (`lcp.rs`), the complementarity of eqs. 16a–16b.
+//! (`lcp.rs`), the complementarity of eqs. 16a–16b. That route is the fallback: each
+//! programme is first solved by active sets from a guess of its closed contacts
+//! (`active_set.rs`, `O(n)` on a chain where Lemke's dense tableau is cubic in the contacts).
 
 use super::dynamics::{scatter, Degenerate, Mechanism};
 use super::gram::{times, transpose_times, Gram};
+use super::joints::Side;
 use super::lcp;
 use nalgebra::{DMatrix, DVector};
 
@@ -62,9 +65,13 @@ impl Mechanism {
         let k = self.contacts.len();
         let mut d = DMatrix::zeros(k, 6 * self.nb());
         let mut gaps = DVector::zeros(k);
+        // Each body's pose once: a joint has several contacts.
+        let bodies: Vec<Side> = (0..self.nb()).map(|i| self.side(y, Some(i))).collect();
         for (r, c) in self.contacts.iter().enumerate() {
             let joint = &self.joints[c.joint];
-            let sides = joint.sides.map(|s| self.side(y, s));
+            let sides = joint
+                .sides
+                .map(|s| s.map_or_else(Side::ground, |i| bodies[i]));
             let row = c.spec.gap(&joint.geometry, &sides).row;
             gaps[r] = row.phi;
             scatter(&mut d, r, &row, joint, &sides);
@@ -78,9 +85,27 @@ impl Mechanism {
     }
 
     /// The programme of the module doc on the pose `lin`, with the free solution `x_free`,
-    /// the joint targets `b` and the contact bounds `lower`; `t` only names the time in
-    /// the errors (a singular `W`, an infeasible contact problem).
+    /// the joint targets `b` and the contact bounds `lower`: by active sets from the
+    /// contacts `guess` (`active_set.rs`), else by Lemke's method; `t` only names the time
+    /// in the errors (a singular `W`, an infeasible contact problem).
     pub(super) fn least_constraint(
+        &self,
+        t: f64,
+        lin: &Linearised,
+        x_free: &DVector<f64>,
+        b: &DVector<f64>,
+        lower: &DVector<f64>,
+        guess: &[bool],
+    ) -> Result<Solution, Degenerate> {
+        match self.active_set(lin, x_free, b, lower, guess) {
+            Some(sol) => Ok(sol),
+            None => self.by_lemke(t, lin, x_free, b, lower),
+        }
+    }
+
+    /// The programme of `least_constraint` by the Schur complement on the joints and Lemke's
+    /// method on the contacts (module doc).
+    pub(super) fn by_lemke(
         &self,
         t: f64,
         lin: &Linearised,

@@ -24,10 +24,12 @@
 //!
 //! # Time stepping
 //! `method = timestepping` takes the paper's own route (Sect. 2.1.4): per step a convex QP
-//! (Gauss's principle with the joints and gaps linearised, eqs. 17–24, `gauss.rs`, `lcp.rs`,
-//! `timestep.rs`), rigid contacts (inelastic, or Newton's restitution for `impact(e)`), the
-//! positions projected onto the joints and the open gaps after every step, and the step
-//! size chosen in `[h_min, h_max]` by the drift of the linearised constraints.
+//! (Gauss's principle with the joints and gaps linearised, eqs. 17–24, `gauss.rs`, solved
+//! from the previous step's active contacts by `active_set.rs`, else by Lemke's method in
+//! `lcp.rs`; `timestep.rs`), rigid contacts (inelastic, or Newton's restitution for
+//! `impact(e)`), the positions projected onto the joints and the open gaps after every
+//! step and the velocities onto the joints, and the step size chosen in `[h_min, h_max]` by
+//! the drift of the linearised constraints.
 //!
 //! Velocities are `[ṙ, ω']` (body-frame angular velocity, eq. 8), six per body, so the
 //! mass matrix is constant and diagonal in principal axes.
@@ -38,6 +40,7 @@
 //! Numerical Solution of Differential-Algebraic Systems by Runge–Kutta Methods*, LNM 1409,
 //! 1989 (projection).
 
+mod active_set;
 mod clearance;
 mod contact;
 mod dynamics;

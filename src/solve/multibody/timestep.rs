@@ -25,6 +25,15 @@
 //! least mass-weighted change of positions that meets the joints and opens every
 //! penetrated gap (`g ≥ 0`; a penetrated gap ends at `g = 0`, to `PROJECTION_TOL`), the
 //! paper's constraint violation "≤ 1e-10 upon contact" by construction.
+//!
+//! The velocities are projected too, onto the joints' `Φ_q(q_n) v = 0` (the least change
+//! in the metric of `M`, `Mechanism::project_velocities`). The step's `v_n` meets the
+//! joints linearised at `q_{n−1}` (eq. 23), so at `q_n` it leaves `Φ_q(q_n) v_n` of order
+//! `h` (the change of `Φ_q` over the step times `v_n`): a velocity off the constraint
+//! manifold, which `energy.csv`'s `|Φ_q q̇|` showed and the next step's eq. 23 would carry
+//! on. The projection leaves it at round-off and, being `M`-orthogonal, only removes the
+//! kinetic energy of that violating part (second order in `h` per step). The gaps keep
+//! their velocities: a closed contact's rate is the next step's complementarity to settle.
 
 use super::dynamics::{Degenerate, Mechanism};
 use super::gauss::Solution;
@@ -60,8 +69,15 @@ impl Mechanism {
             .collect()
     }
 
-    /// One step of length `h` from `(t, y)` (module doc).
-    pub(super) fn half_implicit_step(&self, t: f64, y: &[f64], h: f64) -> Result<Step, Degenerate> {
+    /// One step of length `h` from `(t, y)` (module doc), its programme solved from the
+    /// contacts `closed` of the previous step.
+    pub(super) fn half_implicit_step(
+        &self,
+        t: f64,
+        y: &[f64],
+        h: f64,
+        closed: &[bool],
+    ) -> Result<Step, Degenerate> {
         let nb = self.nb();
         let lin = self.linearise(y);
         let minv = self.mass_inverse();
@@ -69,7 +85,7 @@ impl Mechanism {
         let v_free = &v0 + (self.applied(y) * h).component_mul(&minv);
         let b = -&lin.phi / h;
         let mut lower = -&lin.gaps / h;
-        let mut sol = self.least_constraint(t, &lin, &v_free, &b, &lower)?;
+        let mut sol = self.least_constraint(t, &lin, &v_free, &b, &lower, closed)?;
         let before = &lin.d * &v0;
         let mut bounced = false;
         for (k, e) in self.restitution().into_iter().enumerate() {
@@ -79,7 +95,8 @@ impl Mechanism {
             }
         }
         if bounced {
-            sol = self.least_constraint(t, &lin, &v_free, &b, &lower)?;
+            let hit: Vec<bool> = sol.z.iter().map(|z| *z > 0.0).collect();
+            sol = self.least_constraint(t, &lin, &v_free, &b, &lower, &hit)?;
         }
         let Solution { x: v, lambda, z } = sol;
         let pushed = self.transpose_times(&lin.jac, &lambda) + lin.d.transpose() * &z;
@@ -118,18 +135,28 @@ impl Mechanism {
     }
 
     /// The positions of `y` projected onto the joints, `|p| = 1` and the open gaps `g ≥ 0`
-    /// (module doc); the velocities are the step's.
-    pub(super) fn project_feasible(&self, t: f64, y: &mut [f64]) -> Result<(), Degenerate> {
+    /// (module doc), then the velocities onto the joints' `Φ_q v = 0` (module doc). Each
+    /// Newton iteration's programme is solved from the contacts held by the last one, the
+    /// first from `closed` (the step's).
+    pub(super) fn project_feasible(
+        &self,
+        t: f64,
+        y: &mut [f64],
+        closed: &[bool],
+    ) -> Result<(), Degenerate> {
         self.normalise(y);
         let free = DVector::zeros(6 * self.nb());
+        let mut held = closed.to_vec();
         self.newton_project(t, y, |y| {
             let lin = self.linearise(y);
             let residual = lin.infeasibility();
             if residual <= PROJECTION_TOL {
                 return Ok((residual, None));
             }
-            let sol = self.least_constraint(t, &lin, &free, &-&lin.phi, &-&lin.gaps)?;
+            let sol = self.least_constraint(t, &lin, &free, &-&lin.phi, &-&lin.gaps, &held)?;
+            held = sol.z.iter().map(|z| *z > 0.0).collect();
             Ok((residual, Some(sol.x)))
-        })
+        })?;
+        self.project_velocities(t, y)
     }
 }

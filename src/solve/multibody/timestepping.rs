@@ -7,10 +7,18 @@
 //! `h_max`, and solves it by SQP (penalty update eq. 43). Its Fig. 2 says what decides `h`:
 //! the step is as long as the discretised constraints (eqs. 23–24) stay feasible, and where
 //! the longest step "violates the linearized equality constraints" the solver falls back
-//! towards `h_min`. The rule here makes that explicit: try `h_max`; accept the step if its
-//! `drift` (the constraint violation of `q_n` before the projection: joints, penetrations,
-//! `|p| − 1`) is at most the tolerance `drift`; otherwise halve it, never below `h_min`,
-//! which is always accepted. The last step is cut to end at `t1`.
+//! towards `h_min`. The rule here makes that explicit: a step is accepted if its `drift`
+//! (the constraint violation of `q_n` before the projection: joints, penetrations,
+//! `|p| − 1`) is at most the tolerance `drift`, and the step at `h_min` always is. Since
+//! the drift is second order in `h` (below), each trial predicts the longest passing step
+//! from the last: `h · H_SAFETY √(drift_tol / drift)`, after a rejection (at most fivefold
+//! shorter) as after an accepted step (at most twice longer, never above `h_max`). The
+//! step is so the largest of the range whose drift passes, to within `H_SAFETY`, found in
+//! one trial where the motion changes slowly from step to step (the halving of `h_max` it
+//! replaces took two or three trials per step on the chain of `bench/chain20_clearance.nsd`,
+//! and only powers of two below `h_max`). A trial whose programme fails (its linearised
+//! contacts infeasible) or whose projection does not converge is halved, down to `h_min`,
+//! where either failure is final. The last step is cut to end at `t1`.
 //!
 //! Why it behaves as the paper's: the drift is the linearisation error of eqs. 23–24, about
 //! `½ h² κ u²` for a constraint of curvature `κ` whose points move at `u` relative to each
@@ -32,6 +40,21 @@ use super::timestep::Step;
 use super::tolerances::{STEP_END_SLACK, STEP_UNDERFLOW};
 use crate::solve::ode::driver::Output;
 use nalgebra::DVector;
+
+/// The step size's safety factor (dimensionless): the next trial aims at `H_SAFETY²` of the
+/// drift tolerance, so that a step whose drift grows a little faster than `h²` still passes.
+const H_SAFETY: f64 = 0.9;
+
+/// Bounds of the factor on `h` from one trial to the next (dimensionless): at most doubled
+/// after a step (a contact closing in the next one can raise the drift abruptly), at most
+/// cut fivefold after a rejection (a drift far above `h²`'s prediction, a contact newly
+/// closed, is not extrapolated further; the next trial corrects it).
+const H_FACTOR_MIN: f64 = 0.2;
+const H_FACTOR_MAX: f64 = 2.0;
+
+/// The factor on `h` after a trial whose programme or projection failed (dimensionless):
+/// no drift measures how far it was from passing, so it is halved as the paper's rule does.
+const HALVED: f64 = 0.5;
 
 /// The run's span, step-size range and output request.
 #[derive(Debug, Clone)]
@@ -66,33 +89,81 @@ pub struct StepForces {
     pub lambda: DVector<f64>,
 }
 
-/// The step from `(t, y)` by the rule of the module doc: the step, its size and the trials.
-/// The first trial is `h_max`, or the rest of the run when that is shorter (a remainder
-/// within `STEP_END_SLACK` of `h_max` is taken whole).
-fn choose(
-    mech: &Mechanism,
+/// An accepted step: its end, its size, its trials, the trial step and the state after
+/// the projection.
+struct Accepted {
     t: f64,
-    y: &[f64],
+    h: f64,
+    trials: usize,
+    step: Step,
+    y: Vec<f64>,
+}
+
+/// The step from `(t, y)` by the rule of the module doc, its first trial `h` (cut to the
+/// rest of the run, a remainder within `STEP_END_SLACK` of it taken whole). A trial is
+/// retried shorter when its programme fails (its linearised contacts infeasible), when it
+/// drifts too far, or when its projection does not converge; at `h_min` the drift passes
+/// and the failures are final.
+fn advance(
+    mech: &Mechanism,
+    (t, y): (f64, &[f64]),
+    closed: &[bool],
+    mut h: f64,
     s: &Stepping,
-) -> Result<(Step, f64, usize), Degenerate> {
+) -> Result<Accepted, Degenerate> {
     let remaining = s.t1 - t;
-    // A last step that would leave less than the slack is stretched to end on t1.
-    let mut h = if s.h_max >= remaining * (1.0 - STEP_END_SLACK) {
-        remaining
-    } else {
-        s.h_max
-    };
+    if h >= remaining * (1.0 - STEP_END_SLACK) {
+        h = remaining;
+    }
     let mut trials = 0;
     loop {
         trials += 1;
-        // A step whose programme fails (its linearised contacts infeasible) is retried
-        // shorter, like one that drifts too far; at h_min both are final.
-        match mech.half_implicit_step(t, y, h) {
-            Ok(step) if step.drift <= s.drift || h <= s.h_min => return Ok((step, h, trials)),
-            Err(e) if h <= s.h_min => return Err(e),
-            _ => h = (0.5 * h).max(s.h_min),
+        let floor = h <= s.h_min;
+        let step = match mech.half_implicit_step(t, y, h, closed) {
+            Ok(step) => step,
+            Err(e) if floor => return Err(e),
+            Err(_) => {
+                h = shorter(h, HALVED, s);
+                continue;
+            }
+        };
+        if step.drift > s.drift && !floor {
+            h = shorter(h, drift_factor(step.drift, s.drift), s);
+            continue;
+        }
+        let t_end = if s.t1 - (t + h) <= STEP_END_SLACK * h {
+            s.t1
+        } else {
+            t + h
+        };
+        let mut next = step.y.clone();
+        let held: Vec<bool> = step.z.iter().map(|z| *z > 0.0).collect();
+        match mech.project_feasible(t_end, &mut next, &held) {
+            Ok(()) => {
+                return Ok(Accepted {
+                    t: t_end,
+                    h,
+                    trials,
+                    step,
+                    y: next,
+                })
+            }
+            Err(e) if floor => return Err(e),
+            Err(_) => h = shorter(h, HALVED, s),
         }
     }
+}
+
+/// `h` times `factor`, never below `h_min`.
+fn shorter(h: f64, factor: f64, s: &Stepping) -> f64 {
+    (h * factor).max(s.h_min)
+}
+
+/// The factor on `h` that brings a step's drift `drift` to `H_SAFETY²` of the tolerance
+/// `tol`, the drift being second order in `h` (module doc), within `[H_FACTOR_MIN,
+/// H_FACTOR_MAX]`; `H_FACTOR_MAX` for a step without drift.
+fn drift_factor(drift: f64, tol: f64) -> f64 {
+    (H_SAFETY * (tol / drift).sqrt()).clamp(H_FACTOR_MIN, H_FACTOR_MAX)
 }
 
 /// Integrates the mechanism from its consistent initial state `y0` over `s.t0..s.t1`.
@@ -136,22 +207,21 @@ pub fn timestep(
     }
     let end = STEP_UNDERFLOW * (s.t1 - s.t0);
     let mut evals = 0;
+    let mut h = s.h_max;
     while s.t1 - t > end {
-        let (step, h, trials) = match choose(mech, t, &y, s) {
-            Ok(chosen) => chosen,
+        let Accepted {
+            t: t_next,
+            h: taken,
+            trials,
+            step,
+            y: next,
+        } = match advance(mech, (t, &y), &modes.closed, h, s) {
+            Ok(accepted) => accepted,
             Err(e) => return Err(failed(e.into(), run, t, y, &modes, evals)),
         };
         evals += trials;
         run.rejected += trials - 1;
-        let mut next = step.y;
-        let t_next = if s.t1 - (t + h) <= STEP_END_SLACK * h {
-            s.t1
-        } else {
-            t + h
-        };
-        if let Err(e) = mech.project_feasible(t_next, &mut next) {
-            return Err(failed(e.into(), run, t, y, &modes, evals));
-        }
+        h = (taken * drift_factor(step.drift, s.drift)).clamp(s.h_min, s.h_max);
         if next.iter().any(|v| !v.is_finite()) {
             return Err(failed(
                 RunError::NonFinite { t: t_next },
@@ -172,7 +242,7 @@ pub fn timestep(
         modes.closed = closed;
         run.log.push(StepRecord {
             t,
-            h,
+            h: taken,
             drift: step.drift,
             violation: mech.violation_of(&y),
             residual: step.residual,
@@ -183,8 +253,8 @@ pub fn timestep(
         if due(t, &mut samples) {
             run.record(t, y.clone(), &modes);
             run.forces.push(StepForces {
-                contact: (step.z / h).iter().copied().collect(),
-                lambda: step.lambda / h,
+                contact: (step.z / taken).iter().copied().collect(),
+                lambda: step.lambda / taken,
             });
         }
         progress(t);
