@@ -172,9 +172,7 @@ fn search(p: &[f64], dir: Direction, start: f64, a: f64, b: f64, budget: &mut us
     // One Bernstein sign change means exactly one root (Descartes' rule for Bernstein form).
     if sign_changes == 1 || b - a < NARROWEST_SUBINTERVAL {
         return if crossing {
-            let neg_at_a = fa < 0.0;
-            let (_, root) = bisect(a, b, ROOT_HALVINGS, |m| (eval(p, m) < 0.0) == neg_at_a);
-            Search::At(root)
+            Search::At(refine(p, a, b, fa, fb))
         } else {
             Search::None
         };
@@ -184,6 +182,66 @@ fn search(p: &[f64], dir: Direction, start: f64, a: f64, b: f64, budget: &mut us
         Search::None => search(p, dir, start, mid, b, budget),
         found => found,
     }
+}
+
+/// The end beyond the sign change of `p` (values `fa`, `fb` at the ends) in `[a, b]` once
+/// the bracket is split to the last representable point, as bisection would give it: while
+/// the ends have opposite signs, Illinois steps (regula falsi with the value of an end kept
+/// twice in a row halved, superlinear on a simple root) shrink the bracket, a halving taken
+/// whenever a step does not at least halve it; then bisection. A root costs some ten
+/// evaluations of `p` instead of some fifty halvings.
+///
+/// # References
+/// M. Dowell and P. Jarratt, "A modified regula falsi method for computing the root of an
+/// equation", BIT 11 (1971) 168–174.
+fn refine(p: &[f64], mut a: f64, mut b: f64, mut fa: f64, mut fb: f64) -> f64 {
+    let neg_at_a = fa < 0.0;
+    let on_a_side = |f: f64| (f < 0.0) == neg_at_a;
+    let mut kept = None;
+    for _ in 0..ROOT_HALVINGS {
+        if on_a_side(fb) || (fa < 0.0) == (fb < 0.0) || fa == 0.0 || fb == 0.0 {
+            break;
+        }
+        let mid = 0.5 * (a + b);
+        if mid <= a || mid >= b {
+            return b;
+        }
+        let secant = (a * fb - b * fa) / (fb - fa);
+        let m = if secant > a && secant < b {
+            secant
+        } else {
+            mid
+        };
+        let fm = eval(p, m);
+        let width = b - a;
+        let a_kept = on_a_side(fm);
+        if a_kept {
+            (a, fa) = (m, fm);
+            if kept == Some(false) {
+                fb *= 0.5;
+            }
+        } else {
+            (b, fb) = (m, fm);
+            if kept == Some(true) {
+                fa *= 0.5;
+            }
+        }
+        kept = Some(!a_kept);
+        if b - a > 0.5 * width {
+            let mid = 0.5 * (a + b);
+            if mid <= a || mid >= b {
+                return b;
+            }
+            let fm = eval(p, mid);
+            if on_a_side(fm) {
+                (a, fa) = (mid, fm);
+            } else {
+                (b, fb) = (mid, fm);
+            }
+            kept = None;
+        }
+    }
+    bisect(a, b, ROOT_HALVINGS, |m| on_a_side(eval(p, m))).1
 }
 
 /// Bisection of the bracket `[a, b]` to the last representable split or `halvings` halvings:
