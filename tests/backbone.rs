@@ -258,3 +258,32 @@ fn a_backbone_too_large_for_the_full_balance_is_refused_with_its_estimate() {
     );
     assert!(start.elapsed().as_secs_f64() < 10.0, "refused late");
 }
+
+/// The backbone's `stable` column runs in parallel chunks (`report.rs`): the cantilever's
+/// `backbone_h3` (condensed Hill problem, exponents tracked within each chunk) writes the
+/// same `data.csv`, byte for byte, on one thread and on two.
+#[test]
+fn stability_column_does_not_depend_on_the_thread_count() {
+    let run = |threads: &str| {
+        let dir = common::root().join(format!("target/test-out/backbone_threads_{threads}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let file = common::root().join("models/seed3/cantilever_pad.nsd");
+        let (code, _, stderr) = common::nsd_with_env(
+            &[
+                "run",
+                file.to_str().expect("utf-8"),
+                "--only",
+                "backbone_h3",
+                "--out",
+                dir.to_str().expect("utf-8"),
+            ],
+            &[("RAYON_NUM_THREADS", threads)],
+        );
+        assert_eq!(code, 0, "{stderr}");
+        std::fs::read_to_string(dir.join("backbone_h3/data.csv")).expect("data.csv")
+    };
+    let one = run("1");
+    let judged = |l: &&str| l.ends_with(",1.0,NaN,NaN") || l.ends_with(",0.0,NaN,NaN");
+    assert!(one.lines().filter(judged).count() > 20, "stability judged");
+    assert_eq!(one, run("2"));
+}

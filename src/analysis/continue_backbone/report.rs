@@ -16,6 +16,11 @@ use std::f64::consts::PI;
 /// The relative tolerance on the real parts of the Floquet exponents (`hb::grows`).
 const STABILITY_TOL: f64 = 1e-7;
 
+/// Backbone points per chunk of the parallel stability column (`stable_column`): large
+/// enough that the condensed problem's tracking pays, small enough that two threads share
+/// a branch of ~100 points evenly (count).
+const STABILITY_CHUNK: usize = 16;
+
 /// A frequency response of the family: its level and points `(Q, ω)`.
 pub(super) type Response = (f64, Vec<(DVector<f64>, f64)>);
 
@@ -81,36 +86,33 @@ impl Report<'_> {
     }
 
     /// The `stable` column: 1 or 0 for a backbone point (stage 3) that is not a damped
-    /// nonlinear mode, NaN otherwise. The full Hill matrix's points are independent and run
-    /// in parallel (rayon; each value is the same whatever the thread count); the condensed
-    /// problem tracks its exponents from point to point, in order.
+    /// nonlinear mode, NaN otherwise. The points run in chunks of `STABILITY_CHUNK`, in
+    /// parallel (rayon), each chunk in order with its own `Hill` (the condensed problem tracks
+    /// its exponents from point to point and starts afresh at a chunk's first point). The
+    /// chunks do not depend on the thread count, so neither do the values.
     fn stable_column(&self, points: &[Point]) -> Vec<f64> {
-        let examined = |pt: &Point| pt.stage == 3 && pt.xi.is_none();
-        let verdict = |exponents: &[nalgebra::Complex<f64>], omega: f64| {
-            let unstable = Unstable::of(exponents, omega, STABILITY_TOL);
-            f64::from(u8::from(unstable == Unstable::default()))
-        };
         if !self.stability {
             return vec![f64::NAN; points.len()];
         }
-        let hill = Hill::new(self.forced.hb);
-        if hill.is_condensed() {
-            return points
-                .iter()
-                .map(|pt| {
-                    let exponents = examined(pt).then(|| hill.exponents(&pt.q, pt.omega));
-                    exponents.map_or(f64::NAN, |e| verdict(&e, pt.omega))
-                })
-                .collect();
-        }
         let hb = self.forced.hb;
-        points
-            .par_iter()
-            .map(|pt| {
-                let exponents = examined(pt).then(|| hb.floquet(&pt.q, pt.omega));
-                exponents.map_or(f64::NAN, |e| verdict(&e, pt.omega))
+        let chunks: Vec<Vec<f64>> = points
+            .par_chunks(STABILITY_CHUNK)
+            .map(|chunk| {
+                let hill = Hill::new(hb);
+                chunk
+                    .iter()
+                    .map(|pt| {
+                        if pt.stage != 3 || pt.xi.is_some() {
+                            return f64::NAN;
+                        }
+                        let exponents = hill.exponents(&pt.q, pt.omega);
+                        let unstable = Unstable::of(&exponents, pt.omega, STABILITY_TOL);
+                        f64::from(u8::from(unstable == Unstable::default()))
+                    })
+                    .collect()
             })
-            .collect()
+            .collect();
+        chunks.concat()
     }
 
     fn row(&self, pt: &Point, stable: f64) -> Vec<Cell> {
