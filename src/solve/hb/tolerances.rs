@@ -152,6 +152,12 @@ pub(super) const SCHUR_SWEEPS_PER_ROW: usize = 10_000;
 /// starts. Dimensionless.
 pub(super) const TRACK_FRACTION: f64 = 0.25;
 
+/// Two Newton starts of `hill::reduced` within `CONJUGATE_START_TOL · (|s| + ω)` of each
+/// other's conjugate lead to conjugate roots (`det T(s̄) = conj det T(s)` for a real system),
+/// so the second is the first's conjugate, not a second Newton run. Eigenvalues of the
+/// conjugate-symmetric `A(0)` pair to round-off, tracked starts exactly. Relative.
+pub(super) const CONJUGATE_START_TOL: f64 = 1e-10;
+
 /// Times a Newton start of `hill::reduced` is moved to the nearest eigenvalue of the problem
 /// linearised at itself (`R_rest` frozen there). Two: the stuck cantilever's far starts
 /// (|Im s| ≈ 10ω) then land on their own roots.

@@ -36,8 +36,8 @@
 
 use super::super::condense::{Condensed, Modal};
 use super::super::tolerances::{
-    DEGENERATE_MODE_TOL, DISTINCT_ROOT_TOL, KEEP_BAND, NEWTON_MAX_STEPS, RELINEARISATIONS,
-    ROOT_STEP_TOL, SCHUR_SWEEPS_PER_ROW, TRACK_FRACTION,
+    CONJUGATE_START_TOL, DEGENERATE_MODE_TOL, DISTINCT_ROOT_TOL, KEEP_BAND, NEWTON_MAX_STEPS,
+    RELINEARISATIONS, ROOT_STEP_TOL, SCHUR_SWEEPS_PER_ROW, TRACK_FRACTION,
 };
 use super::super::Balance;
 use super::centre;
@@ -91,15 +91,32 @@ impl Kept {
 }
 
 /// The states the nonlinear forces do not act on (no amplitude at the kept DOFs, or a
-/// harmonic the elements leave out, as friction does the static one): a zero row in `A`
-/// but its diagonal `μ`, so their poles are roots as they stand.
-fn uncoupled(a0: &DMatrix<C64>, kept: &[Kept]) -> Vec<usize> {
+/// harmonic the elements leave out, as friction does the static one): a zero row of `Vᵀ B`,
+/// hence of `A(s₀)` but its diagonal `μ` for every `s₀`, so their poles are roots as they
+/// stand — known without forming `A`.
+fn uncoupled(b: &DMatrix<C64>, phi_c: &DMatrix<f64>, kept: &[Kept]) -> Vec<usize> {
+    let nc = phi_c.nrows();
     (0..kept.len())
         .filter(|&i| {
-            a0[(i, i)] == kept[i].mu
-                && (0..kept.len()).all(|j| i == j || a0[(i, j)] == C64::new(0.0, 0.0))
+            let rows = b.rows(kept[i].block * nc, nc);
+            (0..rows.ncols()).all(|col| {
+                (0..nc)
+                    .map(|a| rows[(a, col)] * phi_c[(a, kept[i].mode)])
+                    .sum::<C64>()
+                    == C64::new(0.0, 0.0)
+            })
         })
         .collect()
+}
+
+/// The index of an earlier start whose conjugate `from` is (`CONJUGATE_START_TOL`), if
+/// `from` is off the real axis: its root's conjugate is `from`'s root.
+fn conjugate_of(earlier: &[C64], from: C64, omega: f64) -> Option<usize> {
+    let tol = CONJUGATE_START_TOL * (from.norm() + omega);
+    if from.im.abs() <= tol {
+        return None;
+    }
+    earlier.iter().position(|e| (e.conj() - from).norm() <= tol)
 }
 
 impl<'a> Reduced<'a> {
@@ -148,19 +165,23 @@ impl<'a> Reduced<'a> {
         if 2 * kept.len() >= self.poles.len() * (2 * self.h + 1) {
             return None;
         }
-        let a0 = self.linearised(&b, &kept, omega, C64::new(0.0, 0.0))?;
-        let uncoupled = uncoupled(&a0, &kept);
+        let uncoupled = uncoupled(&b, &self.modal().phi_c, &kept);
         // Each root with its rate `ds/dω`: the secant from the last point where it was
-        // tracked, else from its eigenvector's harmonic (`harmonic_rate`).
+        // tracked, else from its eigenvector's harmonic (`harmonic_rate`; a conjugate
+        // root's is the conjugate rate).
         let found: Option<Vec<(C64, C64)>> =
             self.tracked(&b, omega, &kept, &uncoupled).or_else(|| {
+                let a0 = self.linearised(&b, &kept, omega, C64::new(0.0, 0.0))?;
                 let roots = self.started(&b, omega, &kept, &a0, &uncoupled)?;
-                Some(
-                    roots
-                        .into_iter()
-                        .map(|s| (s, self.harmonic_rate(&b, omega, s)))
-                        .collect(),
-                )
+                let mut rated: Vec<(C64, C64)> = Vec::with_capacity(roots.len());
+                for s in roots {
+                    let rate = match rated.iter().find(|(r, _)| *r == s.conj() && s.im != 0.0) {
+                        Some((_, rate)) => rate.conj(),
+                        None => self.harmonic_rate(&b, omega, s),
+                    };
+                    rated.push((s, rate));
+                }
+                Some(rated)
             });
         *self.last.borrow_mut() = found.as_ref().map(|roots| Last {
             omega,
@@ -196,6 +217,8 @@ impl<'a> Reduced<'a> {
         uncoupled: &[usize],
     ) -> Option<Vec<C64>> {
         let mut found: Vec<C64> = Vec::new();
+        // The starts taken so far and where each led (`None`: dropped as beyond).
+        let (mut starts, mut led): (Vec<C64>, Vec<Option<C64>>) = (Vec::new(), Vec::new());
         for theta in eigenvalues(a0)? {
             // An uncoupled state's pole is a root as it stands (`uncoupled`).
             if uncoupled
@@ -204,31 +227,41 @@ impl<'a> Reduced<'a> {
             {
                 continue;
             }
-            // A start the frozen `R_rest(0)` placed beyond the kept segment (a stiff contact
-            // pulls the stuck modes there) is dropped if it fails or meets another root:
-            // there the selection's exponents are stood in for anyway (`far`).
-            let beyond = !self.near(theta, omega);
-            // Newton from the start itself first; only a start that fails or lands on a root
-            // already found is moved closer (`relinearised`, an eigenproblem of A per move:
-            // on a reduced model every mode is kept and A is as large as the modes × harmonics).
             let known = |s: &C64| {
                 found
                     .iter()
                     .any(|f| (f - s).norm() <= DISTINCT_ROOT_TOL * (s.norm() + omega))
             };
-            let s = self
-                .newton(b, omega, theta)
-                .filter(|s| !known(s))
-                .or_else(|| {
-                    self.relinearised(b, kept, omega, theta)
-                        .and_then(|t| self.newton(b, omega, t))
-                });
+            // A start the frozen `R_rest(0)` placed beyond the kept segment (a stiff contact
+            // pulls the stuck modes there) is dropped if it fails or meets another root:
+            // there the selection's exponents are stood in for anyway (`far`).
+            let beyond = !self.near(theta, omega);
+            // The conjugate of a start taken leads to the conjugate of its root; else Newton
+            // from the start itself first; only a start that fails or lands on a root
+            // already found is moved closer (`relinearised`, an eigenproblem of A per move:
+            // on a reduced model every mode is kept and A is as large as the modes × harmonics).
+            let s = match conjugate_of(&starts, theta, omega) {
+                Some(j) => led[j].map(|s| s.conj()),
+                None => self
+                    .newton(b, omega, theta)
+                    .filter(|s| !known(s))
+                    .or_else(|| {
+                        self.relinearised(b, kept, omega, theta)
+                            .and_then(|t| self.newton(b, omega, t))
+                    }),
+            };
             // Two starts on one root would lose another: the point goes to the full matrix.
             let s = match s {
                 Some(s) if !known(&s) => s,
-                _ if beyond => continue,
+                _ if beyond => {
+                    starts.push(theta);
+                    led.push(None);
+                    continue;
+                }
                 _ => return None,
             };
+            starts.push(theta);
+            led.push(Some(s));
             found.push(s);
         }
         Some(found)
@@ -267,7 +300,11 @@ impl<'a> Reduced<'a> {
                 .map(|(_, r)| (r - from).norm())
                 .chain(uncoupled.iter().map(|&k| (kept[k].mu - from).norm()))
                 .fold(f64::INFINITY, f64::min);
-            let s = self.newton(b, omega, from)?;
+            // The conjugate of a start tracked leads to the conjugate of its root.
+            let s = match conjugate_of(&starts[..i], from, omega) {
+                Some(j) => found[j].0.conj(),
+                None => self.newton(b, omega, from)?,
+            };
             let met = found
                 .iter()
                 .any(|(f, _)| (f - s).norm() <= DISTINCT_ROOT_TOL * (s.norm() + omega));
@@ -495,20 +532,32 @@ impl<'a> Reduced<'a> {
     }
 
     /// The exponent reached from `s` by Newton's method on `det T(s)`, `T = I + R(s) B`
-    /// with every mode in `R`: `s ← s − 1/tr(T⁻¹ T')` (`(log det T)' = tr(T⁻¹ T')`).
+    /// with every mode in `R`: `s ← s − 1/tr(T⁻¹ T')` (`(log det T)' = tr(T⁻¹ T')`). It
+    /// stops when the error left after a step is below `ROOT_STEP_TOL · (|s| + ω)`: the step
+    /// itself, or, once steps contract at a rate `θ < 1`, the bound `|δ| θ / (1 − θ)` of a
+    /// linearly converging sequence (quadratic convergence leaves far less), which saves
+    /// the last step that would only confirm round-off.
     fn newton(&self, b: &DMatrix<C64>, omega: f64, mut s: C64) -> Option<C64> {
         let dim = b.nrows();
+        // The last step's size; none before the first.
+        let mut last_step: Option<f64> = None;
         for _ in 0..NEWTON_MAX_STEPS {
             let (r, rate) = self.receptance(omega, s);
             let t = DMatrix::<C64>::identity(dim, dim) + self.block_times(&r, b);
             let step = t.lu().solve(&self.block_times(&rate, b))?.trace().inv();
-            if !step.norm().is_finite() {
+            let size = step.norm();
+            if !size.is_finite() {
                 return None;
             }
             s -= step;
-            if step.norm() <= ROOT_STEP_TOL * (s.norm() + omega) {
+            let left = match last_step.map(|last| size / last) {
+                Some(theta) if theta < 1.0 => size.min(size * theta / (1.0 - theta)),
+                _ => size,
+            };
+            if left <= ROOT_STEP_TOL * (s.norm() + omega) {
                 return Some(s);
             }
+            last_step = Some(size);
         }
         None
     }
