@@ -18,7 +18,7 @@ use crate::model::System;
 use crate::solve::ode::driver::{
     integrate_with_section, Config, Method, Output, Section, SectionPoint, Trajectory,
 };
-use crate::solve::ode::taylor::integrate_taylor;
+use crate::solve::ode::taylor::{integrate_taylor, integrate_taylor_until};
 use crate::solve::ode::{Hybrid, Tolerances};
 
 /// Largest distance of `Δt / T` from a whole number for a repeat of the section points to
@@ -133,6 +133,42 @@ pub fn run_span(
         method: Method::Auto,
     };
     integrate_with_section(h, &cfg, section, &mut |_| {}).map_err(|f| f.error.to_string())
+}
+
+/// Integrates `h` from `y0` at `t = 0` (forcing phase 0) at the tolerances `(rtol, atol)`
+/// with `engine` over at most `periods` forcing periods of `forcing` seconds, handing each
+/// stroboscopic state `(k, y(kT))`, `k = 1, 2, …`, to `see` until it returns true: the
+/// stroboscopic map of `basins`' cells. By Taylor series one run reads the states from the
+/// steps' series (a step is not ended at a period's end); by the DOP853 loop one `run_span`
+/// per period. The error is the integrator's message.
+pub fn run_strobe(
+    h: &mut Hybrid,
+    tol: (f64, f64),
+    (forcing, periods): (f64, usize),
+    y0: Vec<f64>,
+    engine: Engine,
+    see: &mut dyn FnMut(usize, &[f64]) -> bool,
+) -> Result<(), String> {
+    if engine == Engine::Auto && h.not_polynomial().is_none() {
+        let section = Section::Stroboscopic {
+            origin: 0.0,
+            period: forcing,
+        };
+        let times = (0.0, periods as f64 * forcing);
+        let mut stop = |p: &SectionPoint| see((p.t / forcing).round() as usize, &p.y);
+        integrate_taylor_until(h, tol, times, y0, Some(&section), &[], &mut stop)
+            .map_err(|e| e.to_string())?;
+        return Ok(());
+    }
+    let mut y = y0;
+    for k in 1..=periods {
+        let span = ((k - 1) as f64 * forcing, forcing);
+        y = run_span(h, tol, span, y, None, vec![], engine)?.final_state;
+        if see(k, &y) {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// Whether the cycles `a` and `b` of section states are one orbit, entered at any phase:

@@ -19,7 +19,7 @@ use super::options::Options;
 use crate::model::System;
 use crate::solve::ode::driver::SectionPoint;
 use crate::solve::ode::Hybrid;
-use crate::solve::poincare::{distance, period_of, run_span, Periodicity};
+use crate::solve::poincare::{distance, period_of, run_strobe, Periodicity};
 use std::collections::{HashMap, VecDeque};
 
 /// Periods in a row within the capture radius of one attractor's points before a motion is
@@ -92,71 +92,86 @@ pub(super) fn run_cell(
     known: &Known,
     y0: Vec<f64>,
 ) -> CellRun {
-    let mut out = CellRun {
-        fate: Fate::Unresolved,
-        periods: 0,
-        visited: Vec::new(),
+    let mut watch = Watch {
+        opts,
+        known,
+        forcing,
+        out: CellRun {
+            fate: Fate::Unresolved,
+            periods: 0,
+            visited: Vec::new(),
+        },
+        recent: VecDeque::with_capacity(opts.keep + 1),
+        streak: None,
     };
     let mut hybrid = match Hybrid::new(sys, opts.smooth_only) {
         Ok(h) => h,
         Err(e) => {
-            out.fate = Fate::Failed(e.to_string());
-            return out;
+            watch.out.fate = Fate::Failed(e.to_string());
+            return watch.out;
         }
     };
-    let mut y = y0;
-    let mut recent: VecDeque<SectionPoint> = VecDeque::with_capacity(opts.keep + 1);
-    let mut streak: Option<(Hit, usize)> = None;
-    for k in 1..=opts.transient {
-        let span = ((k - 1) as f64 * forcing, forcing);
-        let tol = (opts.rtol, opts.atol);
-        match run_span(&mut hybrid, tol, span, y, None, vec![], opts.engine) {
-            Ok(traj) => y = traj.final_state,
-            Err(e) => {
-                out.fate = Fate::Failed(e);
-                return out;
-            }
-        }
-        out.periods = k;
-        let key = box_of(&y, opts.cell);
-        let hit = known.hit(&y, &key, opts.cell);
-        out.visited.push(key);
-        streak = match (streak, hit) {
+    let tol = (opts.rtol, opts.atol);
+    let periods = (forcing, opts.transient);
+    let mut see = |k: usize, y: &[f64]| watch.see(k, y);
+    if let Err(e) = run_strobe(&mut hybrid, tol, periods, y0, opts.engine, &mut see) {
+        watch.out.fate = Fate::Failed(e);
+    }
+    watch.out
+}
+
+/// One cell's stroboscopic points as they come: the recurrence streak, the last `keep`
+/// points for the period, and the outcome so far.
+struct Watch<'a> {
+    opts: &'a Options,
+    known: &'a Known,
+    forcing: f64,
+    out: CellRun,
+    recent: VecDeque<SectionPoint>,
+    streak: Option<(Hit, usize)>,
+}
+
+impl Watch<'_> {
+    /// Takes the state `y` after `k` forcing periods; true once the cell's fate is decided.
+    fn see(&mut self, k: usize, y: &[f64]) -> bool {
+        let (opts, forcing) = (self.opts, self.forcing);
+        self.out.periods = k;
+        let key = box_of(y, opts.cell);
+        let hit = self.known.hit(y, &key, opts.cell);
+        self.out.visited.push(key);
+        self.streak = match (self.streak, hit) {
             (Some((last, n)), Some(h)) if last == h => Some((h, n + 1)),
             (_, h) => h.map(|h| (h, 1)),
         };
-        match streak {
+        match self.streak {
             Some((Hit::Attractor(id), n)) if n >= ATTRACTOR_HITS => {
-                out.fate = Fate::Recurred(id);
-                return out;
+                self.out.fate = Fate::Recurred(id);
+                return true;
             }
             Some((Hit::Basin(id), n)) if n >= BASIN_HITS => {
-                out.fate = Fate::Recurred(id);
-                return out;
+                self.out.fate = Fate::Recurred(id);
+                return true;
             }
             _ => {}
         }
-        recent.push_back(SectionPoint {
+        self.recent.push_back(SectionPoint {
             t: k as f64 * forcing,
-            y: y.clone(),
+            y: y.to_vec(),
         });
-        if recent.len() > opts.keep {
-            recent.pop_front();
+        if self.recent.len() > opts.keep {
+            self.recent.pop_front();
         }
-        if recent.len() == opts.keep {
-            let points = recent.make_contiguous();
-            if let Periodicity::Periodic { points: p, .. } =
-                period_of(points, forcing, opts.max_period, opts.tol)
-            {
-                out.fate = Fate::Settled(
-                    points[points.len() - p..]
-                        .iter()
-                        .map(|s| s.y.clone())
-                        .collect(),
-                );
-                return out;
+        if self.recent.len() < opts.keep {
+            return false;
+        }
+        let points = self.recent.make_contiguous();
+        match period_of(points, forcing, opts.max_period, opts.tol) {
+            Periodicity::Periodic { points: p, .. } => {
+                let cycle = points[points.len() - p..].iter().map(|s| s.y.clone());
+                self.out.fate = Fate::Settled(cycle.collect());
+                true
             }
+            Periodicity::Aperiodic => false,
         }
     }
-    out
 }

@@ -22,7 +22,7 @@
 //! high-order Taylor methods", Experimental Mathematics 14 (2005) 99–117, Sect. 3.2 (the
 //! step size from the last two coefficients).
 
-use super::driver::{Section, SectionSampler, SimError, StepCurve, Trajectory};
+use super::driver::{Section, SectionPoint, SectionSampler, SimError, StepCurve, Trajectory};
 use super::hybrid::{Action, EventFn, Hybrid, Series};
 use super::roots::{first_crossing, Search};
 use super::tolerances::{
@@ -56,11 +56,27 @@ impl StepCurve for Step<'_> {
 /// times in `[t0, t1]`, ascending).
 pub fn integrate_taylor(
     h: &mut Hybrid,
+    tol: (f64, f64),
+    times: (f64, f64),
+    y0: Vec<f64>,
+    section: Option<&Section>,
+    samples: &[f64],
+) -> Result<Trajectory, SimError> {
+    integrate_taylor_until(h, tol, times, y0, section, samples, &mut |_| false)
+}
+
+/// As `integrate_taylor`, handing each new section point to `stop` (in time order) and
+/// ending the run at the end of the step where it first returns true (the points after it
+/// in that step not recorded). The steps are the same as without `stop`: a section point
+/// is read from its step's series, never ends a step.
+pub fn integrate_taylor_until(
+    h: &mut Hybrid,
     (rtol, atol): (f64, f64),
     (t0, t1): (f64, f64),
     y0: Vec<f64>,
     section: Option<&Section>,
     samples: &[f64],
+    stop: &mut dyn FnMut(&SectionPoint) -> bool,
 ) -> Result<Trajectory, SimError> {
     let mut traj = Trajectory::default();
     let mut series = Series::new(h, TAYLOR_ORDER);
@@ -112,10 +128,18 @@ pub fn integrate_taylor(
             }
             next_sample += 1;
         }
+        let seen = traj.section.len();
         if let Some(s) = &mut strobe {
             s.record_until(&mut traj.section, &step, end);
         }
         series.state_at(end - t, &mut y);
+        if let Some(k) = traj.section[seen..].iter().position(&mut *stop) {
+            traj.section.truncate(seen + k + 1);
+            traj.steps += 1;
+            traj.rhs_evals = h.evals;
+            traj.final_state = y;
+            return Ok(traj);
+        }
         traj.steps += 1;
         t = end;
         skip = 0.0;

@@ -251,18 +251,30 @@ impl LinearPart {
         }
     }
 
-    /// `f −= K x + C ẋ`.
+    /// `f −= K x + C ẋ`. Inlined where it is called: the dense rows of a small system are
+    /// a few products, fewer than a call's cost (the Taylor recurrence takes them once per
+    /// order); the other layouts in `subtract_sparse`.
+    #[inline]
     pub(super) fn subtract(&mut self, sys: &System, x: &[f64], v: &[f64], f: &mut [f64]) {
         let n = x.len();
-        match self {
-            LinearPart::Dense(kc) => {
-                for (row, fr) in kc.chunks_exact(2 * n).zip(f.iter_mut()) {
-                    let (kr, cr) = row.split_at(n);
-                    let kx: f64 = kr.iter().zip(x).map(|(a, b)| a * b).sum();
-                    let cv: f64 = cr.iter().zip(v).map(|(a, b)| a * b).sum();
-                    *fr -= kx + cv;
-                }
+        if let LinearPart::Dense(kc) = self {
+            for (row, fr) in kc.chunks_exact(2 * n).zip(f.iter_mut()) {
+                let (kr, cr) = row.split_at(n);
+                let kx: f64 = kr.iter().zip(x).map(|(a, b)| a * b).sum();
+                let cv: f64 = cr.iter().zip(v).map(|(a, b)| a * b).sum();
+                *fr -= kx + cv;
             }
+            return;
+        }
+        self.subtract_sparse(sys, x, v, f);
+    }
+
+    /// `subtract` in the banded and CSR layouts.
+    fn subtract_sparse(&mut self, sys: &System, x: &[f64], v: &[f64], f: &mut [f64]) {
+        let n = x.len();
+        match self {
+            // Taken by `subtract`.
+            LinearPart::Dense(_) => {}
             LinearPart::Diagonals { k, c } => {
                 // Block by block, so that the partial sums never leave the cache.
                 let (mut kx, mut cv) = ([0.0; BAND_BLOCK_ROWS], [0.0; BAND_BLOCK_ROWS]);

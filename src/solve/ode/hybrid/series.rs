@@ -26,8 +26,9 @@ use crate::model::time_fn::Prepared;
 pub struct Series {
     /// `Y_k` (each of the state's length): `y(t0 + s) = Σ_k Y_k s^k`.
     pub coef: Vec<Vec<f64>>,
-    /// Per polynomial spring: the coefficients of its stretch `u` and of `u²`.
-    stretch: Vec<(Vec<f64>, Vec<f64>)>,
+    /// Per polynomial spring: the coefficients of its stretch `u`, of `u²`, and of `u` in
+    /// reverse (`u_j` at `order − j`), so that a Cauchy product is a forward dot product.
+    stretch: Vec<[Vec<f64>; 3]>,
     /// Per harmonic of the loads (in order): `A ωᵏ/k!` at the current `k`, and
     /// `cos`, `sin` of its phase `ωt0 + φ` at the step's start.
     harmonics: Vec<(f64, f64, f64)>,
@@ -41,7 +42,14 @@ impl Series {
         let n = h.n;
         Series {
             coef: vec![vec![0.0; 2 * n]; order + 1],
-            stretch: vec![(vec![0.0; order + 1], vec![0.0; order + 1]); h.poly.len()],
+            stretch: vec![
+                [
+                    vec![0.0; order + 1],
+                    vec![0.0; order + 1],
+                    vec![0.0; order + 1]
+                ];
+                h.poly.len()
+            ],
             harmonics: vec![(0.0, 0.0, 0.0); h.loads.iter().map(|(_, f)| harmonic_count(f)).sum()],
             force: vec![0.0; n],
             acc: vec![0.0; n],
@@ -77,20 +85,25 @@ impl Series {
     }
 }
 
-/// The Cauchy product's coefficient `Σ_j a_j b_{k−j}` of two series known to `k`
-/// (`a`, `b` of length `k + 1`), summed in four independent parts: the recurrence's inner
-/// loop, whose single running sum would wait on each addition.
-fn cauchy(a: &[f64], b: &[f64]) -> f64 {
+/// The Cauchy product's coefficient `Σ_j a_j b_{k−j}` of two series known to `k`, from
+/// `a = (a_0 … a_k)` and `b` reversed, `(b_k … b_0)` (or a leading part of both): a dot product in four independent
+/// parts (the pairs `j ≡ i mod 4` in part `i`, the last `(k + 1) mod 4` pairs summed apart),
+/// whose single running sum would wait on each addition and which the compiler vectorises.
+#[inline]
+fn cauchy(a: &[f64], b_reversed: &[f64]) -> f64 {
+    let (a4, b4) = (a.chunks_exact(4), b_reversed.chunks_exact(4));
+    let tail: f64 = a4
+        .remainder()
+        .iter()
+        .zip(b4.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
     let mut parts = [0.0; 4];
-    let mut pairs = a.iter().zip(b.iter().rev());
-    let whole = a.len() / 4;
-    for _ in 0..whole {
-        for part in &mut parts {
-            let (x, y) = pairs.next().expect("four pairs per part");
-            *part += x * y;
+    for (x, y) in a4.zip(b4) {
+        for ((part, xi), yi) in parts.iter_mut().zip(x).zip(y) {
+            *part += xi * yi;
         }
     }
-    let tail: f64 = pairs.map(|(x, y)| x * y).sum();
     (parts[0] + parts[1]) + (parts[2] + parts[3]) + tail
 }
 
@@ -190,11 +203,20 @@ impl Hybrid<'_> {
         }
         self.linear.subtract(self.sys, x, v, f);
         for (e, &(a, b, k2, k3)) in self.poly.iter().enumerate() {
-            let (u, u2) = &mut s.stretch[e];
+            let [u, u2, reversed] = &mut s.stretch[e];
+            let p = reversed.len() - 1;
             // Without base motion an attachment's position is linear in x (the ground at 0).
             u[k] = self.relative(a, b, t0, x);
-            u2[k] = cauchy(&u[..=k], &u[..=k]);
-            let u3 = cauchy(&u2[..=k], &u[..=k]);
+            reversed[p - k] = u[k];
+            // (u²)_k = 2 Σ_{j < k−j} u_j u_{k−j} + u_{k/2}² (k even): half the products.
+            let half = k.div_ceil(2);
+            let middle = if k.is_multiple_of(2) {
+                u[k / 2] * u[k / 2]
+            } else {
+                0.0
+            };
+            u2[k] = 2.0 * cauchy(&u[..half], &reversed[p - k..p - k + half]) + middle;
+            let u3 = cauchy(&u2[..=k], &reversed[p - k..]);
             super::rhs::apply(a, b, k2 * u2[k] + k3 * u3, f);
         }
         for (gi, gap) in self.gaps.iter().enumerate() {
