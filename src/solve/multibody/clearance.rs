@@ -178,7 +178,7 @@ impl Spec {
                     phi: c - norm,
                     jr: [n, -n],
                     jt: [sa.cross(&n) + ua.cross(&n) * along, -sb.cross(&n)],
-                    gamma: 0.0,
+                    gamma: radial_gamma(sides, [sa, sb], &ua, (&d, &n, norm)),
                 };
                 let point = sides[0].r + sa + ua * along + n * radius;
                 Gap { row, point }
@@ -198,4 +198,26 @@ impl Spec {
             }
         }
     }
+}
+
+/// `γ = −g̈` at `v̇ = 0` for the radial gap `g = c − |e|`, `e = (I − u_a u_aᵀ) d` with
+/// `d = P_b − P_a` between the rims' centre-line points (arms `sa`, `sb`): with
+/// `ė_⊥ = ė − n(n·ė)`, `g̈ = −n·ë − |ė_⊥|²/|e|`, and since `n·u_a = 0`,
+/// `n·ë = n·d̈ − (n·ü_a)(u_a·d) − 2(n·u̇_a)(u̇_a·d + u_a·ḋ)`, each second derivative taken at
+/// zero accelerations (the centripetal terms). Needed only when the gap is held as a
+/// bilateral row (a rigid contact at rest, `impacts.rs`); zero for a centred journal.
+fn radial_gamma(sides: &[Side; 2], [sa, sb]: [V3; 2], ua: &V3, (d, n, norm): (&V3, &V3, f64)) -> f64 {
+    if norm <= NORMAL_UNDEFINED {
+        return 0.0;
+    }
+    let (s0, s1) = (&sides[0], &sides[1]);
+    let d_dot = s1.v + s1.w.cross(&sb) - s0.v - s0.w.cross(&sa);
+    let d_ddot = s1.centripetal(&sb) - s0.centripetal(&sa);
+    let ua_dot = s0.w.cross(ua);
+    let ua_ddot = s0.centripetal(ua);
+    let along_dot = ua_dot.dot(d) + ua.dot(&d_dot);
+    let e_dot = d_dot - ua_dot * ua.dot(d) - ua * along_dot;
+    let n_e_ddot = n.dot(&d_ddot) - n.dot(&ua_ddot) * ua.dot(d) - 2.0 * n.dot(&ua_dot) * along_dot;
+    let e_perp = e_dot - n * n.dot(&e_dot);
+    n_e_ddot + e_perp.norm_squared() / norm
 }

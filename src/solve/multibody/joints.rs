@@ -43,7 +43,7 @@ impl Side {
     }
 
     /// `ω × (ω × x)` for a global vector `x` fixed on this side.
-    fn centripetal(&self, x: &V3) -> V3 {
+    pub(super) fn centripetal(&self, x: &V3) -> V3 {
         self.w.cross(&self.w.cross(x))
     }
 }

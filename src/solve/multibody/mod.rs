@@ -47,6 +47,7 @@ mod dynamics;
 mod events;
 mod gauss;
 mod gram;
+mod impacts;
 mod integrate;
 mod joints;
 mod kinematics;
