@@ -206,7 +206,12 @@ impl Spec {
 /// `n·ë = n·d̈ − (n·ü_a)(u_a·d) − 2(n·u̇_a)(u̇_a·d + u_a·ḋ)`, each second derivative taken at
 /// zero accelerations (the centripetal terms). Needed only when the gap is held as a
 /// bilateral row (a rigid contact at rest, `impacts.rs`); zero for a centred journal.
-fn radial_gamma(sides: &[Side; 2], [sa, sb]: [V3; 2], ua: &V3, (d, n, norm): (&V3, &V3, f64)) -> f64 {
+fn radial_gamma(
+    sides: &[Side; 2],
+    [sa, sb]: [V3; 2],
+    ua: &V3,
+    (d, n, norm): (&V3, &V3, f64),
+) -> f64 {
     if norm <= NORMAL_UNDEFINED {
         return 0.0;
     }
@@ -220,4 +225,78 @@ fn radial_gamma(sides: &[Side; 2], [sa, sb]: [V3; 2], ua: &V3, (d, n, norm): (&V
     let n_e_ddot = n.dot(&d_ddot) - n.dot(&ua_ddot) * ua.dot(d) - 2.0 * n.dot(&ua_dot) * along_dot;
     let e_perp = e_dot - n * n.dot(&e_dot);
     n_e_ddot + e_perp.norm_squared() / norm
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::multibody::joints::tests::side_at;
+
+    /// The radial and axial gaps between two moving bodies (a journal well off centre):
+    /// `ġ = D v` and, with `v̇ = 0`, `g̈ = −γ` (the held row's acceleration term), against
+    /// central differences along the motion (step 1e-4 s; tolerance 1e-6, as the joints').
+    #[test]
+    fn gap_rates_and_gamma_match_differences() {
+        let bodies = [
+            (
+                V3::new(0.1, 0.2, -0.1),
+                [0.8, 0.2, -0.4, 0.4],
+                V3::new(0.3, -0.2, 0.5),
+                V3::new(1.0, -2.0, 0.5),
+            ),
+            (
+                V3::new(0.5, -0.1, 0.3),
+                [0.5, 0.5, 0.5, 0.5],
+                V3::new(-0.4, 0.1, 0.2),
+                V3::new(-0.7, 0.4, 1.5),
+            ),
+        ];
+        let at = |t: f64| bodies.map(|(r, p, v, w)| side_at(r, p, v, w, t));
+        let start = at(-0.3);
+        let kind = JointKind::Revolute;
+        let set = Bilateral::ideal(&kind);
+        let axis = V3::new(0.2, 0.6, 0.8).normalize();
+        let geometry = Geometry::new(
+            kind,
+            set,
+            V3::new(0.3, 0.0, 0.1),
+            axis,
+            [&start[0], &start[1]],
+        );
+        let h = 1e-4;
+        for spec in [
+            Spec::Radial {
+                z: 0.01,
+                c: 1e-3,
+                radius: 5e-3,
+            },
+            Spec::Radial {
+                z: -0.02,
+                c: 1e-3,
+                radius: 5e-3,
+            },
+            Spec::Axial {
+                sign: 1.0,
+                z: 0.01,
+                c: 2e-4,
+            },
+        ] {
+            let g = |t: f64| spec.gap(&geometry, &at(t)).row;
+            let (minus, row, plus) = (g(-h).phi, g(0.0), g(h).phi);
+            let sides = at(0.0);
+            let rate: f64 = (0..2)
+                .map(|k| row.jr[k].dot(&sides[k].v) + row.jt[k].dot(&sides[k].w))
+                .sum();
+            let (d1, d2) = (
+                (plus - minus) / (2.0 * h),
+                (plus - 2.0 * row.phi + minus) / (h * h),
+            );
+            assert!((rate - d1).abs() < 1e-6, "{spec:?}: ġ {rate} vs {d1}");
+            assert!(
+                (-row.gamma - d2).abs() < 1e-6,
+                "{spec:?}: −γ {} vs {d2}",
+                -row.gamma
+            );
+        }
+    }
 }

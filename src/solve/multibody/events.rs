@@ -72,7 +72,13 @@ fn status(mech: &Mechanism, modes: &Modes, t: f64, y: &[f64]) -> Vec<Status> {
 
 /// Whether the accepted step of length `h` from `y0` to `(t1, y1)` may hold a contact
 /// switch.
-pub fn suspect(mech: &Mechanism, modes: &Modes, y0: &[f64], (t1, y1): (f64, &[f64]), h: f64) -> bool {
+pub fn suspect(
+    mech: &Mechanism,
+    modes: &Modes,
+    y0: &[f64],
+    (t1, y1): (f64, &[f64]),
+    h: f64,
+) -> bool {
     if mech.contacts().is_empty() {
         return false;
     }

@@ -116,7 +116,13 @@ impl Mechanism {
 
     /// Newton's law on the contacts `set` (closing) and `held` at `(t, y)` (module doc): the
     /// velocities of `y` jump; returns each contact's jump, `set` first.
-    fn jump(&self, t: f64, y: &mut [f64], set: &[usize], held: &[usize]) -> Result<Vec<Jump>, Degenerate> {
+    fn jump(
+        &self,
+        t: f64,
+        y: &mut [f64],
+        set: &[usize],
+        held: &[usize],
+    ) -> Result<Vec<Jump>, Degenerate> {
         let nb = self.nb();
         let lin = self.linearise(y);
         let v0 = DVector::from_column_slice(&y[7 * nb..]);
@@ -217,7 +223,8 @@ impl Mechanism {
             match zeno.check(k, t) {
                 Ok(()) => {
                     let (before, after) = (jump.before, jump.after);
-                    run.events.push(Event::impact(t, name, before, after, jump.impulse));
+                    run.events
+                        .push(Event::impact(t, name, before, after, jump.impulse));
                     if after.abs() <= NO_REBOUND * before.abs().max(TINY) {
                         self.hold(t, y, modes, k)?;
                         if self.holding_forces(t, y, modes)?[k] < 0.0 {

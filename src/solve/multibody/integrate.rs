@@ -19,8 +19,8 @@ use super::tolerances::{EVENTS_AT_ONE_INSTANT, GRID_END_SLACK, STEP_UNDERFLOW};
 use crate::solve::ode::dense::DenseStep;
 use crate::solve::ode::dop853::{initial_step, Dop853, Tolerances};
 use crate::solve::ode::driver::{Event, Output, ZenoWatch};
-use crate::solve::ode::tolerances::ZENO_INTERVAL;
 use crate::solve::ode::step::{Attempt, OneStep, Rhs, StepResult, Trial};
+use crate::solve::ode::tolerances::ZENO_INTERVAL;
 
 /// The run's span, tolerances and output request.
 #[derive(Debug, Clone)]
@@ -338,7 +338,9 @@ impl Watch<'_> {
         modes: &mut Modes,
         run: &mut Run,
     ) -> Result<(), RunError> {
-        run.switches += self.mech.contact_events(te, y, modes, &mut self.zeno, run)?;
+        run.switches += self
+            .mech
+            .contact_events(te, y, modes, &mut self.zeno, run)?;
         if te - self.last < ZENO_INTERVAL * te.abs().max(1.0) {
             self.burst += 1;
         } else {
