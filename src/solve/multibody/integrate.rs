@@ -230,12 +230,7 @@ pub fn integrate(
     let mut h = initial_step(&mut eq, t, &y, &f0, &s.tol);
     let (mut dop, mut att, mut dense) = (Dop853::new(n), Attempt::new(n), DenseStep::new(n));
     let mut rejected_before = false;
-    let mut watch = Watch {
-        mech,
-        zeno: ZenoWatch::default(),
-        last: f64::NEG_INFINITY,
-        burst: 0,
-    };
+    let mut watch = Watch::new(mech);
     let scale = s.t1 - s.t0;
     while t < s.t1 {
         let last = t + h >= s.t1;
@@ -284,19 +279,10 @@ pub fn integrate(
             Ok(end) => end,
             Err(e) => return fail(e.into(), run, t, y, &eq),
         };
-        let ended = match switch {
-            Some(te) => {
-                dense.eval_into(te, &mut y);
-                watch.events_at(te, &mut y, &mut eq.modes, &mut run)
-            }
-            None => {
-                y.copy_from_slice(&att.y1);
-                watch.penetration(t_new, &y, &eq.modes)
-            }
-        };
+        let ends = (switch, t_new);
+        let ended = watch.advance(ends, (&dense, &att.y1), &mut y, &mut eq.modes, &mut run);
         t = t_new;
-        let held = mech.held(&eq.modes);
-        if let Err(e) = ended.and_then(|()| Ok(mech.project(t, &mut y, &held)?)) {
+        if let Err(e) = ended {
             return fail(e, run, t, y, &eq);
         }
         if y.iter().any(|v| !v.is_finite()) {
@@ -328,7 +314,40 @@ struct Watch<'m> {
     burst: usize,
 }
 
-impl Watch<'_> {
+impl<'m> Watch<'m> {
+    fn new(mech: &'m Mechanism) -> Watch<'m> {
+        Watch {
+            mech,
+            zeno: ZenoWatch::default(),
+            last: f64::NEG_INFINITY,
+            burst: 0,
+        }
+    }
+
+    /// The state after an accepted step, in `y`: at its first contact switch `switch` after
+    /// the contact events there (`events_at`), else at its end `y1` (`penetration`); then
+    /// projected onto the joints and the held contacts at `t_new`.
+    fn advance(
+        &mut self,
+        (switch, t_new): (Option<f64>, f64),
+        (dense, y1): (&DenseStep, &[f64]),
+        y: &mut [f64],
+        modes: &mut Modes,
+        run: &mut Run,
+    ) -> Result<(), RunError> {
+        match switch {
+            Some(te) => {
+                dense.eval_into(te, y);
+                self.events_at(te, y, modes, run)?;
+            }
+            None => {
+                y.copy_from_slice(y1);
+                self.penetration(t_new, y, modes)?;
+            }
+        }
+        Ok(self.mech.project(t_new, y, &self.mech.held(modes))?)
+    }
+
     /// The contact events at the located switch `te` (`Mechanism::contact_events`); an
     /// endless run of events at one instant (`EVENTS_AT_ONE_INSTANT`) stops the run.
     fn events_at(
