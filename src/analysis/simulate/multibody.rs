@@ -334,10 +334,11 @@ fn sample_loads(mech: &Mechanism, run: &Run, s: usize) -> Vec<Load> {
         None => {
             let (t, y, modes) = (run.t[s], &run.y[s], &run.modes[s]);
             let mut loads = mech.loads(y, Some(modes));
+            let held = mech.held(modes);
             // A degenerate pose has no multipliers; the run reported it.
-            if let Ok(held) = mech.holding_forces(t, y, modes) {
-                for k in mech.held(modes) {
-                    loads[k].normal = held[k];
+            if !held.is_empty() {
+                if let Ok(forces) = mech.holding_forces(t, y, modes) {
+                    held.iter().for_each(|&k| loads[k].normal = forces[k]);
                 }
             }
             loads

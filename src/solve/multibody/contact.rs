@@ -154,6 +154,9 @@ impl Mechanism {
 
     /// The rigid contacts held in persistent contact in `modes`, ascending.
     pub fn held(&self, modes: &Modes) -> Vec<usize> {
+        if !self.any_rigid {
+            return Vec::new();
+        }
         (0..self.contacts.len())
             .filter(|&k| modes.closed[k] && self.contacts[k].rigid())
             .collect()

@@ -55,8 +55,10 @@ pub(super) struct Joint {
 pub struct Mechanism {
     bodies: Vec<Body>,
     pub(super) joints: Vec<Joint>,
-    /// The clearance joints' contact points (`contact.rs`).
+    /// The clearance joints' contact points (`contact.rs`), and whether any is rigid
+    /// (`impacts.rs`; none spares a compliant model's every evaluation the look for held ones).
     pub(super) contacts: Vec<Contact>,
+    pub(super) any_rigid: bool,
     gravity: V3,
     /// Constraint rows over all joints.
     pub(super) rows: usize,
@@ -98,6 +100,7 @@ impl Mechanism {
             bodies,
             joints: Vec::new(),
             contacts: Vec::new(),
+            any_rigid: false,
             gravity: V3::from(mb.gravity),
             rows: 0,
             rows_at_body: vec![Vec::new(); nb],
@@ -137,6 +140,7 @@ impl Mechanism {
             mech.rows = rows.end;
             mech.joints.push(Joint { sides, geometry });
         }
+        mech.any_rigid = mech.contacts.iter().any(Contact::rigid);
         mech.project(0.0, &mut y, &[])?;
         Ok((mech, y))
     }

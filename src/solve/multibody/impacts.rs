@@ -63,7 +63,7 @@ impl Mechanism {
             let c = &self.contacts[k];
             let joint = &self.joints[c.joint];
             let sides = joint.sides.map(|s| self.side(y, s));
-            let row = c.spec.gap(&joint.geometry, &sides).row;
+            let row = c.spec.held_row(&joint.geometry, &sides);
             let r = self.rows + i;
             scatter(&mut jac, r, &row, joint, &sides);
             for b in joint.sides.iter().flatten() {
@@ -108,6 +108,9 @@ impl Mechanism {
     /// The first open rigid contact that `y` penetrates beyond `ON_STOP` (m): a closure the
     /// event search missed, which the run reports rather than continuing.
     pub(super) fn penetrated(&self, y: &[f64], modes: &Modes) -> Option<usize> {
+        if !self.any_rigid {
+            return None;
+        }
         self.loads(y, None)
             .iter()
             .enumerate()
