@@ -216,13 +216,14 @@ simulate incline as incline_run { t = 0..3, rtol = 1e-12, atol = 1e-12, output =
     );
 }
 
-/// A clearance joint with a rigid `impact` law is refused by the `events` backend, naming
-/// the joint and `method = timestepping` (which integrates it: `tests/p002_timestepping.rs`);
-/// so is a model mixing bodies with masses (whose DOFs the multibody backend would drop).
+/// A clearance joint with a rigid `impact` law and friction is refused by the `events`
+/// backend, naming the joint and `mu` (its rigid contacts are frictionless; without `mu` it
+/// runs: `tests/p002_impacts.rs`); so is a model mixing bodies with masses (whose DOFs the
+/// multibody backend would drop).
 #[test]
 fn impact_clearances_and_mixed_models_are_refused_by_name() {
     let (code, _, stderr, _) = run_text(
-        &format!("{PLANAR}\nsimulate pc(law_e = 0) {{ t = 0..1 }}\n").replace(
+        &format!("{PLANAR}\nsimulate pc(law_e = 0, mu = 0.1) {{ t = 0..1 }}\n").replace(
             "law = hunt_crossley(k = 1e10, e = law_e)",
             "law = impact(e = 0)",
         ),
@@ -232,8 +233,7 @@ fn impact_clearances_and_mixed_models_are_refused_by_name() {
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains("nsd::analysis::unsupported")
-            && stderr.contains("joint `hinge` has a clearance with a rigid `impact` law")
-            && stderr.contains("`method = timestepping`"),
+            && stderr.contains("joint `hinge` has friction (`mu`) at a rigid"),
         "{stderr}"
     );
     let (code, _, stderr, _) = run_text(

@@ -200,8 +200,8 @@ fn ideal_pendulum_converges_at_first_order() {
     }
 }
 
-/// A clearance joint with the rigid `impact(e)` law: the `events` backend refuses it naming
-/// `method = timestepping`; the `timestepping` backend runs it (Newton's restitution at
+/// A clearance joint with the rigid `impact(e)` law: the `events` backend refuses it with
+/// friction (naming `mu`); the `timestepping` backend runs it (Newton's restitution at
 /// velocity level), keeps its constraints to 1e-10 and, with e = 0.8, loses less energy than
 /// the inelastic contact (e = 0) of the same pendulum. A friction coefficient is refused by
 /// name in `timestepping`, and h_min > h_max is a `bad_option`
@@ -228,7 +228,10 @@ fn impact_law_runs_and_bad_options_are_diagnosed() {
     );
     assert!(bouncy < dead, "e = 0.8 loses {bouncy} J, e = 0 {dead} J");
     let refused = [
-        ("simulate bouncy { t = 0..1 }", "method = timestepping"),
+        (
+            "simulate friction { t = 0..1 }",
+            "has friction (`mu`) at a rigid",
+        ),
         (
             "simulate friction { t = 0..1, method = timestepping }",
             "`mu`",

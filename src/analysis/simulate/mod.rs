@@ -341,7 +341,7 @@ fn report(
     if !force_names.is_empty() {
         tables.push(forces_table(traj, &force_names));
     }
-    tables.push(events_table(traj));
+    tables.push(events_table(&traj.events));
     if !traj.section.is_empty() {
         tables.push(section::table(&shown.section, &names));
     }
@@ -442,7 +442,7 @@ fn largest_forces(traj: &Trajectory, force_names: &[String]) -> Map<String, Valu
 
 /// `events.csv`: one row per located mode change or impact, with the impulse of impacts
 /// (empty for the other events).
-fn events_table(traj: &Trajectory) -> Table {
+pub(super) fn events_table(events: &[crate::solve::ode::driver::Event]) -> Table {
     Table {
         file: "events.csv".into(),
         columns: [
@@ -458,8 +458,7 @@ fn events_table(traj: &Trajectory) -> Table {
         .iter()
         .map(|s| s.to_string())
         .collect(),
-        rows: traj
-            .events
+        rows: events
             .iter()
             .map(|e| {
                 vec![

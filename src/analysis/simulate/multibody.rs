@@ -10,10 +10,11 @@
 //! constraint violations `|Φ|`, `|Φ_q q̇|`), `reactions.csv` (per joint: force and moment on
 //! its second body), `positions.svg` and `energy.svg`, and with clearance joints
 //! `contacts.csv` (per contact point: gap, normal force, friction force); `timestepping`
-//! adds `steps.csv` and `steps.svg`. The `events` backend needs a compliant `law` at a
-//! clearance joint (a rigid `impact` is refused: `nsd::analysis::unsupported`, naming
-//! `method = timestepping`), `timestepping` refuses friction (`mu`), and spherical and
-//! fixed joints have no clearance model yet.
+//! adds `steps.csv` and `steps.svg`; the `events` backend with rigid contacts
+//! (`impact(e)`) adds `events.csv` (impacts with their impulses, holds, Zeno accumulations,
+//! lift-offs, as the DOF integrator's). Refused: friction (`mu`) at a rigid contact in
+//! `events` and at any contact in `timestepping`; spherical and fixed joints have no
+//! clearance model yet.
 
 use super::super::diagnostics::{AnalysisError, Partial};
 use super::super::options::OptionReader;
@@ -142,8 +143,8 @@ pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<R
     }
 }
 
-/// Clearance joints a backend cannot integrate: a rigid `impact` law in the `events`
-/// backend (its impacts are built in `timestepping`), friction in the `timestepping` one, a
+/// Clearance joints a backend cannot integrate: friction at a rigid `impact` law in the
+/// `events` backend, friction in the `timestepping` one, a
 /// spherical or fixed joint (no gap model), a prismatic joint of zero length (its two
 /// vertex rings coincide and leave the tilt free).
 fn refuse_clearances(
@@ -160,7 +161,7 @@ fn refuse_clearances(
         let (why, help) = match (&j.kind, j.law) {
             (JointKind::Spherical | JointKind::Fixed, _) => ("is a spherical or fixed joint with a clearance, which has no gap model yet", "drop its clearance to simulate it as an ideal joint".to_string()),
             (JointKind::Prismatic { .. }, _) if j.length == 0.0 => ("is a prismatic joint with a clearance but no `length` (its slider needs two vertex rings)", format!("give `{name}` a `length`")),
-            (_, ContactLaw::Impact { .. }) if !stepping => ("has a clearance with a rigid `impact` law, which the `events` backend does not integrate", format!("use `method = timestepping` (the paper's scheme: rigid contact, Newton's restitution), or give `{name}` a compliant law (`law = hunt_crossley(k = 1e9, e = 0.5)`, `linear(k)`, `hertz(k)`, …)")),
+            (_, ContactLaw::Impact { .. }) if !stepping && j.mu > 0.0 => ("has friction (`mu`) at a rigid `impact` law, which the `events` backend does not model (its rigid contacts are frictionless)", format!("drop `mu` from `{name}`, or give it a compliant law (`law = hunt_crossley(k = 1e9, e = 0.5)`, …: regularised Coulomb friction)")),
             _ if stepping && j.mu > 0.0 => ("has friction (`mu`), which the `timestepping` backend does not model yet (its contacts are frictionless, as the paper's)", format!("drop `mu` from `{name}`, or use `method = events` with a compliant law (regularised Coulomb friction)")),
             _ => continue,
         };
@@ -285,6 +286,9 @@ fn tables(mech: &Mechanism, mb: &Multibody, run: &Run) -> Vec<Table> {
     if !mech.contacts().is_empty() {
         out.push(contacts_table(mech, run));
     }
+    if mech.contacts().iter().any(|c| c.rigid()) && run.forces.is_empty() {
+        out.push(super::events_table(&run.events));
+    }
     out
 }
 
@@ -313,8 +317,9 @@ fn contacts_table(mech: &Mechanism, run: &Run) -> Table {
     }
 }
 
-/// The contacts' loads at sample `s`: the compliant forces of the `events` backend, or the
-/// gaps with the mean normal forces of the step that ended there (`timestepping`).
+/// The contacts' loads at sample `s`: the compliant forces of the `events` backend (a held
+/// rigid contact's normal force its multiplier), or the gaps with the mean normal forces of
+/// the step that ended there (`timestepping`).
 fn sample_loads(mech: &Mechanism, run: &Run, s: usize) -> Vec<Load> {
     match run.forces.get(s) {
         Some(f) => mech
@@ -326,7 +331,18 @@ fn sample_loads(mech: &Mechanism, run: &Run, s: usize) -> Vec<Load> {
                 ..l
             })
             .collect(),
-        None => mech.loads(&run.y[s], Some(&run.modes[s])),
+        None => {
+            let (t, y, modes) = (run.t[s], &run.y[s], &run.modes[s]);
+            let mut loads = mech.loads(y, Some(modes));
+            let held = mech.held(modes);
+            // A degenerate pose has no multipliers; the run reported it.
+            if !held.is_empty() {
+                if let Ok(forces) = mech.holding_forces(t, y, modes) {
+                    held.iter().for_each(|&k| loads[k].normal = forces[k]);
+                }
+            }
+            loads
+        }
     }
 }
 
@@ -490,6 +506,10 @@ fn contact_summary(mech: &Mechanism, run: &Run, s: &mut Map<String, Value>) {
         json!(run.last_modes.closed.iter().filter(|c| **c).count()),
     );
     s.insert("contact_switches".into(), json!(run.switches));
+    if mech.contacts().iter().any(|c| c.rigid()) && run.forces.is_empty() {
+        s.insert("impacts".into(), json!(run.impacts));
+        s.insert("zeno".into(), json!(run.zeno));
+    }
     s.insert(
         "energy_dissipated".into(),
         json!(total(&run.initial) - total(&run.last.1)),

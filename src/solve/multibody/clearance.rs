@@ -199,3 +199,121 @@ impl Spec {
         }
     }
 }
+
+impl Spec {
+    /// The gap's row with its acceleration term `γ` (`plane_row`'s for the axial and face
+    /// gaps; `radial_gamma` for a radial one, which `gap` leaves at zero: only a gap held as
+    /// a bilateral row needs it, `impacts.rs`).
+    pub fn held_row(&self, geo: &Geometry, sides: &[Side; 2]) -> Row {
+        let mut row = self.gap(geo, sides).row;
+        if let Spec::Radial { z, c, .. } = *self {
+            let ua = sides[0].a * geo.u[0];
+            let [xa, xb] = geo.arms(sides);
+            let (sa, sb) = (xa + ua * z, xb + sides[1].a * geo.u[1] * z);
+            let d = sides[1].r + sb - sides[0].r - sa;
+            row.gamma = radial_gamma(sides, [sa, sb], &ua, (&d, &row.jr[0], c - row.phi));
+        }
+        row
+    }
+}
+
+/// `γ = −g̈` at `v̇ = 0` for the radial gap `g = c − |e|`, `e = (I − u_a u_aᵀ) d` with
+/// `d = P_b − P_a` between the rims' centre-line points (arms `sa`, `sb`): with
+/// `ė_⊥ = ė − n(n·ė)`, `g̈ = −n·ë − |ė_⊥|²/|e|`, and since `n·u_a = 0`,
+/// `n·ë = n·d̈ − (n·ü_a)(u_a·d) − 2(n·u̇_a)(u̇_a·d + u_a·ḋ)`, each second derivative taken at
+/// zero accelerations (the centripetal terms). Needed only when the gap is held as a
+/// bilateral row (a rigid contact at rest, `impacts.rs`); zero for a centred journal.
+fn radial_gamma(
+    sides: &[Side; 2],
+    [sa, sb]: [V3; 2],
+    ua: &V3,
+    (d, n, norm): (&V3, &V3, f64),
+) -> f64 {
+    if norm <= NORMAL_UNDEFINED {
+        return 0.0;
+    }
+    let (s0, s1) = (&sides[0], &sides[1]);
+    let d_dot = s1.v + s1.w.cross(&sb) - s0.v - s0.w.cross(&sa);
+    let d_ddot = s1.centripetal(&sb) - s0.centripetal(&sa);
+    let ua_dot = s0.w.cross(ua);
+    let ua_ddot = s0.centripetal(ua);
+    let along_dot = ua_dot.dot(d) + ua.dot(&d_dot);
+    let e_dot = d_dot - ua_dot * ua.dot(d) - ua * along_dot;
+    let n_e_ddot = n.dot(&d_ddot) - n.dot(&ua_ddot) * ua.dot(d) - 2.0 * n.dot(&ua_dot) * along_dot;
+    let e_perp = e_dot - n * n.dot(&e_dot);
+    n_e_ddot + e_perp.norm_squared() / norm
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::multibody::joints::tests::side_at;
+
+    /// The radial and axial gaps between two moving bodies (a journal well off centre):
+    /// `ġ = D v` and, with `v̇ = 0`, `g̈ = −γ` (the held row's acceleration term, `held_row`), against
+    /// central differences along the motion (step 1e-4 s; tolerance 1e-6, as the joints').
+    #[test]
+    fn gap_rates_and_gamma_match_differences() {
+        let bodies = [
+            (
+                V3::new(0.1, 0.2, -0.1),
+                [0.8, 0.2, -0.4, 0.4],
+                V3::new(0.3, -0.2, 0.5),
+                V3::new(1.0, -2.0, 0.5),
+            ),
+            (
+                V3::new(0.5, -0.1, 0.3),
+                [0.5, 0.5, 0.5, 0.5],
+                V3::new(-0.4, 0.1, 0.2),
+                V3::new(-0.7, 0.4, 1.5),
+            ),
+        ];
+        let at = |t: f64| bodies.map(|(r, p, v, w)| side_at(r, p, v, w, t));
+        let start = at(-0.3);
+        let kind = JointKind::Revolute;
+        let set = Bilateral::ideal(&kind);
+        let axis = V3::new(0.2, 0.6, 0.8).normalize();
+        let geometry = Geometry::new(
+            kind,
+            set,
+            V3::new(0.3, 0.0, 0.1),
+            axis,
+            [&start[0], &start[1]],
+        );
+        let h = 1e-4;
+        for spec in [
+            Spec::Radial {
+                z: 0.01,
+                c: 1e-3,
+                radius: 5e-3,
+            },
+            Spec::Radial {
+                z: -0.02,
+                c: 1e-3,
+                radius: 5e-3,
+            },
+            Spec::Axial {
+                sign: 1.0,
+                z: 0.01,
+                c: 2e-4,
+            },
+        ] {
+            let g = |t: f64| spec.held_row(&geometry, &at(t));
+            let (minus, row, plus) = (g(-h).phi, g(0.0), g(h).phi);
+            let sides = at(0.0);
+            let rate: f64 = (0..2)
+                .map(|k| row.jr[k].dot(&sides[k].v) + row.jt[k].dot(&sides[k].w))
+                .sum();
+            let (d1, d2) = (
+                (plus - minus) / (2.0 * h),
+                (plus - 2.0 * row.phi + minus) / (h * h),
+            );
+            assert!((rate - d1).abs() < 1e-6, "{spec:?}: ġ {rate} vs {d1}");
+            assert!(
+                (-row.gamma - d2).abs() < 1e-6,
+                "{spec:?}: −γ {} vs {d2}",
+                -row.gamma
+            );
+        }
+    }
+}

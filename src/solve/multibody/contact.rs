@@ -30,7 +30,16 @@ pub struct Contact {
     pub mu: f64,
 }
 
-/// The contact modes: closed or open, and the penetration rate at the latest entry.
+impl Contact {
+    /// Whether the contact is rigid (`impact(e)`): impacts and persistent contact
+    /// (`impacts.rs`) instead of a compliant force.
+    pub fn rigid(&self) -> bool {
+        matches!(self.law, ContactLaw::Impact { .. })
+    }
+}
+
+/// The contact modes: closed or open (a closed rigid contact is held in persistent
+/// contact, `impacts.rs`), and the penetration rate at the latest entry.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Modes {
     pub closed: Vec<bool>,
@@ -141,6 +150,16 @@ impl Mechanism {
     /// The contacts, in the order of `Modes` and `loads`.
     pub fn contacts(&self) -> &[Contact] {
         &self.contacts
+    }
+
+    /// The rigid contacts held in persistent contact in `modes`, ascending.
+    pub fn held(&self, modes: &Modes) -> Vec<usize> {
+        if !self.any_rigid {
+            return Vec::new();
+        }
+        (0..self.contacts.len())
+            .filter(|&k| modes.closed[k] && self.contacts[k].rigid())
+            .collect()
     }
 }
 

@@ -55,8 +55,10 @@ pub(super) struct Joint {
 pub struct Mechanism {
     bodies: Vec<Body>,
     pub(super) joints: Vec<Joint>,
-    /// The clearance joints' contact points (`contact.rs`).
+    /// The clearance joints' contact points (`contact.rs`), and whether any is rigid
+    /// (`impacts.rs`; none spares a compliant model's every evaluation the look for held ones).
     pub(super) contacts: Vec<Contact>,
+    pub(super) any_rigid: bool,
     gravity: V3,
     /// Constraint rows over all joints.
     pub(super) rows: usize,
@@ -98,6 +100,7 @@ impl Mechanism {
             bodies,
             joints: Vec::new(),
             contacts: Vec::new(),
+            any_rigid: false,
             gravity: V3::from(mb.gravity),
             rows: 0,
             rows_at_body: vec![Vec::new(); nb],
@@ -137,7 +140,8 @@ impl Mechanism {
             mech.rows = rows.end;
             mech.joints.push(Joint { sides, geometry });
         }
-        mech.project(0.0, &mut y)?;
+        mech.any_rigid = mech.contacts.iter().any(Contact::rigid);
+        mech.project(0.0, &mut y, &[])?;
         Ok((mech, y))
     }
 
@@ -205,15 +209,14 @@ impl Mechanism {
         )
     }
 
-    /// `W⁻¹ b` with `W = Φ_q M⁻¹ Φ_qᵀ` (`gram.rs`).
+    /// `W⁻¹ b` with `W = Φ_q M⁻¹ Φ_qᵀ` (`gram.rs`), `Φ_q`'s rows at each body `at_body`.
     fn gram_solve(
-        &self,
         t: f64,
-        jac: &DMatrix<f64>,
+        (jac, at_body): (&DMatrix<f64>, &[Vec<usize>]),
         minv: &DVector<f64>,
         b: DVector<f64>,
     ) -> Result<DVector<f64>, Degenerate> {
-        let gram = Gram::factor(jac, minv, &self.rows_at_body).ok_or(Degenerate::Singular { t })?;
+        let gram = Gram::factor(jac, minv, at_body).ok_or(Degenerate::Singular { t })?;
         Ok(gram.solve(b))
     }
 
@@ -249,22 +252,26 @@ impl Mechanism {
     }
 
     /// The accelerations and multipliers at `(t, y)` (eq. 8 with the joints and the contact
-    /// forces of the clearance joints in `modes`).
+    /// forces of the clearance joints in `modes`; a held rigid contact is one more row, its
+    /// multiplier the normal force, after the joints' in `lambda`).
     pub fn solve(&self, t: f64, y: &[f64], modes: &Modes) -> Result<Solved, Degenerate> {
         let minv = self.mass_inverse();
         let mut f = self.applied(y);
         self.add_contact_forces(y, modes, &mut f);
         let free = f.component_mul(&minv);
-        if self.rows == 0 {
+        let held = self.held(modes);
+        if self.rows + held.len() == 0 {
             return Ok(Solved {
                 vdot: free,
                 lambda: DVector::zeros(0),
             });
         }
-        let (rows, jac) = self.constraints(y);
-        let gamma = DVector::from_iterator(self.rows, rows.iter().map(|r| r.gamma));
-        let lambda = self.gram_solve(t, &jac, &minv, gamma - self.times(&jac, &free))?;
-        let vdot = free + self.transpose_times(&jac, &lambda).component_mul(&minv);
+        let (rows, jac, at_body) = self.constraints_held(y, &held);
+        let gamma = DVector::from_iterator(rows.len(), rows.iter().map(|r| r.gamma));
+        let b = gamma - gram::times(&jac, &at_body, &free);
+        let lambda = Self::gram_solve(t, (&jac, &at_body), &minv, b)?;
+        let push = gram::transpose_times(&jac, &at_body, &lambda);
+        let vdot = free + push.component_mul(&minv);
         Ok(Solved { vdot, lambda })
     }
 
@@ -283,43 +290,52 @@ impl Mechanism {
 
     /// Coordinate projection after an accepted step: `|p| = 1` for each body, then `q` onto
     /// `Φ(q) = 0` by Newton with the mass-weighted least-change correction
-    /// `δ = −M⁻¹Φ_qᵀ W⁻¹ Φ`, then `v` onto `Φ_q v = 0` (`project_velocities`).
-    pub fn project(&self, t: f64, y: &mut [f64]) -> Result<(), Degenerate> {
+    /// `δ = −M⁻¹Φ_qᵀ W⁻¹ Φ`, then `v` onto `Φ_q v = 0` (`project_velocities`). The rigid
+    /// contacts `held` (in persistent contact) count as rows `g = 0`.
+    pub fn project(&self, t: f64, y: &mut [f64], held: &[usize]) -> Result<(), Degenerate> {
         self.normalise(y);
-        if self.rows == 0 {
+        if self.rows + held.len() == 0 {
             return Ok(());
         }
         let minv = self.mass_inverse();
         self.newton_project(t, y, |y| {
-            let (rows, jac) = self.constraints(y);
+            let (rows, jac, at_body) = self.constraints_held(y, held);
             let residual = rows.iter().map(|r| r.phi.abs()).fold(0.0, f64::max);
             if residual <= PROJECTION_TOL {
                 return Ok((residual, None));
             }
-            let phi = DVector::from_iterator(self.rows, rows.iter().map(|r| r.phi));
-            let mu = self.gram_solve(t, &jac, &minv, phi)?;
-            let delta = -self.transpose_times(&jac, &mu).component_mul(&minv);
+            let phi = DVector::from_iterator(rows.len(), rows.iter().map(|r| r.phi));
+            let mu = Self::gram_solve(t, (&jac, &at_body), &minv, phi)?;
+            let delta = -gram::transpose_times(&jac, &at_body, &mu).component_mul(&minv);
             Ok((residual, Some(delta)))
         })?;
-        self.project_velocities(t, y)
+        self.project_velocities(t, y, held)?;
+        Ok(())
     }
 
-    /// `v` onto `Φ_q v = 0` at the positions of `y`: `v −= M⁻¹Φ_qᵀ W⁻¹ Φ_q v`, the
-    /// least-squares projection in the metric of `M`, which removes only the kinetic energy
-    /// of the constraint-violating part. The derivative of `|p| = 1` needs none: in the
-    /// velocities `ω'` it holds by construction (`pᵀṗ = 0`, eq. 9).
-    pub(super) fn project_velocities(&self, t: f64, y: &mut [f64]) -> Result<(), Degenerate> {
-        if self.rows == 0 {
-            return Ok(());
+    /// `v` onto `Φ_q v = 0` (the joints and the rigid contacts `held`) at the positions of
+    /// `y`: `v −= M⁻¹Φ_qᵀ μ`, `μ = W⁻¹ Φ_q v`, the least-squares projection in the metric of
+    /// `M`, which removes only the kinetic energy of the constraint-violating part. The
+    /// derivative of `|p| = 1` needs none: in the velocities `ω'` it holds by construction
+    /// (`pᵀṗ = 0`, eq. 9). Returns `μ` (`−μ` are the impulses the rows gave, N s).
+    pub(super) fn project_velocities(
+        &self,
+        t: f64,
+        y: &mut [f64],
+        held: &[usize],
+    ) -> Result<DVector<f64>, Degenerate> {
+        if self.rows + held.len() == 0 {
+            return Ok(DVector::zeros(0));
         }
         let nb = self.nb();
         let minv = self.mass_inverse();
-        let (_, jac) = self.constraints(y);
+        let (_, jac, at_body) = self.constraints_held(y, held);
         let v = DVector::from_column_slice(&y[7 * nb..]);
-        let mu = self.gram_solve(t, &jac, &minv, self.times(&jac, &v))?;
-        let v = v - self.transpose_times(&jac, &mu).component_mul(&minv);
+        let b = gram::times(&jac, &at_body, &v);
+        let mu = Self::gram_solve(t, (&jac, &at_body), &minv, b)?;
+        let v = v - gram::transpose_times(&jac, &at_body, &mu).component_mul(&minv);
         y[7 * nb..].copy_from_slice(v.as_slice());
-        Ok(())
+        Ok(mu)
     }
 
     /// `|p| = 1` for each body (eq. 14).

@@ -6,17 +6,21 @@
 //! FSAL derivative is recomputed there (one evaluation per step); the error control is
 //! DOP853's own. The clearance joints' contacts open and close at events (`events.rs`): an
 //! accepted step in which a gap changes sign against its mode is cut at the crossing, located
-//! on the dense output, and the next step starts there in the new mode.
+//! on the dense output, and the next step starts there in the new mode. A rigid contact's
+//! closure is an impact there, its rest a held row (`impacts.rs`); after any event the
+//! integration restarts from the new state (DOP853 has no memory but the FSAL derivative,
+//! recomputed there).
 
 use super::contact::Modes;
 use super::dynamics::{Degenerate, Mechanism};
-use super::events::{first_switch, suspect, switch_modes};
+use super::events::{first_switch, suspect};
 use super::timestepping::{StepForces, StepRecord};
-use super::tolerances::{GRID_END_SLACK, STEP_UNDERFLOW};
+use super::tolerances::{EVENTS_AT_ONE_INSTANT, GRID_END_SLACK, STEP_UNDERFLOW};
 use crate::solve::ode::dense::DenseStep;
 use crate::solve::ode::dop853::{initial_step, Dop853, Tolerances};
-use crate::solve::ode::driver::Output;
+use crate::solve::ode::driver::{Event, Output, ZenoWatch};
 use crate::solve::ode::step::{Attempt, OneStep, Rhs, StepResult, Trial};
+use crate::solve::ode::tolerances::ZENO_INTERVAL;
 
 /// The run's span, tolerances and output request.
 #[derive(Debug, Clone)]
@@ -39,8 +43,14 @@ pub struct Run {
     pub last: (f64, Vec<f64>),
     pub last_modes: Modes,
     pub steps: usize,
-    /// Contact entries and exits.
+    /// Contact entries and exits (rigid contacts: holds and lift-offs).
     pub switches: usize,
+    /// The rigid contacts' events (`impact`, `hold`, `zeno`, `lift-off`, as the DOF
+    /// integrator's `events.csv`), the impacts counted per contact and the estimated
+    /// accumulation times of Zeno sequences.
+    pub events: Vec<Event>,
+    pub impacts: usize,
+    pub zeno: Vec<f64>,
     pub rejected: usize,
     pub rhs_evals: usize,
     /// The `timestepping` backend's steps (`timestepping.rs`), and at each sample the mean
@@ -58,6 +68,10 @@ pub enum RunError {
     StepUnderflow { t: f64, h: f64 },
     #[error("the state is not finite at t = {t}")]
     NonFinite { t: f64 },
+    #[error("the rigid contact `{contact}` is penetrated at t = {t} without a located impact")]
+    Penetrated { t: f64, contact: String },
+    #[error("the contacts switched {EVENTS_AT_ONE_INSTANT} times at t = {t} without the time advancing (an accumulation of events that is not a resting contact)")]
+    Chatter { t: f64 },
 }
 
 /// A failed run: the error and the samples up to it.
@@ -130,9 +144,10 @@ fn sample_step(
     (t_new, t1): (f64, f64),
     run: &mut Run,
 ) -> Result<(), Degenerate> {
+    let held = eq.mech.held(&eq.modes);
     while let Some(tau) = samples.next_until(t_new, t1) {
         let mut ys = dense.eval(tau);
-        eq.mech.project(tau, &mut ys)?;
+        eq.mech.project(tau, &mut ys, &held)?;
         run.record(tau, ys, &eq.modes);
     }
     Ok(())
@@ -159,7 +174,8 @@ impl Accepted<'_, '_> {
     ) -> Result<(f64, Option<f64>), Degenerate> {
         let (mut t_new, mut switch, mut have_dense) = (t_end, None, false);
         let mech = eq.mech;
-        if suspect(mech, &eq.modes, self.trial.y, &self.att.y1, self.trial.h) {
+        let end = (self.trial.t + self.trial.h, self.att.y1.as_slice());
+        if suspect(mech, &eq.modes, self.trial.y, end, self.trial.h) {
             self.dop.dense(eq, self.trial, self.att, self.dense);
             have_dense = true;
             switch = first_switch(mech, &eq.modes, self.dense);
@@ -214,6 +230,7 @@ pub fn integrate(
     let mut h = initial_step(&mut eq, t, &y, &f0, &s.tol);
     let (mut dop, mut att, mut dense) = (Dop853::new(n), Attempt::new(n), DenseStep::new(n));
     let mut rejected_before = false;
+    let mut watch = Watch::new(mech);
     let scale = s.t1 - s.t0;
     while t < s.t1 {
         let last = t + h >= s.t1;
@@ -262,16 +279,11 @@ pub fn integrate(
             Ok(end) => end,
             Err(e) => return fail(e.into(), run, t, y, &eq),
         };
-        match switch {
-            Some(te) => {
-                dense.eval_into(te, &mut y);
-                run.switches += switch_modes(mech, &mut eq.modes, &y);
-            }
-            None => y.copy_from_slice(&att.y1),
-        }
+        let ends = (switch, t_new);
+        let ended = watch.advance(ends, (&dense, &att.y1), &mut y, &mut eq.modes, &mut run);
         t = t_new;
-        if let Err(e) = mech.project(t, &mut y) {
-            return fail(e.into(), run, t, y, &eq);
+        if let Err(e) = ended {
+            return fail(e, run, t, y, &eq);
         }
         if y.iter().any(|v| !v.is_finite()) {
             return fail(RunError::NonFinite { t }, run, t, y, &eq);
@@ -289,6 +301,88 @@ pub fn integrate(
         rejected_before = false;
     }
     Ok(close(run, t, y, &eq))
+}
+
+/// The contact events of the loop: the rigid contacts' Zeno watch and the count of events
+/// at one instant.
+struct Watch<'m> {
+    mech: &'m Mechanism,
+    zeno: ZenoWatch,
+    /// The time of the last event and how many events in a row came within
+    /// `ZENO_INTERVAL` of the time scale of the one before.
+    last: f64,
+    burst: usize,
+}
+
+impl<'m> Watch<'m> {
+    fn new(mech: &'m Mechanism) -> Watch<'m> {
+        Watch {
+            mech,
+            zeno: ZenoWatch::default(),
+            last: f64::NEG_INFINITY,
+            burst: 0,
+        }
+    }
+
+    /// The state after an accepted step, in `y`: at its first contact switch `switch` after
+    /// the contact events there (`events_at`), else at its end `y1` (`penetration`); then
+    /// projected onto the joints and the held contacts at `t_new`.
+    fn advance(
+        &mut self,
+        (switch, t_new): (Option<f64>, f64),
+        (dense, y1): (&DenseStep, &[f64]),
+        y: &mut [f64],
+        modes: &mut Modes,
+        run: &mut Run,
+    ) -> Result<(), RunError> {
+        match switch {
+            Some(te) => {
+                dense.eval_into(te, y);
+                self.events_at(te, y, modes, run)?;
+            }
+            None => {
+                y.copy_from_slice(y1);
+                self.penetration(t_new, y, modes)?;
+            }
+        }
+        Ok(self.mech.project(t_new, y, &self.mech.held(modes))?)
+    }
+
+    /// The contact events at the located switch `te` (`Mechanism::contact_events`); an
+    /// endless run of events at one instant (`EVENTS_AT_ONE_INSTANT`) stops the run.
+    fn events_at(
+        &mut self,
+        te: f64,
+        y: &mut [f64],
+        modes: &mut Modes,
+        run: &mut Run,
+    ) -> Result<(), RunError> {
+        run.switches += self
+            .mech
+            .contact_events(te, y, modes, &mut self.zeno, run)?;
+        if te - self.last < ZENO_INTERVAL * te.abs().max(1.0) {
+            self.burst += 1;
+        } else {
+            self.burst = 0;
+        }
+        self.last = te;
+        if self.burst >= EVENTS_AT_ONE_INSTANT {
+            return Err(RunError::Chatter { t: te });
+        }
+        Ok(())
+    }
+
+    /// A step ended without a located switch: an open rigid contact penetrated beyond
+    /// round-off stops the run.
+    fn penetration(&self, t: f64, y: &[f64], modes: &Modes) -> Result<(), RunError> {
+        match self.mech.penetrated(y, modes) {
+            Some(k) => Err(RunError::Penetrated {
+                t,
+                contact: self.mech.contacts()[k].name.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Run {

@@ -43,7 +43,7 @@ impl Side {
     }
 
     /// `ω × (ω × x)` for a global vector `x` fixed on this side.
-    fn centripetal(&self, x: &V3) -> V3 {
+    pub(super) fn centripetal(&self, x: &V3) -> V3 {
         self.w.cross(&self.w.cross(x))
     }
 }
@@ -220,12 +220,18 @@ fn perpendicular(sides: &[Side; 2], a: &V3, b: &V3) -> Row {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::solve::multibody::kinematics::rotation;
 
     /// A body moving with constant `ṙ` and constant body-frame `ω'` (so `v̇ = 0`), at time `t`.
-    fn side_at(r0: V3, p0: [f64; 4], v: V3, w_body: V3, t: f64) -> Side {
+    pub(in crate::solve::multibody) fn side_at(
+        r0: V3,
+        p0: [f64; 4],
+        v: V3,
+        w_body: V3,
+        t: f64,
+    ) -> Side {
         let (half, n) = (0.5 * w_body.norm() * t, w_body.normalize());
         let q = [
             half.cos(),

@@ -20,7 +20,9 @@
 //! A joint with a clearance keeps only the bilateral rows its gaps do not replace
 //! (`clearance.rs`); the gaps carry a compliant contact force `F ∇g` and a regularised
 //! friction (`contact.rs`), switched on and off at events located on the dense output
-//! (`events.rs`), so the contact modes are part of the integrator's state.
+//! (`events.rs`), so the contact modes are part of the integrator's state. A rigid law
+//! (`impact(e)`) makes each closure an impact of the whole mechanism and a contact at rest a
+//! held bilateral row (`impacts.rs`).
 //!
 //! # Time stepping
 //! `method = timestepping` takes the paper's own route (Sect. 2.1.4): per step a convex QP
@@ -47,6 +49,7 @@ mod dynamics;
 mod events;
 mod gauss;
 mod gram;
+mod impacts;
 mod integrate;
 mod joints;
 mod kinematics;

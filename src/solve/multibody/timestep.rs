@@ -59,7 +59,7 @@ pub struct Step {
 impl Mechanism {
     /// The restitution coefficient of each contact: `e` of an `impact(e)` law, 0 (inelastic)
     /// otherwise.
-    fn restitution(&self) -> Vec<f64> {
+    pub(super) fn restitution(&self) -> Vec<f64> {
         self.contacts
             .iter()
             .map(|c| match c.law {
@@ -157,6 +157,7 @@ impl Mechanism {
             held = sol.z.iter().map(|z| *z > 0.0).collect();
             Ok((residual, Some(sol.x)))
         })?;
-        self.project_velocities(t, y)
+        self.project_velocities(t, y, &[])?;
+        Ok(())
     }
 }

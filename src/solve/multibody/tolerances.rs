@@ -64,3 +64,9 @@ pub const STEP_END_SLACK: f64 = 1e-9;
 /// solves; a set still changing after this many is cycling (on contacts at zero force and
 /// zero gap, which round-off moves in and out of the set) or far from the solution.
 pub const ACTIVE_SET_MAX_ITERATIONS: usize = 8;
+
+/// Contact events in a row, each within `ZENO_INTERVAL` of the time scale of the one before,
+/// before the `events` backend stops with a diagnostic (dimensionless): a Zeno accumulation
+/// of impacts ends in persistent contact within three of them per contact, so a longer run
+/// of events at one instant is a chatter the rules do not resolve (never an endless loop).
+pub const EVENTS_AT_ONE_INSTANT: usize = 100;

@@ -92,7 +92,7 @@ impl Event {
 
     /// An impact on a rigid stop: the relative velocity jumps from `before` to `after`
     /// under the impulse `impulse`.
-    fn impact(t: f64, element: &str, before: f64, after: f64, impulse: f64) -> Event {
+    pub(crate) fn impact(t: f64, element: &str, before: f64, after: f64, impulse: f64) -> Event {
         let modes = ("open", "open");
         Event {
             impulse: Some(impulse),
@@ -102,13 +102,13 @@ impl Event {
 
     /// A stop held in persistent contact after an impact without rebound (`velocity` the
     /// rebound velocity, within round-off of zero).
-    fn hold(t: f64, element: &str, velocity: f64) -> Event {
+    pub(crate) fn hold(t: f64, element: &str, velocity: f64) -> Event {
         Event::new(t, element, "hold", ("open", "held"), velocity, Some(0.0))
     }
 
     /// A stop held in persistent contact after a Zeno accumulation of impacts (`velocity` the
     /// approach velocity of the last one, `impulse` that impact's net of the rebound removed).
-    fn zeno(t: f64, element: &str, velocity: f64, impulse: f64) -> Event {
+    pub(crate) fn zeno(t: f64, element: &str, velocity: f64, impulse: f64) -> Event {
         Event {
             impulse: Some(impulse),
             ..Event::new(t, element, "zeno", ("open", "held"), velocity, Some(0.0))
@@ -116,21 +116,22 @@ impl Event {
     }
 
     /// A held stop lets go.
-    fn lift_off(t: f64, element: &str) -> Event {
+    pub(crate) fn lift_off(t: f64, element: &str) -> Event {
         Event::new(t, element, "lift-off", ("held", "open"), 0.0, None)
     }
 }
 
 /// Watches the impact times of each stop for a geometric accumulation (Zeno): when an
 /// interval falls below `ZENO_INTERVAL` of the time scale, returns the estimated accumulation
-/// time `t* = t₃ + (t₃ − t₂) r / (1 − r)` with `r = (t₃ − t₂)/(t₂ − t₁)`.
+/// time `t* = t₃ + (t₃ − t₂) r / (1 − r)` with `r = (t₃ − t₂)/(t₂ − t₁)`. Shared with the
+/// multibody `events` backend's rigid contacts (`solve::multibody::impacts`).
 #[derive(Default)]
-pub(super) struct ZenoWatch {
+pub(crate) struct ZenoWatch {
     last: Vec<Vec<f64>>,
 }
 
 impl ZenoWatch {
-    fn check(&mut self, stop: usize, t: f64) -> Result<(), f64> {
+    pub(crate) fn check(&mut self, stop: usize, t: f64) -> Result<(), f64> {
         if self.last.len() <= stop {
             self.last.resize(stop + 1, Vec::new());
         }

@@ -24,7 +24,7 @@ use super::hybrid::{EventFn, Hybrid, ModeState};
 use super::tolerances::{
     MIN_SHORTENED_STEP, MIN_STEP, POOR_FIT_STEP_CUT, RESTART_SKIP, UNDECIDED_STEP_CUT,
 };
-use actions::ZenoWatch;
+pub(crate) use actions::ZenoWatch;
 use choice::MethodChoice;
 use crossings::StickBreaks;
 use sampler::Sampler;
