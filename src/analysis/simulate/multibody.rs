@@ -12,8 +12,8 @@
 //! `contacts.csv` (per contact point: gap, normal force, friction force); `timestepping`
 //! adds `steps.csv` and `steps.svg`. The `events` backend needs a compliant `law` at a
 //! clearance joint (a rigid `impact` is refused: `nsd::analysis::unsupported`, naming
-//! `method = timestepping`), `timestepping` refuses friction (`mu`), and spherical and
-//! fixed joints have no clearance model yet.
+//! `method = timestepping`; friction regularised), `timestepping` models friction (`mu`)
+//! exactly in a polyhedral cone, and spherical and fixed joints have no clearance model yet.
 
 use super::super::diagnostics::{AnalysisError, Partial};
 use super::super::options::OptionReader;
@@ -143,8 +143,7 @@ pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<R
 }
 
 /// Clearance joints a backend cannot integrate: a rigid `impact` law in the `events`
-/// backend (its impacts are built in `timestepping`), friction in the `timestepping` one, a
-/// spherical or fixed joint (no gap model), a prismatic joint of zero length (its two
+/// backend (its impacts are built in `timestepping`), a spherical or fixed joint (no gap model), a prismatic joint of zero length (its two
 /// vertex rings coincide and leave the tilt free).
 fn refuse_clearances(
     a: &Analysis,
@@ -161,7 +160,6 @@ fn refuse_clearances(
             (JointKind::Spherical | JointKind::Fixed, _) => ("is a spherical or fixed joint with a clearance, which has no gap model yet", "drop its clearance to simulate it as an ideal joint".to_string()),
             (JointKind::Prismatic { .. }, _) if j.length == 0.0 => ("is a prismatic joint with a clearance but no `length` (its slider needs two vertex rings)", format!("give `{name}` a `length`")),
             (_, ContactLaw::Impact { .. }) if !stepping => ("has a clearance with a rigid `impact` law, which the `events` backend does not integrate", format!("use `method = timestepping` (the paper's scheme: rigid contact, Newton's restitution), or give `{name}` a compliant law (`law = hunt_crossley(k = 1e9, e = 0.5)`, `linear(k)`, `hertz(k)`, …)")),
-            _ if stepping && j.mu > 0.0 => ("has friction (`mu`), which the `timestepping` backend does not model yet (its contacts are frictionless, as the paper's)", format!("drop `mu` from `{name}`, or use `method = events` with a compliant law (regularised Coulomb friction)")),
             _ => continue,
         };
         return Err(AnalysisError::Unsupported {
@@ -314,15 +312,17 @@ fn contacts_table(mech: &Mechanism, run: &Run) -> Table {
 }
 
 /// The contacts' loads at sample `s`: the compliant forces of the `events` backend, or the
-/// gaps with the mean normal forces of the step that ended there (`timestepping`).
+/// gaps with the mean normal and friction forces of the step that ended there
+/// (`timestepping`).
 fn sample_loads(mech: &Mechanism, run: &Run, s: usize) -> Vec<Load> {
     match run.forces.get(s) {
         Some(f) => mech
             .loads(&run.y[s], None)
             .into_iter()
-            .zip(&f.contact)
-            .map(|(l, normal)| Load {
+            .zip(f.contact.iter().zip(&f.friction))
+            .map(|(l, (normal, friction))| Load {
                 normal: *normal,
+                friction: *friction,
                 ..l
             })
             .collect(),
