@@ -33,15 +33,15 @@ fn seed(file: &str, edits: &[(&str, &str)]) -> String {
 }
 
 /// The triangular slider of `prismatic_slider.nsd` (m = 1 kg, axis Z horizontal, gravity
-/// −Y, the force F along Z) with rigid inelastic contact and `mu = 0.3`, its body given
-/// `body`'s extra options (an initial velocity).
+/// −Y, the force F along Z) with rigid inelastic contact (its `mu` set by each analysis:
+/// 0.3), its body given `body`'s extra options (an initial velocity).
 fn slider(body: &str) -> String {
     seed(
         "prismatic_slider.nsd",
         &[
             (
                 "law = hunt_crossley(k = 1e10, e = 0.5),",
-                "law = impact(e = 0), mu = 0.3,",
+                "law = impact(e = 0),",
             ),
             (
                 "at = (0, 0, 0),\n    force",
@@ -65,8 +65,8 @@ const G: f64 = 9.81;
 #[test]
 fn slider_sticks_below_and_slides_above_mu_n() {
     let text = slider("")
-        + "simulate prismatic_slider(F = 2) as stick { t = 0..1, method = timestepping, h_min = 1e-3, h_max = 1e-2, output = steps }\n"
-        + "simulate prismatic_slider(F = 5) as slide { t = 0..1, method = timestepping, h_min = 1e-3, h_max = 1e-2, output = steps }\n";
+        + "simulate prismatic_slider(F = 2, mu = 0.3) as stick { t = 0..1, method = timestepping, h_min = 1e-3, h_max = 1e-2, output = steps }\n"
+        + "simulate prismatic_slider(F = 5, mu = 0.3) as slide { t = 0..1, method = timestepping, h_min = 1e-3, h_max = 1e-2, output = steps }\n";
     let out = run(&text, "slider");
     let traj = |v: &Value| {
         let t = table(v, "trajectory.csv");
@@ -125,9 +125,9 @@ fn slider_sticks_below_and_slides_above_mu_n() {
 #[test]
 fn friction_dissipates_what_it_works() {
     let text = slider(", velocity = (0, 0, 1)")
-        + "simulate prismatic_slider(F = 0) as axial { t = 0..0.5, method = timestepping, h_min = 1e-3, h_max = 1e-2, output = steps }\n"
+        + "simulate prismatic_slider(F = 0, mu = 0.3) as axial { t = 0..0.5, method = timestepping, h_min = 1e-3, h_max = 1e-2, output = steps }\n"
         + &slider(", velocity = (0.3, 0, 1)").replace("model prismatic_slider", "model oblique")
-        + "simulate oblique(F = 0) as oblique { t = 0..0.5, method = timestepping, h_min = 1e-3, h_max = 1e-2, output = steps }\n";
+        + "simulate oblique(F = 0, mu = 0.3) as oblique { t = 0..0.5, method = timestepping, h_min = 1e-3, h_max = 1e-2, output = steps }\n";
     let out = run(&text, "energy");
     for v in &out {
         let e = column(&table(v, "energy.csv"), "total [J]");
