@@ -6,7 +6,8 @@
 //! clearance pendulum over the step-size ranges; the constraint violation "≤ 1e-10 upon
 //! contact" (Sect. 5) for the cylindrical slider; z̈ = F_z/m of the frictionless prismatic
 //! slider (Sect. 5.2: "the acceleration is constant"); first-order convergence to the
-//! `events` backend on the ideal pendulum; the restitution law and the diagnostics.
+//! `events` backend on the ideal pendulum; the restitution law and the diagnostics (friction:
+//! `p002_friction.rs`).
 
 mod common;
 use common::*;
@@ -203,8 +204,7 @@ fn ideal_pendulum_converges_at_first_order() {
 /// A clearance joint with the rigid `impact(e)` law: the `events` backend refuses it with
 /// friction (naming `mu`); the `timestepping` backend runs it (Newton's restitution at
 /// velocity level), keeps its constraints to 1e-10 and, with e = 0.8, loses less energy than
-/// the inelastic contact (e = 0) of the same pendulum. A friction coefficient is refused by
-/// name in `timestepping`, and h_min > h_max is a `bad_option`
+/// the inelastic contact (e = 0) of the same pendulum. h_min > h_max is a `bad_option`
 /// (`tests/diagnostics/simulate_h_min_above_h_max.nsd` holds its golden report).
 #[test]
 fn impact_law_runs_and_bad_options_are_diagnosed() {
@@ -231,10 +231,6 @@ fn impact_law_runs_and_bad_options_are_diagnosed() {
         (
             "simulate friction { t = 0..1 }",
             "has friction (`mu`) at a rigid",
-        ),
-        (
-            "simulate friction { t = 0..1, method = timestepping }",
-            "`mu`",
         ),
         (
             "simulate dead { t = 0..1, method = timestepping, h_min = 2e-3, h_max = 1e-3 }",

@@ -12,9 +12,9 @@
 //! `contacts.csv` (per contact point: gap, normal force, friction force); `timestepping`
 //! adds `steps.csv` and `steps.svg`; the `events` backend with rigid contacts
 //! (`impact(e)`) adds `events.csv` (impacts with their impulses, holds, Zeno accumulations,
-//! lift-offs, as the DOF integrator's). Refused: friction (`mu`) at a rigid contact in
-//! `events` and at any contact in `timestepping`; spherical and fixed joints have no
-//! clearance model yet.
+//! lift-offs, as the DOF integrator's). `timestepping` models friction (`mu`) exactly in a
+//! polyhedral cone, `events` regularised at compliant contacts. Refused: friction at a
+//! rigid contact in `events`; spherical and fixed joints have no clearance model yet.
 
 use super::super::diagnostics::{AnalysisError, Partial};
 use super::super::options::OptionReader;
@@ -26,6 +26,7 @@ use crate::lang::units::Dim;
 use crate::model::flat::{ContactLaw, JointKind};
 use crate::model::system::Multibody;
 use crate::model::Model;
+use crate::solve::multibody::tolerances::FRICTION_JOINTS_MAX;
 use crate::solve::multibody::{integrate, timestep, Load, Mechanism, Run, Settings, Stepping};
 use crate::solve::ode::dop853::Tolerances;
 use serde_json::{json, Map, Value};
@@ -144,8 +145,7 @@ pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<R
 }
 
 /// Clearance joints a backend cannot integrate: friction at a rigid `impact` law in the
-/// `events` backend, friction in the `timestepping` one, a
-/// spherical or fixed joint (no gap model), a prismatic joint of zero length (its two
+/// `events` backend, friction at more than `FRICTION_JOINTS_MAX` joints in `timestepping`, a spherical or fixed joint (no gap model), a prismatic joint of zero length (its two
 /// vertex rings coincide and leave the tilt free).
 fn refuse_clearances(
     a: &Analysis,
@@ -161,14 +161,30 @@ fn refuse_clearances(
         let (why, help) = match (&j.kind, j.law) {
             (JointKind::Spherical | JointKind::Fixed, _) => ("is a spherical or fixed joint with a clearance, which has no gap model yet", "drop its clearance to simulate it as an ideal joint".to_string()),
             (JointKind::Prismatic { .. }, _) if j.length == 0.0 => ("is a prismatic joint with a clearance but no `length` (its slider needs two vertex rings)", format!("give `{name}` a `length`")),
-            (_, ContactLaw::Impact { .. }) if !stepping && j.mu > 0.0 => ("has friction (`mu`) at a rigid `impact` law, which the `events` backend does not model (its rigid contacts are frictionless)", format!("drop `mu` from `{name}`, or give it a compliant law (`law = hunt_crossley(k = 1e9, e = 0.5)`, …: regularised Coulomb friction)")),
-            _ if stepping && j.mu > 0.0 => ("has friction (`mu`), which the `timestepping` backend does not model yet (its contacts are frictionless, as the paper's)", format!("drop `mu` from `{name}`, or use `method = events` with a compliant law (regularised Coulomb friction)")),
+            (_, ContactLaw::Impact { .. }) if !stepping && j.mu > 0.0 => ("has friction (`mu`) at a rigid `impact` law, which the `events` backend does not model (its rigid contacts are frictionless)", format!("use `method = timestepping` (Coulomb friction in a polyhedral cone), drop `mu` from `{name}`, or give it a compliant law (`law = hunt_crossley(k = 1e9, e = 0.5)`, …: regularised Coulomb friction)")),
             _ => continue,
         };
         return Err(AnalysisError::Unsupported {
             message: format!("simulate of `{}`: joint `{name}` {why}", model.name),
             at: a.span,
             help,
+        });
+    }
+    let frictional = mb
+        .joints
+        .iter()
+        .filter(|(_, j, ..)| {
+            j.mu > 0.0 && (j.radial_clearance.is_some() || j.axial_clearance.is_some())
+        })
+        .count();
+    if stepping && frictional > FRICTION_JOINTS_MAX {
+        return Err(AnalysisError::Unsupported {
+            message: format!(
+                "simulate of `{}`: {frictional} clearance joints have friction (`mu`); the `timestepping` backend's friction solve (Lemke's method on a dense tableau) is practical for at most {FRICTION_JOINTS_MAX}",
+                model.name
+            ),
+            at: a.span,
+            help: "drop `mu` from some joints, or use `method = events` with a compliant law (regularised Coulomb friction)".to_string(),
         });
     }
     Ok(())
@@ -318,16 +334,17 @@ fn contacts_table(mech: &Mechanism, run: &Run) -> Table {
 }
 
 /// The contacts' loads at sample `s`: the compliant forces of the `events` backend (a held
-/// rigid contact's normal force its multiplier), or the gaps with the mean normal forces of
-/// the step that ended there (`timestepping`).
+/// rigid contact's normal force its multiplier), or the gaps with the mean normal and
+/// friction forces of the step that ended there (`timestepping`).
 fn sample_loads(mech: &Mechanism, run: &Run, s: usize) -> Vec<Load> {
     match run.forces.get(s) {
         Some(f) => mech
             .loads(&run.y[s], None)
             .into_iter()
-            .zip(&f.contact)
-            .map(|(l, normal)| Load {
+            .zip(f.contact.iter().zip(&f.friction))
+            .map(|(l, (normal, friction))| Load {
                 normal: *normal,
+                friction: *friction,
                 ..l
             })
             .collect(),

@@ -77,7 +77,7 @@ pub fn meta(s: &Stepping, meta: &mut Map<String, Value>) {
     meta.insert("h_min".into(), json!(s.h_min));
     meta.insert("h_max".into(), json!(s.h_max));
     meta.insert("drift".into(), json!(s.drift));
-    meta.insert("method".into(), json!("timestepping: the half-implicit scheme of paper 002 (eqs. 21–24), Gauss's principle per step as a QP solved exactly (active sets from the previous step's contacts on the stacked joint and contact rows, Lemke's method as fallback), rigid contacts, the largest h in [h_min, h_max] whose drift passes (predicted from its h² law), positions and joint velocities projected after every step"));
+    meta.insert("method".into(), json!("timestepping: the half-implicit scheme of paper 002 (eqs. 21–24), Gauss's principle per step as a QP solved exactly (active sets from the previous step's contacts on the stacked joint and contact rows, Lemke's method as fallback), rigid contacts with Coulomb friction in a polyhedral cone (Lemke's method where a frictional contact closes), the largest h in [h_min, h_max] whose drift passes (predicted from its h² law), positions and joint velocities projected after every step"));
 }
 
 /// What the report should say about the model: a compliant law acts as a rigid inelastic

@@ -123,7 +123,12 @@ impl Mechanism {
                 Stacked::Contact(k) => z[k] = *m,
             }
         }
-        Some(Solution { x, lambda, z })
+        Some(Solution {
+            x,
+            lambda,
+            z,
+            friction: None,
+        })
     }
 }
 

@@ -10,7 +10,7 @@
 
 use super::clearance::{Gap, Spec};
 use super::dynamics::Mechanism;
-use super::joints::Side;
+use super::joints::{Row, Side};
 use super::tolerances::FRICTION_SLIP_SPEED;
 use crate::model::flat::ContactLaw;
 use crate::solve::ode::hybrid::{law_force, law_potential};
@@ -169,4 +169,18 @@ fn slip_velocity(sides: &[Side; 2], at: &Gap) -> V3 {
     let rel = v(&sides[1]) - v(&sides[0]);
     let n = at.row.jr[1];
     rel - n * n.dot(&rel)
+}
+
+/// The slip of `slip_velocity` along `d` (a unit vector in the tangent plane at `at`),
+/// `d·(ṽ₁ − ṽ₀)` with `ṽ_k` side `k`'s velocity at the contact point, as a `Row` (`jr`, `jt`
+/// global; `phi`, `gamma` zero): an impulse `β` along the row is the force `β d` on side 1 at
+/// the contact point and its opposite on side 0, as `add_contact_forces` applies friction.
+pub(super) fn tangent_row(sides: &[Side; 2], at: &Gap, d: &V3) -> Row {
+    let arm = |s: &Side| (at.point - s.r).cross(d);
+    Row {
+        phi: 0.0,
+        jr: [-d, *d],
+        jt: [-arm(&sides[0]), arm(&sides[1])],
+        gamma: 0.0,
+    }
 }

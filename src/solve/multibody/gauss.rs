@@ -22,6 +22,7 @@
 //! (`active_set.rs`, `O(n)` on a chain where Lemke's dense tableau is cubic in the contacts).
 
 use super::dynamics::{scatter, Degenerate, Mechanism};
+use super::friction::Friction;
 use super::gram::{times, transpose_times, Gram};
 use super::joints::Side;
 use super::lcp;
@@ -44,6 +45,17 @@ pub struct Solution {
     /// velocity step).
     pub lambda: DVector<f64>,
     pub z: DVector<f64>,
+    /// The friction impulses where a closed contact has `mu > 0` (`friction.rs`).
+    pub friction: Option<Friction>,
+}
+
+/// The programme with the joints eliminated: `x₀` (the solution without contacts), `P Dᵀ`
+/// for the contact rows it was built with, the factored `W` and `M⁻¹`.
+pub struct Reduced {
+    pub x0: DVector<f64>,
+    pub pd: DMatrix<f64>,
+    gram: Option<Gram>,
+    minv: DVector<f64>,
 }
 
 impl Linearised {
@@ -113,37 +125,71 @@ impl Mechanism {
         b: &DVector<f64>,
         lower: &DVector<f64>,
     ) -> Result<Solution, Degenerate> {
+        let red = self.eliminate(t, lin, &lin.d, x_free, b)?;
+        let delassus = &lin.d * &red.pd;
+        let z =
+            lcp::solve(&delassus, &(&lin.d * &red.x0 - lower)).ok_or(Degenerate::Contact { t })?;
+        let x = &red.x0 + &red.pd * &z;
+        let lambda = self.joint_multipliers(lin, &red, &lin.d, x_free, b, &z);
+        Ok(Solution {
+            x,
+            lambda,
+            z,
+            friction: None,
+        })
+    }
+
+    /// The joints eliminated from the programme (module doc) with the contact rows `rows`
+    /// (`D`, or `D` stacked on the friction directions' rows): `x₀` and `P rowsᵀ`.
+    pub(super) fn eliminate(
+        &self,
+        t: f64,
+        lin: &Linearised,
+        rows: &DMatrix<f64>,
+        x_free: &DVector<f64>,
+        b: &DVector<f64>,
+    ) -> Result<Reduced, Degenerate> {
         let minv = self.mass_inverse();
-        let rows = &self.rows_at_body;
+        let at_body = &self.rows_at_body;
         let gram = match self.rows {
             0 => None,
-            _ => Some(Gram::factor(&lin.jac, &minv, rows).ok_or(Degenerate::Singular { t })?),
+            _ => Some(Gram::factor(&lin.jac, &minv, at_body).ok_or(Degenerate::Singular { t })?),
         };
         // M⁻¹Jᵀ W⁻¹ r: the mass-weighted correction that changes J x by r.
         let correct = |r: DVector<f64>| match &gram {
             None => DVector::zeros(minv.len()),
-            Some(g) => transpose_times(&lin.jac, rows, &g.solve(r)).component_mul(&minv),
+            Some(g) => transpose_times(&lin.jac, at_body, &g.solve(r)).component_mul(&minv),
         };
-        let x0 = x_free + correct(b - times(&lin.jac, rows, x_free));
+        let x0 = x_free + correct(b - times(&lin.jac, at_body, x_free));
         // P Dᵀ, column by column: M⁻¹ dⱼ less its correction (P f = M⁻¹f − correction(J M⁻¹f)).
-        let k = lin.gaps.len();
+        let k = rows.nrows();
         let mut pd = DMatrix::zeros(minv.len(), k);
         for j in 0..k {
-            let mf = lin.d.row(j).transpose().component_mul(&minv);
-            let c = correct(times(&lin.jac, rows, &mf));
+            let mf = rows.row(j).transpose().component_mul(&minv);
+            let c = correct(times(&lin.jac, at_body, &mf));
             pd.set_column(j, &(mf - c));
         }
-        let delassus = &lin.d * &pd;
-        let z = lcp::solve(&delassus, &(&lin.d * &x0 - lower)).ok_or(Degenerate::Contact { t })?;
-        let x = x0 + &pd * &z;
-        // λ from J x = b with x = x_f + M⁻¹(Jᵀλ + Dᵀz): W λ = b − J (x_f + M⁻¹Dᵀz).
-        let lambda = match &gram {
+        Ok(Reduced { x0, pd, gram, minv })
+    }
+
+    /// The joint multipliers `λ` of the solution whose contact rows `rows` carry the
+    /// impulses `z`: from `J x = b` with `x = x_f + M⁻¹(Jᵀλ + rowsᵀz)`,
+    /// `W λ = b − J (x_f + M⁻¹ rowsᵀ z)`.
+    pub(super) fn joint_multipliers(
+        &self,
+        lin: &Linearised,
+        red: &Reduced,
+        rows: &DMatrix<f64>,
+        x_free: &DVector<f64>,
+        b: &DVector<f64>,
+        z: &DVector<f64>,
+    ) -> DVector<f64> {
+        match &red.gram {
             None => DVector::zeros(0),
             Some(g) => {
-                let pushed = x_free + (lin.d.transpose() * &z).component_mul(&minv);
-                g.solve(b - times(&lin.jac, rows, &pushed))
+                let pushed = x_free + (rows.transpose() * z).component_mul(&red.minv);
+                g.solve(b - times(&lin.jac, &self.rows_at_body, &pushed))
             }
-        };
-        Ok(Solution { x, lambda, z })
+        }
     }
 }

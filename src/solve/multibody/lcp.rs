@@ -17,7 +17,7 @@
 //! [1] R. W. Cottle, J.-S. Pang and R. E. Stone, *The Linear Complementarity Problem*,
 //! Academic Press 1992, Sect. 4.4 (Lemke's method) and 4.9 (degeneracy).
 
-use super::tolerances::{LCP_MAX_PIVOTS_PER_ROW, LCP_PIVOT_TOL};
+use super::tolerances::{LCP_ARTIFICIAL_ZERO, LCP_MAX_PIVOTS_PER_ROW, LCP_PIVOT_TOL};
 use nalgebra::{DMatrix, DVector};
 use std::cmp::Ordering;
 
@@ -51,6 +51,18 @@ impl Tableau {
             }
         }
         self.basis[r] = c;
+    }
+
+    /// The `z` of the current basis (round-off below zero clipped).
+    fn solution(&self) -> DVector<f64> {
+        let n = self.n;
+        let mut z = DVector::zeros(n);
+        for (i, &k) in self.basis.iter().enumerate() {
+            if (n..2 * n).contains(&k) {
+                z[k - n] = self.t[(i, 2 * n + 1)].max(0.0);
+            }
+        }
+        z
     }
 
     /// Row `i`'s lexicographic key for entering column `c`: `(b_i, B⁻¹ row i) / t_ic`; the
@@ -97,7 +109,10 @@ fn complement(k: usize, n: usize) -> usize {
 }
 
 /// A solution `z` of the LCP `(A, b)`, `None` if Lemke's method ends on a ray (the problem is
-/// infeasible) or exceeds `LCP_MAX_PIVOTS_PER_ROW` pivots per row.
+/// infeasible) or exceeds `LCP_MAX_PIVOTS_PER_ROW` pivots per row. A ray met where the
+/// artificial `z₀` is zero to round-off (`LCP_ARTIFICIAL_ZERO`) ends the method with the
+/// basis's solution: the ratio test's tie between `z₀` and another row was broken against
+/// `z₀` by round-off, as on the degenerate bases of a frictional problem (`friction.rs`).
 pub fn solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
     let n = b.len();
     let Some(start) = (0..n)
@@ -116,6 +131,7 @@ pub fn solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
         t[(i, 2 * n + 1)] = b[i];
     }
     let tol = LCP_PIVOT_TOL * a.amax().max(1.0);
+    let zero = LCP_ARTIFICIAL_ZERO * b.amax();
     let mut tab = Tableau {
         n,
         t,
@@ -125,17 +141,14 @@ pub fn solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
     let mut entering = complement(tab.basis[start], n);
     tab.pivot(start, 2 * n);
     for _ in 0..LCP_MAX_PIVOTS_PER_ROW * n {
-        let r = tab.leaving(entering, tol)?;
+        let Some(r) = tab.leaving(entering, tol) else {
+            let z0 = tab.basis.iter().position(|&k| k == 2 * n)?;
+            return (tab.t[(z0, 2 * n + 1)] <= zero).then(|| tab.solution());
+        };
         let leaving = tab.basis[r];
         tab.pivot(r, entering);
         if leaving == 2 * n {
-            let mut z = DVector::zeros(n);
-            for (i, &k) in tab.basis.iter().enumerate() {
-                if (n..2 * n).contains(&k) {
-                    z[k - n] = tab.t[(i, 2 * n + 1)].max(0.0);
-                }
-            }
-            return Some(z);
+            return Some(tab.solution());
         }
         entering = complement(leaving, n);
     }

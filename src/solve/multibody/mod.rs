@@ -29,7 +29,7 @@
 //! (Gauss's principle with the joints and gaps linearised, eqs. 17–24, `gauss.rs`, solved
 //! from the previous step's active contacts by `active_set.rs`, else by Lemke's method in
 //! `lcp.rs`; `timestep.rs`), rigid contacts (inelastic, or Newton's restitution for
-//! `impact(e)`), the positions projected onto the joints and the open gaps after every
+//! `impact(e)`) with Coulomb friction in a polyhedral cone (`friction.rs`), the positions projected onto the joints and the open gaps after every
 //! step and the velocities onto the joints, and the step size chosen in `[h_min, h_max]` by
 //! the drift of the linearised constraints.
 //!
@@ -47,6 +47,7 @@ mod clearance;
 mod contact;
 mod dynamics;
 mod events;
+mod friction;
 mod gauss;
 mod gram;
 mod impacts;
@@ -56,7 +57,7 @@ mod kinematics;
 mod lcp;
 mod timestep;
 mod timestepping;
-mod tolerances;
+pub mod tolerances;
 
 pub use contact::{Contact, Load, Modes};
 pub use dynamics::{BodyState, Degenerate, Mechanism};

@@ -49,10 +49,12 @@ pub struct Step {
     /// over the step times `h`.
     pub lambda: DVector<f64>,
     pub z: DVector<f64>,
+    /// Each contact's friction impulse on side 1 (global, N s; `friction.rs`).
+    pub friction: Vec<Vector3<f64>>,
     /// The constraint violation at `q_n` before the projection (`violation`).
     pub drift: f64,
     /// The residual of the discrete equations of motion (eq. 8 with eq. 22d):
-    /// `|M (v_n − v_f) − Jᵀλ − Dᵀz|∞ / h` (N, N m): round-off of the solve.
+    /// `|M (v_n − v_f) − Jᵀλ − Dᵀz − Tᵀβ|∞ / h` (N, N m): round-off of the solve.
     pub residual: f64,
 }
 
@@ -85,7 +87,7 @@ impl Mechanism {
         let v_free = &v0 + (self.applied(y) * h).component_mul(&minv);
         let b = -&lin.phi / h;
         let mut lower = -&lin.gaps / h;
-        let mut sol = self.least_constraint(t, &lin, &v_free, &b, &lower, closed)?;
+        let mut sol = self.with_friction(t, y, &lin, &v_free, &b, &lower, closed)?;
         let before = &lin.d * &v0;
         let mut bounced = false;
         for (k, e) in self.restitution().into_iter().enumerate() {
@@ -96,10 +98,20 @@ impl Mechanism {
         }
         if bounced {
             let hit: Vec<bool> = sol.z.iter().map(|z| *z > 0.0).collect();
-            sol = self.least_constraint(t, &lin, &v_free, &b, &lower, &hit)?;
+            sol = self.with_friction(t, y, &lin, &v_free, &b, &lower, &hit)?;
         }
-        let Solution { x: v, lambda, z } = sol;
-        let pushed = self.transpose_times(&lin.jac, &lambda) + lin.d.transpose() * &z;
+        let Solution {
+            x: v,
+            lambda,
+            z,
+            friction,
+        } = sol;
+        let mut pushed = self.transpose_times(&lin.jac, &lambda) + lin.d.transpose() * &z;
+        let mut tangential = vec![Vector3::zeros(); z.len()];
+        if let Some(f) = friction {
+            pushed += f.generalised;
+            tangential = f.impulse;
+        }
         let residual = ((&v - &v_free).component_div(&minv) - pushed).amax() / h;
         let mut next = y.to_vec();
         for i in 0..nb {
@@ -119,6 +131,7 @@ impl Mechanism {
             y: next,
             lambda,
             z,
+            friction: tangential,
             residual,
         })
     }

@@ -39,7 +39,7 @@ use super::integrate::{Failed, Run, RunError, Samples};
 use super::timestep::Step;
 use super::tolerances::{STEP_END_SLACK, STEP_UNDERFLOW};
 use crate::solve::ode::driver::Output;
-use nalgebra::DVector;
+use nalgebra::{DVector, Vector3};
 
 /// The step size's safety factor (dimensionless): the next trial aims at `H_SAFETY²` of the
 /// drift tolerance, so that a step whose drift grows a little faster than `h²` still passes.
@@ -81,11 +81,13 @@ pub struct StepRecord {
     pub trials: usize,
 }
 
-/// The mean forces of a step: each contact's normal force `z/h` (N) and the joint
-/// multipliers `λ/h` (as `Mechanism::reactions_of` takes them).
+/// The mean forces of a step: each contact's normal force `z/h` (N) and friction force on
+/// side 1 (global, N), and the joint multipliers `λ/h` (as `Mechanism::reactions_of` takes
+/// them).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepForces {
     pub contact: Vec<f64>,
+    pub friction: Vec<Vector3<f64>>,
     pub lambda: DVector<f64>,
 }
 
@@ -202,6 +204,7 @@ pub fn timestep(
         run.record(t, y.clone(), &modes);
         run.forces.push(StepForces {
             contact: vec![0.0; k],
+            friction: vec![Vector3::zeros(); k],
             lambda: DVector::zeros(mech.rows),
         });
     }
@@ -254,6 +257,7 @@ pub fn timestep(
             run.record(t, y.clone(), &modes);
             run.forces.push(StepForces {
                 contact: (step.z / taken).iter().copied().collect(),
+                friction: step.friction.iter().map(|f| f / taken).collect(),
                 lambda: step.lambda / taken,
             });
         }

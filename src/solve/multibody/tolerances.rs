@@ -49,6 +49,14 @@ pub const EVENT_HALVINGS: usize = 60;
 /// and pivoting on them would amplify that round-off into the contact impulses.
 pub const LCP_PIVOT_TOL: f64 = 1e-12;
 
+/// Value of Lemke's artificial variable `z₀`, relative to the largest `|b_i|` of the LCP
+/// (dimensionless), below which a secondary ray ends the method with the basis's solution
+/// (`lcp.rs`): `z₀ = 0` is a solution, and on the degenerate bases of the frictional LCP
+/// (opposite friction directions, redundant contacts) round-off of a few ulps breaks the
+/// ratio test's tie against `z₀`, leaving it at about 1e-18 of `|b|` before a ray. A real
+/// ray (an infeasible problem) leaves `z₀` of the order of `|b|`.
+pub const LCP_ARTIFICIAL_ZERO: f64 = 1e-12;
+
 /// Pivots of Lemke's method per contact row before it gives up (dimensionless): it ends in
 /// at most a few pivots per row on the contact problems of a step (usually one or two);
 /// the cap only guards against a run that round-off keeps from ending.
@@ -70,3 +78,19 @@ pub const ACTIVE_SET_MAX_ITERATIONS: usize = 8;
 /// of impacts ends in persistent contact within three of them per contact, so a longer run
 /// of events at one instant is a chatter the rules do not resolve (never an endless loop).
 pub const EVENTS_AT_ONE_INSTANT: usize = 100;
+
+/// Directions `d` of the polyhedral friction cone of the `timestepping` backend
+/// (`friction.rs`; dimensionless, even): the tangent plane of each contact is spanned by
+/// `d` unit vectors at equal angles, in opposite pairs, the first along the joint's axis,
+/// so sliding along the axis (and, with 8, across it or at 45°) meets the exact Coulomb
+/// force; in other directions the friction bound `μ p_n` is met to within `cos(π/d)`
+/// (8: 7.6 %) of the circular cone.
+pub const FRICTION_DIRECTIONS: usize = 8;
+
+/// Clearance joints with friction the `timestepping` backend accepts (count): its friction
+/// solve is Lemke's method on a dense tableau of every closed frictional contact's normal,
+/// cone and slack variables, whose pivots grow with the cube of their number. One
+/// triangular slider (12 contact points) takes 0.2 ms a step; a chain of 20 frictional pins
+/// (80 points) did not get past t = 0.05 s in 280 s. Above this the run is refused rather
+/// than left to stall.
+pub const FRICTION_JOINTS_MAX: usize = 4;
