@@ -247,28 +247,14 @@ fn radial_gamma(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solve::multibody::joints::tests::side_at;
+    use crate::solve::multibody::joints::tests::moving_pair;
 
     /// The radial and axial gaps between two moving bodies (a journal well off centre):
     /// `ġ = D v` and, with `v̇ = 0`, `g̈ = −γ` (the held row's acceleration term, `held_row`), against
     /// central differences along the motion (step 1e-4 s; tolerance 1e-6, as the joints').
     #[test]
     fn gap_rates_and_gamma_match_differences() {
-        let bodies = [
-            (
-                V3::new(0.1, 0.2, -0.1),
-                [0.8, 0.2, -0.4, 0.4],
-                V3::new(0.3, -0.2, 0.5),
-                V3::new(1.0, -2.0, 0.5),
-            ),
-            (
-                V3::new(0.5, -0.1, 0.3),
-                [0.5, 0.5, 0.5, 0.5],
-                V3::new(-0.4, 0.1, 0.2),
-                V3::new(-0.7, 0.4, 1.5),
-            ),
-        ];
-        let at = |t: f64| bodies.map(|(r, p, v, w)| side_at(r, p, v, w, t));
+        let at = moving_pair;
         let start = at(-0.3);
         let kind = JointKind::Revolute;
         let set = Bilateral::ideal(&kind);

@@ -225,13 +225,7 @@ pub(super) mod tests {
     use crate::solve::multibody::kinematics::rotation;
 
     /// A body moving with constant `ṙ` and constant body-frame `ω'` (so `v̇ = 0`), at time `t`.
-    pub(in crate::solve::multibody) fn side_at(
-        r0: V3,
-        p0: [f64; 4],
-        v: V3,
-        w_body: V3,
-        t: f64,
-    ) -> Side {
+    fn side_at(r0: V3, p0: [f64; 4], v: V3, w_body: V3, t: f64) -> Side {
         let (half, n) = (0.5 * w_body.norm() * t, w_body.normalize());
         let q = [
             half.cos(),
@@ -255,6 +249,26 @@ pub(super) mod tests {
         }
     }
 
+    /// Two bodies in general motion (off-centre, turning about skew axes), each side at `t`:
+    /// the fixture of the joints' and the clearance gaps' difference tests.
+    pub(in crate::solve::multibody) fn moving_pair(t: f64) -> [Side; 2] {
+        [
+            (
+                V3::new(0.1, 0.2, -0.1),
+                [0.8, 0.2, -0.4, 0.4],
+                V3::new(0.3, -0.2, 0.5),
+                V3::new(1.0, -2.0, 0.5),
+            ),
+            (
+                V3::new(0.5, -0.1, 0.3),
+                [0.5, 0.5, 0.5, 0.5],
+                V3::new(-0.4, 0.1, 0.2),
+                V3::new(-0.7, 0.4, 1.5),
+            ),
+        ]
+        .map(|(r, p, v, w)| side_at(r, p, v, w, t))
+    }
+
     /// For every joint kind between two moving bodies (off the constraint manifold, so no
     /// term vanishes by accident): `Φ̇ = Φ_q v` and, with `v̇ = 0`, `Φ̈ = −γ`, against central
     /// differences of `Φ` along the motion (step 1e-4 s: truncation ~1e-8, round-off
@@ -268,21 +282,7 @@ pub(super) mod tests {
             JointKind::Prismatic { section: vec![] },
             JointKind::Fixed,
         ];
-        let bodies = [
-            (
-                V3::new(0.1, 0.2, -0.1),
-                [0.8, 0.2, -0.4, 0.4],
-                V3::new(0.3, -0.2, 0.5),
-                V3::new(1.0, -2.0, 0.5),
-            ),
-            (
-                V3::new(0.5, -0.1, 0.3),
-                [0.5, 0.5, 0.5, 0.5],
-                V3::new(-0.4, 0.1, 0.2),
-                V3::new(-0.7, 0.4, 1.5),
-            ),
-        ];
-        let at = |t: f64| bodies.map(|(r, p, v, w)| side_at(r, p, v, w, t));
+        let at = moving_pair;
         let h = 1e-4;
         for kind in kinds {
             let start = at(-0.3);
