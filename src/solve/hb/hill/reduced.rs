@@ -98,13 +98,9 @@ fn uncoupled(b: &DMatrix<C64>, phi_c: &DMatrix<f64>, kept: &[Kept]) -> Vec<usize
     let nc = phi_c.nrows();
     (0..kept.len())
         .filter(|&i| {
-            let rows = b.rows(kept[i].block * nc, nc);
-            (0..rows.ncols()).all(|col| {
-                (0..nc)
-                    .map(|a| rows[(a, col)] * phi_c[(a, kept[i].mode)])
-                    .sum::<C64>()
-                    == C64::new(0.0, 0.0)
-            })
+            let phi = phi_c.column(kept[i].mode).map(|x| C64::new(x, 0.0));
+            let row = b.rows(kept[i].block * nc, nc).tr_mul(&phi);
+            row.iter().all(|v| *v == C64::new(0.0, 0.0))
         })
         .collect()
 }
@@ -113,10 +109,10 @@ fn uncoupled(b: &DMatrix<C64>, phi_c: &DMatrix<f64>, kept: &[Kept]) -> Vec<usize
 /// `from` is off the real axis: its root's conjugate is `from`'s root.
 fn conjugate_of(earlier: &[C64], from: C64, omega: f64) -> Option<usize> {
     let tol = CONJUGATE_START_TOL * (from.norm() + omega);
-    if from.im.abs() <= tol {
-        return None;
-    }
-    earlier.iter().position(|e| (e.conj() - from).norm() <= tol)
+    let off_axis = from.im.abs() > tol;
+    earlier
+        .iter()
+        .position(|e| off_axis && (e.conj() - from).norm() <= tol)
 }
 
 impl<'a> Reduced<'a> {
@@ -175,11 +171,9 @@ impl<'a> Reduced<'a> {
                 let roots = self.started(&b, omega, &kept, &a0, &uncoupled)?;
                 let mut rated: Vec<(C64, C64)> = Vec::with_capacity(roots.len());
                 for s in roots {
-                    let rate = match rated.iter().find(|(r, _)| *r == s.conj() && s.im != 0.0) {
-                        Some((_, rate)) => rate.conj(),
-                        None => self.harmonic_rate(&b, omega, s),
-                    };
-                    rated.push((s, rate));
+                    let partner = rated.iter().find(|(r, _)| *r == s.conj() && s.im != 0.0);
+                    let rate = partner.map(|(_, rate)| rate.conj());
+                    rated.push((s, rate.unwrap_or_else(|| self.harmonic_rate(&b, omega, s))));
                 }
                 Some(rated)
             });
@@ -252,17 +246,13 @@ impl<'a> Reduced<'a> {
             };
             // Two starts on one root would lose another: the point goes to the full matrix.
             let s = match s {
-                Some(s) if !known(&s) => s,
-                _ if beyond => {
-                    starts.push(theta);
-                    led.push(None);
-                    continue;
-                }
+                Some(s) if !known(&s) => Some(s),
+                _ if beyond => None,
                 _ => return None,
             };
             starts.push(theta);
-            led.push(Some(s));
-            found.push(s);
+            led.push(s);
+            found.extend(s);
         }
         Some(found)
     }
