@@ -175,6 +175,49 @@ impl<'a> OptionReader<'a> {
         })
     }
 
+    /// DOFs named by strings, one `"m1"` or several `("m1", "beam.b[20].y")`: their indices
+    /// in the order given, or `None` when absent; an unknown or repeated name is an error.
+    pub fn dofs(&self, key: &str, sys: &crate::model::System) -> R<Option<Vec<usize>>> {
+        let example = "(\"m1\", \"m2.x\")";
+        let Some(e) = self.expr(key, "expected DOF names in quotes", example)? else {
+            return Ok(None);
+        };
+        let items = match &e.kind {
+            ExprKind::Tuple(items) => items.iter().collect(),
+            _ => vec![e],
+        };
+        let mut out: Vec<usize> = Vec::with_capacity(items.len());
+        for item in items {
+            let ExprKind::Str(path) = &item.kind else {
+                return Err(self.bad(
+                    key,
+                    item.span,
+                    "expected a DOF name in quotes",
+                    &format!("write `{key} = {example}`"),
+                ));
+            };
+            let dof = dof_by_path(sys, path).ok_or_else(|| {
+                let names = sys.dofs.iter().map(|d| d.name.as_str());
+                self.bad(
+                    key,
+                    item.span,
+                    &format!("`{path}` is not a DOF of the model"),
+                    &suggest(path, names, "the DOFs are"),
+                )
+            })?;
+            if out.contains(&dof) {
+                return Err(self.bad(
+                    key,
+                    item.span,
+                    &format!("`{path}` is listed twice"),
+                    "name each DOF once",
+                ));
+            }
+            out.push(dof);
+        }
+        Ok(Some(out))
+    }
+
     /// A bare name out of `choices`.
     pub fn choice(&self, key: &str, choices: &[&'static str]) -> R<Option<&'static str>> {
         let Some(v) = self.get(key) else {

@@ -41,8 +41,9 @@ const INITIAL_STATE_TOL: f64 = 1e-9;
 const PLOTTED_DOFS: usize = 4;
 
 /// The options of `simulate`.
-pub(crate) const OPTIONS: [&str; 11] = [
+pub(crate) const OPTIONS: [&str; 12] = [
     "t", "x0", "v0", "rtol", "atol", "max_step", "method", "events", "output", "section", "reduce",
+    "record",
 ];
 
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
@@ -51,6 +52,9 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         return multibody::run(a, model, mb, sys.n());
     }
     let (mut cfg, smooth_only, reduced) = read_options(a, model, sys)?;
+    let recorded = OptionReader::unchecked(a, model)
+        .dofs("record", sys)?
+        .unwrap_or_else(|| (0..sys.n()).collect());
     let mut section = section::read(a, model, sys, cfg.t0)?;
     let mut notes = Vec::new();
     if let Some(r) = &reduced {
@@ -77,8 +81,9 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             model,
             sys,
             settings.clone(),
-            start.elapsed().as_secs_f64(),
+            &recorded,
         );
+        results.wall_s = start.elapsed().as_secs_f64();
         results.warnings.extend(notes.iter().cloned());
         results
     };
@@ -324,7 +329,7 @@ fn report(
     model: &Model,
     sys: &System,
     settings: Map<String, Value>,
-    wall_s: f64,
+    recorded: &[usize],
 ) -> Results {
     // Tables, plots and final state on the physical DOFs; the energy on the solved ones.
     let expanded = reduced.map(|r| physical(traj, r));
@@ -337,7 +342,7 @@ fn report(
     }
     let names: Vec<String> = sys.dofs.iter().map(|d| d.name.clone()).collect();
     let force_names = hybrid.contact_force_names();
-    let mut tables = vec![states_table(shown, &names)];
+    let mut tables = vec![states_table(shown, &names, recorded)];
     if !force_names.is_empty() {
         tables.push(forces_table(traj, &force_names));
     }
@@ -355,27 +360,32 @@ fn report(
         kind: "simulate".into(),
         model: model.name.clone(),
         tables,
-        plots: plots(shown, &model.name, &names),
+        plots: plots(shown, &model.name, &names, recorded),
         summary,
         settings,
         params: model.params.clone(),
         warnings,
-        wall_s,
+        wall_s: 0.0,
     }
 }
 
-/// `data.csv`: time, every displacement, every velocity.
-fn states_table(traj: &Trajectory, names: &[String]) -> Table {
+/// `data.csv`: time, the displacements of the `recorded` DOFs, their velocities.
+fn states_table(traj: &Trajectory, names: &[String], recorded: &[usize]) -> Table {
+    let n = names.len();
     let mut columns = vec!["t [s]".to_string()];
-    columns.extend(names.iter().cloned());
-    columns.extend(names.iter().map(|d| format!("v({d})")));
+    columns.extend(recorded.iter().map(|&i| names[i].clone()));
+    columns.extend(recorded.iter().map(|&i| format!("v({})", names[i])));
     let rows = traj
         .t
         .iter()
         .zip(&traj.y)
         .map(|(t, y)| {
-            std::iter::once(Cell::Num(*t))
-                .chain(y.iter().map(|v| Cell::Num(*v)))
+            let x = recorded.iter().map(|&i| y[i]);
+            let v = recorded.iter().map(|&i| y[n + i]);
+            std::iter::once(*t)
+                .chain(x)
+                .chain(v)
+                .map(Cell::Num)
                 .collect()
         })
         .collect();
@@ -477,16 +487,18 @@ pub(super) fn events_table(events: &[crate::solve::ode::driver::Event]) -> Table
     }
 }
 
-/// The time history of the first DOFs and the phase portrait of the first.
-fn plots(traj: &Trajectory, model: &str, names: &[String]) -> Vec<Plot> {
+/// The time history of the first recorded DOFs and the phase portrait of the first.
+fn plots(traj: &Trajectory, model: &str, names: &[String], recorded: &[usize]) -> Vec<Plot> {
     let n = names.len();
     let history = Plot {
         file: "time_history.svg".into(),
         title: format!("{model}: displacements"),
         x_label: "t [s]".into(),
         y_label: "x".into(),
-        series: (0..n.min(PLOTTED_DOFS))
-            .map(|i| Series {
+        series: recorded
+            .iter()
+            .take(PLOTTED_DOFS)
+            .map(|&i| Series {
                 label: names[i].clone(),
                 x: traj.t.clone(),
                 y: traj.y.iter().map(|y| y[i]).collect(),
@@ -497,16 +509,16 @@ fn plots(traj: &Trajectory, model: &str, names: &[String]) -> Vec<Plot> {
         cells: None,
     };
     let mut plots = vec![history];
-    if n > 0 {
+    if let Some(&first) = recorded.first() {
         plots.push(Plot {
             file: "phase.svg".into(),
-            title: format!("{model}: phase portrait of {}", names[0]),
-            x_label: names[0].clone(),
-            y_label: format!("v({})", names[0]),
+            title: format!("{model}: phase portrait of {}", names[first]),
+            x_label: names[first].clone(),
+            y_label: format!("v({})", names[first]),
             series: vec![Series {
                 label: String::new(),
-                x: traj.y.iter().map(|y| y[0]).collect(),
-                y: traj.y.iter().map(|y| y[n]).collect(),
+                x: traj.y.iter().map(|y| y[first]).collect(),
+                y: traj.y.iter().map(|y| y[n + first]).collect(),
                 points: false,
                 dashed: false,
             }],
