@@ -156,23 +156,7 @@ impl<'a> OptionReader<'a> {
         let Some(e) = self.expr(key, "expected a DOF name in quotes", "\"m1.x\"")? else {
             return Ok(None);
         };
-        let ExprKind::Str(path) = &e.kind else {
-            return Err(self.bad(
-                key,
-                e.span,
-                "expected a DOF name in quotes",
-                &format!("write `{key} = \"m1.x\"`"),
-            ));
-        };
-        dof_by_path(sys, path).map(Some).ok_or_else(|| {
-            let names = sys.dofs.iter().map(|d| d.name.as_str());
-            self.bad(
-                key,
-                e.span,
-                &format!("`{path}` is not a DOF of the model"),
-                &suggest(path, names, "the DOFs are"),
-            )
-        })
+        self.dof_of(key, e, "\"m1.x\"", sys).map(Some)
     }
 
     /// DOFs named by strings, one `"m1"` or several `("m1", "beam.b[20].y")`: their indices
@@ -188,34 +172,40 @@ impl<'a> OptionReader<'a> {
         };
         let mut out: Vec<usize> = Vec::with_capacity(items.len());
         for item in items {
-            let ExprKind::Str(path) = &item.kind else {
-                return Err(self.bad(
-                    key,
-                    item.span,
-                    "expected a DOF name in quotes",
-                    &format!("write `{key} = {example}`"),
-                ));
-            };
-            let dof = dof_by_path(sys, path).ok_or_else(|| {
-                let names = sys.dofs.iter().map(|d| d.name.as_str());
-                self.bad(
-                    key,
-                    item.span,
-                    &format!("`{path}` is not a DOF of the model"),
-                    &suggest(path, names, "the DOFs are"),
-                )
-            })?;
+            let dof = self.dof_of(key, item, example, sys)?;
             if out.contains(&dof) {
                 return Err(self.bad(
                     key,
                     item.span,
-                    &format!("`{path}` is listed twice"),
+                    &format!("`{}` is listed twice", sys.dofs[dof].name),
                     "name each DOF once",
                 ));
             }
             out.push(dof);
         }
         Ok(Some(out))
+    }
+
+    /// The DOF that the string `e` of option `key` names (`example` shows the option's form
+    /// in the help when `e` is not a string).
+    fn dof_of(&self, key: &str, e: &Expr, example: &str, sys: &crate::model::System) -> R<usize> {
+        let ExprKind::Str(path) = &e.kind else {
+            return Err(self.bad(
+                key,
+                e.span,
+                "expected a DOF name in quotes",
+                &format!("write `{key} = {example}`"),
+            ));
+        };
+        dof_by_path(sys, path).ok_or_else(|| {
+            let names = sys.dofs.iter().map(|d| d.name.as_str());
+            self.bad(
+                key,
+                e.span,
+                &format!("`{path}` is not a DOF of the model"),
+                &suggest(path, names, "the DOFs are"),
+            )
+        })
     }
 
     /// A bare name out of `choices`.
