@@ -72,3 +72,41 @@ fn an_unknown_or_repeated_record_is_refused_before_the_run() {
         assert!(stderr.contains("nsd::analysis::bad_option"), "{stderr}");
     }
 }
+
+/// A conservative model keeps whole samples (its energy check reads them): `record` only
+/// picks the columns, and the drift is the full run's.
+#[test]
+fn a_conservative_runs_record_keeps_its_energy_check() {
+    let text = "model pair {
+  mass m1 = 1
+  mass m2 = 2
+  spring ground -- m1 { k = 1 }
+  spring m1 -- m2 { k = 3 }
+  gap stop: m2 -- ground { clearance = 0.2, law = linear(40) }
+}
+simulate pair as all { t = 0..20, v0 = { m2 = 0.5 } }
+simulate pair as some { t = 0..20, v0 = { m2 = 0.5 }, record = \"m2\" }
+";
+    let (code, stdout, stderr, dir) = run_text(text, "simulate_record/conservative", &["--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let drifts: Vec<f64> = stdout
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("JSON");
+            v["summary"]["energy_drift"]
+                .as_f64()
+                .expect("a conservative run's drift")
+        })
+        .collect();
+    assert_eq!(
+        drifts[0], drifts[1],
+        "the same drift with and without record"
+    );
+    let (full_head, full) = read_csv(&dir.join("all/data.csv"));
+    let (head, rows) = read_csv(&dir.join("some/data.csv"));
+    assert_eq!(head, ["t [s]", "m2.x", "v(m2.x)"]);
+    let col = |name: &str| full_head.iter().position(|c| c == name).expect(name);
+    for (row, whole) in rows.iter().zip(&full) {
+        assert_eq!(row, &[whole[0], whole[col("m2.x")], whole[col("v(m2.x)")]]);
+    }
+}

@@ -52,9 +52,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         return multibody::run(a, model, mb, sys.n());
     }
     let (mut cfg, smooth_only, reduced) = read_options(a, model, sys)?;
-    let recorded = OptionReader::unchecked(a, model)
-        .dofs("record", sys)?
-        .unwrap_or_else(|| (0..sys.n()).collect());
+    let record = OptionReader::unchecked(a, model).dofs("record", sys)?;
     let mut section = section::read(a, model, sys, cfg.t0)?;
     let mut notes = Vec::new();
     if let Some(r) = &reduced {
@@ -67,6 +65,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         help: "this version integrates linear parts, polynomial springs, gaps (piecewise-linear exact or smoothed, Hertz, Kelvin–Voigt, Hunt–Crossley, Lankarani–Nikravesh), rigid stops between masses or to ground, rigid Coulomb contacts and Jenkins elements; 2-D friction contacts follow".into(),
     })?;
     hybrid.forces_at_samples = true;
+    let recorded = Recorded::new(record, sys.n(), &mut hybrid, reduced.is_none());
     let start = std::time::Instant::now();
     let mut settings = settings(&cfg, smooth_only);
     if let Some(r) = &reduced {
@@ -329,7 +328,7 @@ fn report(
     model: &Model,
     sys: &System,
     settings: Map<String, Value>,
-    recorded: &[usize],
+    recorded: &Recorded,
 ) -> Results {
     // Tables, plots and final state on the physical DOFs; the energy on the solved ones.
     let expanded = reduced.map(|r| physical(traj, r));
@@ -369,19 +368,54 @@ fn report(
     }
 }
 
+/// The DOFs that `data.csv` and the plots show (`record`, else every DOF) and where each
+/// one's displacement and velocity sit in a sample.
+struct Recorded {
+    dofs: Vec<usize>,
+    x: Vec<usize>,
+    v: Vec<usize>,
+}
+
+impl Recorded {
+    /// The DOFs of `record`: a model that is not reduced and has no energy check (it is
+    /// damped, forced or dissipative) keeps only their states in each sample
+    /// (`Hybrid::sampled_components`: a 1000-DOF run's every-step samples are otherwise
+    /// hundreds of MB); the others keep the whole state, which the expansion of the
+    /// reduced model and the energy check read.
+    fn new(record: Option<Vec<usize>>, n: usize, hybrid: &mut Hybrid, unreduced: bool) -> Self {
+        let Some(dofs) = record else {
+            return Recorded {
+                dofs: (0..n).collect(),
+                x: (0..n).collect(),
+                v: (n..2 * n).collect(),
+            };
+        };
+        let (x, v): (Vec<usize>, Vec<usize>) = dofs.iter().map(|&i| (i, n + i)).unzip();
+        if unreduced && !hybrid.is_conservative() {
+            hybrid.sampled_components = Some(x.iter().chain(&v).copied().collect());
+            let r = dofs.len();
+            return Recorded {
+                dofs,
+                x: (0..r).collect(),
+                v: (r..2 * r).collect(),
+            };
+        }
+        Recorded { dofs, x, v }
+    }
+}
+
 /// `data.csv`: time, the displacements of the `recorded` DOFs, their velocities.
-fn states_table(traj: &Trajectory, names: &[String], recorded: &[usize]) -> Table {
-    let n = names.len();
+fn states_table(traj: &Trajectory, names: &[String], recorded: &Recorded) -> Table {
     let mut columns = vec!["t [s]".to_string()];
-    columns.extend(recorded.iter().map(|&i| names[i].clone()));
-    columns.extend(recorded.iter().map(|&i| format!("v({})", names[i])));
+    columns.extend(recorded.dofs.iter().map(|&i| names[i].clone()));
+    columns.extend(recorded.dofs.iter().map(|&i| format!("v({})", names[i])));
     let rows = traj
         .t
         .iter()
         .zip(&traj.y)
         .map(|(t, y)| {
-            let x = recorded.iter().map(|&i| y[i]);
-            let v = recorded.iter().map(|&i| y[n + i]);
+            let x = recorded.x.iter().map(|&j| y[j]);
+            let v = recorded.v.iter().map(|&j| y[j]);
             std::iter::once(*t)
                 .chain(x)
                 .chain(v)
@@ -488,20 +522,21 @@ pub(super) fn events_table(events: &[crate::solve::ode::driver::Event]) -> Table
 }
 
 /// The time history of the first recorded DOFs and the phase portrait of the first.
-fn plots(traj: &Trajectory, model: &str, names: &[String], recorded: &[usize]) -> Vec<Plot> {
-    let n = names.len();
+fn plots(traj: &Trajectory, model: &str, names: &[String], recorded: &Recorded) -> Vec<Plot> {
     let history = Plot {
         file: "time_history.svg".into(),
         title: format!("{model}: displacements"),
         x_label: "t [s]".into(),
         y_label: "x".into(),
         series: recorded
+            .dofs
             .iter()
+            .zip(&recorded.x)
             .take(PLOTTED_DOFS)
-            .map(|&i| Series {
+            .map(|(&i, &j)| Series {
                 label: names[i].clone(),
                 x: traj.t.clone(),
-                y: traj.y.iter().map(|y| y[i]).collect(),
+                y: traj.y.iter().map(|y| y[j]).collect(),
                 points: false,
                 dashed: false,
             })
@@ -509,7 +544,11 @@ fn plots(traj: &Trajectory, model: &str, names: &[String], recorded: &[usize]) -
         cells: None,
     };
     let mut plots = vec![history];
-    if let Some(&first) = recorded.first() {
+    if let (Some(&first), Some(&x), Some(&v)) = (
+        recorded.dofs.first(),
+        recorded.x.first(),
+        recorded.v.first(),
+    ) {
         plots.push(Plot {
             file: "phase.svg".into(),
             title: format!("{model}: phase portrait of {}", names[first]),
@@ -517,8 +556,8 @@ fn plots(traj: &Trajectory, model: &str, names: &[String], recorded: &[usize]) -
             y_label: format!("v({})", names[first]),
             series: vec![Series {
                 label: String::new(),
-                x: traj.y.iter().map(|y| y[first]).collect(),
-                y: traj.y.iter().map(|y| y[n + first]).collect(),
+                x: traj.y.iter().map(|y| y[x]).collect(),
+                y: traj.y.iter().map(|y| y[v]).collect(),
                 points: false,
                 dashed: false,
             }],

@@ -13,7 +13,10 @@ fn push(traj: &mut Trajectory, h: &mut Hybrid, t: f64, y: Vec<f64>) {
         traj.forces.push(h.contact_forces(t, &y));
     }
     traj.t.push(t);
-    traj.y.push(y);
+    traj.y.push(match &h.sampled_components {
+        Some(kept) => kept.iter().map(|&i| y[i]).collect(),
+        None => y,
+    });
 }
 
 /// The output times still to be sampled.

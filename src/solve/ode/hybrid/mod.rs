@@ -78,6 +78,9 @@ pub struct Hybrid<'s> {
     /// Whether the output samples carry the contact forces (`contact_forces`); off for the
     /// callers that read the motion only.
     pub forces_at_samples: bool,
+    /// The state components each output sample keeps, in this order (`simulate`'s
+    /// `record`); every one when `None`. The events, sections and final state keep all.
+    pub sampled_components: Option<Vec<usize>>,
     /// The exact linearisation's pattern and storage (`None` for asymmetric `M`, `K`, `C`).
     tangent: Option<TangentForm>,
     /// Right-hand-side evaluations so far.
@@ -265,6 +268,7 @@ impl<'s> Hybrid<'s> {
             contacts: elements.contacts,
             force: vec![0.0; n],
             forces_at_samples: false,
+            sampled_components: None,
             evals: 0,
             record_switches: false,
         })
