@@ -303,7 +303,7 @@ fn tables(mech: &Mechanism, mb: &Multibody, run: &Run) -> Vec<Table> {
         out.push(contacts_table(mech, run));
     }
     if mech.contacts().iter().any(|c| c.rigid()) && run.forces.is_empty() {
-        out.push(super::events_table(&run.events));
+        out.push(super::report::events_table(&run.events));
     }
     out
 }
