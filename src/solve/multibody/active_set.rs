@@ -25,7 +25,7 @@
 //! semismooth Newton method, *SIAM J. Optim.* 13 (2003) 865–888.
 
 use super::dynamics::Mechanism;
-use super::gauss::{Linearised, Solution};
+use super::gauss::{Programme, Solution};
 use super::gram::{times, transpose_times, Gram};
 use super::tolerances::ACTIVE_SET_MAX_ITERATIONS;
 use nalgebra::{DMatrix, DVector};
@@ -41,17 +41,11 @@ impl Mechanism {
     /// The programme of `gauss.rs` (`x_free`, joint targets `b`, contact bounds `lower`) on
     /// the pose `lin`, by active sets from the contacts `guess` (module doc); `None` when
     /// they do not settle or a stacked Gram matrix is singular.
-    pub(super) fn active_set(
-        &self,
-        lin: &Linearised,
-        x_free: &DVector<f64>,
-        b: &DVector<f64>,
-        lower: &DVector<f64>,
-        guess: &[bool],
-    ) -> Option<Solution> {
+    pub(super) fn active_set(&self, p: &Programme, guess: &[bool]) -> Option<Solution> {
+        let Programme { lin, lower, .. } = *p;
         let mut active = guess.to_vec();
         for _ in 0..ACTIVE_SET_MAX_ITERATIONS {
-            let sol = self.equality_solve(lin, x_free, b, lower, &active)?;
+            let sol = self.equality_solve(p, &active)?;
             let w = &lin.d * &sol.x - lower;
             let next: Vec<bool> = (0..active.len())
                 .map(|i| {
@@ -72,14 +66,14 @@ impl Mechanism {
 
     /// The programme with the contacts `active` held at their bounds and the others
     /// ignored: one Schur-complement solve on the stacked rows (module doc).
-    fn equality_solve(
-        &self,
-        lin: &Linearised,
-        x_free: &DVector<f64>,
-        b: &DVector<f64>,
-        lower: &DVector<f64>,
-        active: &[bool],
-    ) -> Option<Solution> {
+    fn equality_solve(&self, p: &Programme, active: &[bool]) -> Option<Solution> {
+        let Programme {
+            lin,
+            x_free,
+            b,
+            lower,
+            ..
+        } = *p;
         // Joint by joint: its rows, then its active contacts (contacts are listed by joint).
         let mut stacked = Vec::with_capacity(self.rows + active.len());
         let (mut row, mut contact) = (0, 0);
@@ -192,9 +186,14 @@ mod tests {
             scale * ((i as f64 + 1.0) * 2.7).sin()
         });
         let (b, lower) = (-&lin.phi / h, -&lin.gaps / h);
-        let lemke = mech
-            .by_lemke(0.0, &lin, &x_free, &b, &lower)
-            .expect("solvable");
+        let programme = Programme {
+            t: 0.0,
+            lin: &lin,
+            x_free: &x_free,
+            b: &b,
+            lower: &lower,
+        };
+        let lemke = mech.by_lemke(&programme).expect("solvable");
         let k = lin.gaps.len();
         let answer: Vec<bool> = lemke.z.iter().map(|z| *z > 0.0).collect();
         assert!(answer.iter().filter(|a| **a).count() >= 3, "{answer:?}");
@@ -203,16 +202,12 @@ mod tests {
         let off = answer.iter().position(|a| !*a).expect("an open contact");
         (swapped[on], swapped[off]) = (false, true);
         for guess in [vec![false; k], answer.clone(), swapped] {
-            let sol = mech
-                .active_set(&lin, &x_free, &b, &lower, &guess)
-                .expect("settles");
+            let sol = mech.active_set(&programme, &guess).expect("settles");
             let err = (&sol.x - &lemke.x).amax() / lemke.x.amax();
             assert!(err < 1e-12, "guess {guess:?}: {err:e}");
             let err = (&sol.lambda - &lemke.lambda).amax() / lemke.lambda.amax().max(1.0);
             assert!(err < 1e-9, "guess {guess:?}: λ {err:e}");
         }
-        assert!(mech
-            .active_set(&lin, &x_free, &b, &lower, &vec![true; k])
-            .is_none());
+        assert!(mech.active_set(&programme, &vec![true; k]).is_none());
     }
 }

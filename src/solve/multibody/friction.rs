@@ -43,7 +43,7 @@
 
 use super::contact::tangent_row;
 use super::dynamics::{scatter, Degenerate, Mechanism};
-use super::gauss::{Linearised, Solution};
+use super::gauss::{Programme, Solution};
 use super::lcp;
 use super::tolerances::FRICTION_DIRECTIONS;
 use nalgebra::{DMatrix, DVector, Vector3};
@@ -123,18 +123,13 @@ impl Mechanism {
 
     /// The step's programme of `least_constraint` at the state `y` (on its linearisation
     /// `lin`) with Coulomb friction where a contact with `mu > 0` closes (module doc).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn with_friction(
         &self,
-        t: f64,
+        p: &Programme,
         y: &[f64],
-        lin: &Linearised,
-        x_free: &DVector<f64>,
-        b: &DVector<f64>,
-        lower: &DVector<f64>,
         guess: &[bool],
     ) -> Result<Solution, Degenerate> {
-        let mut sol = self.least_constraint(t, lin, x_free, b, lower, guess)?;
+        let mut sol = self.least_constraint(p, guess)?;
         let frictional = |c: &usize| self.contacts[*c].mu > 0.0;
         let closed = |sol: &Solution, c: &usize| frictional(c) && sol.z[*c] > 0.0;
         let mut set: Vec<usize> = (0..guess.len()).filter(|c| closed(&sol, c)).collect();
@@ -145,7 +140,7 @@ impl Mechanism {
         loop {
             set.sort_unstable();
             set.dedup();
-            sol = self.frictional_lcp(t, y, lin, x_free, b, lower, &set)?;
+            sol = self.frictional_lcp(p, y, &set)?;
             let more: Vec<usize> = (0..guess.len())
                 .filter(|c| closed(&sol, c) && set.binary_search(c).is_err())
                 .collect();
@@ -158,24 +153,20 @@ impl Mechanism {
 
     /// The programme with friction variables at the contacts `set`, by Lemke's method on the
     /// LCP of the module doc.
-    #[allow(clippy::too_many_arguments)]
     fn frictional_lcp(
         &self,
-        t: f64,
+        p: &Programme,
         y: &[f64],
-        lin: &Linearised,
-        x_free: &DVector<f64>,
-        b: &DVector<f64>,
-        lower: &DVector<f64>,
         set: &[usize],
     ) -> Result<Solution, Degenerate> {
+        let Programme { t, lin, lower, .. } = *p;
         let (k, nd) = (lin.gaps.len(), FRICTION_DIRECTIONS);
         let dir = self.directions(y, set);
         let m = dir.rows.nrows();
         let mut rows = DMatrix::zeros(k + m, lin.d.ncols());
         rows.rows_mut(0, k).copy_from(&lin.d);
         rows.rows_mut(k, m).copy_from(&dir.rows);
-        let red = self.eliminate(t, lin, &rows, x_free, b)?;
+        let red = self.eliminate(p, &rows)?;
         let n = k + m + set.len();
         let mut matrix = DMatrix::zeros(n, n);
         matrix
@@ -195,7 +186,7 @@ impl Mechanism {
         let z = lcp::solve(&matrix, &q).ok_or(Degenerate::Contact { t })?;
         let impulses = z.rows(0, k + m).into_owned();
         let x = &red.x0 + &red.pd * &impulses;
-        let lambda = self.joint_multipliers(lin, &red, &rows, x_free, b, &impulses);
+        let lambda = self.joint_multipliers(p, &red, &rows, &impulses);
         let beta = z.rows(k, m);
         let mut impulse = vec![V3::zeros(); k];
         for (s, &c) in set.iter().enumerate() {

@@ -58,6 +58,18 @@ pub struct Reduced {
     minv: DVector<f64>,
 }
 
+/// One programme of the module doc: the pose's linearisation `lin`, the free solution
+/// `x_free`, the joint targets `b` and the contact bounds `lower`; `t` only names the time in
+/// the errors (a singular `W`, an infeasible contact problem).
+#[derive(Clone, Copy)]
+pub(super) struct Programme<'a> {
+    pub t: f64,
+    pub lin: &'a Linearised,
+    pub x_free: &'a DVector<f64>,
+    pub b: &'a DVector<f64>,
+    pub lower: &'a DVector<f64>,
+}
+
 impl Linearised {
     /// The largest of `|Φ|` (m or dimensionless, as `PROJECTION_TOL`) and the penetration
     /// `max(−g, 0)` (m): how far the pose is from the programme's constraints at `x = 0`.
@@ -96,41 +108,29 @@ impl Mechanism {
         }
     }
 
-    /// The programme of the module doc on the pose `lin`, with the free solution `x_free`,
-    /// the joint targets `b` and the contact bounds `lower`: by active sets from the
-    /// contacts `guess` (`active_set.rs`), else by Lemke's method; `t` only names the time
-    /// in the errors (a singular `W`, an infeasible contact problem).
+    /// The programme `p`: by active sets from the contacts `guess` (`active_set.rs`), else
+    /// by Lemke's method.
     pub(super) fn least_constraint(
         &self,
-        t: f64,
-        lin: &Linearised,
-        x_free: &DVector<f64>,
-        b: &DVector<f64>,
-        lower: &DVector<f64>,
+        p: &Programme,
         guess: &[bool],
     ) -> Result<Solution, Degenerate> {
-        match self.active_set(lin, x_free, b, lower, guess) {
+        match self.active_set(p, guess) {
             Some(sol) => Ok(sol),
-            None => self.by_lemke(t, lin, x_free, b, lower),
+            None => self.by_lemke(p),
         }
     }
 
     /// The programme of `least_constraint` by the Schur complement on the joints and Lemke's
     /// method on the contacts (module doc).
-    pub(super) fn by_lemke(
-        &self,
-        t: f64,
-        lin: &Linearised,
-        x_free: &DVector<f64>,
-        b: &DVector<f64>,
-        lower: &DVector<f64>,
-    ) -> Result<Solution, Degenerate> {
-        let red = self.eliminate(t, lin, &lin.d, x_free, b)?;
+    pub(super) fn by_lemke(&self, p: &Programme) -> Result<Solution, Degenerate> {
+        let Programme { t, lin, lower, .. } = *p;
+        let red = self.eliminate(p, &lin.d)?;
         let delassus = &lin.d * &red.pd;
         let z =
             lcp::solve(&delassus, &(&lin.d * &red.x0 - lower)).ok_or(Degenerate::Contact { t })?;
         let x = &red.x0 + &red.pd * &z;
-        let lambda = self.joint_multipliers(lin, &red, &lin.d, x_free, b, &z);
+        let lambda = self.joint_multipliers(p, &red, &lin.d, &z);
         Ok(Solution {
             x,
             lambda,
@@ -143,12 +143,12 @@ impl Mechanism {
     /// (`D`, or `D` stacked on the friction directions' rows): `x₀` and `P rowsᵀ`.
     pub(super) fn eliminate(
         &self,
-        t: f64,
-        lin: &Linearised,
+        p: &Programme,
         rows: &DMatrix<f64>,
-        x_free: &DVector<f64>,
-        b: &DVector<f64>,
     ) -> Result<Reduced, Degenerate> {
+        let Programme {
+            t, lin, x_free, b, ..
+        } = *p;
         let minv = self.mass_inverse();
         let at_body = &self.rows_at_body;
         let gram = match self.rows {
@@ -177,13 +177,12 @@ impl Mechanism {
     /// `W λ = b − J (x_f + M⁻¹ rowsᵀ z)`.
     pub(super) fn joint_multipliers(
         &self,
-        lin: &Linearised,
+        p: &Programme,
         red: &Reduced,
         rows: &DMatrix<f64>,
-        x_free: &DVector<f64>,
-        b: &DVector<f64>,
         z: &DVector<f64>,
     ) -> DVector<f64> {
+        let Programme { lin, x_free, b, .. } = *p;
         match &red.gram {
             None => DVector::zeros(0),
             Some(g) => {

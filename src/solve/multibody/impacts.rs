@@ -27,7 +27,7 @@
 
 use super::contact::Modes;
 use super::dynamics::{scatter, Degenerate, Mechanism};
-use super::gauss::{Linearised, Solution};
+use super::gauss::{Linearised, Programme, Solution};
 use super::integrate::Run;
 use super::joints::Row;
 use crate::solve::ode::driver::{Event, ZenoWatch};
@@ -141,7 +141,15 @@ impl Mechanism {
             guess[k] = true;
         }
         let b = DVector::zeros(self.rows);
-        let Solution { x, z, .. } = match self.active_set(&lin, &v0, &b, &lower, &guess) {
+        let programme = Programme {
+            t,
+            lin: &lin,
+            x_free: &v0,
+            b: &b,
+            lower: &lower,
+        };
+        let settled = self.active_set(&programme, &guess);
+        let Solution { x, z, .. } = match settled {
             Some(sol) => sol,
             None => {
                 let sub = Linearised {
@@ -150,7 +158,13 @@ impl Mechanism {
                     ..lin
                 };
                 let lower = DVector::from_fn(all.len(), |i, _| bound(i, all[i]));
-                let sol = self.by_lemke(t, &sub, &v0, &b, &lower)?;
+                let sol = self.by_lemke(&Programme {
+                    t,
+                    lin: &sub,
+                    x_free: &v0,
+                    b: &b,
+                    lower: &lower,
+                })?;
                 let mut z = DVector::zeros(self.contacts.len());
                 for (i, &k) in all.iter().enumerate() {
                     z[k] = sol.z[i];

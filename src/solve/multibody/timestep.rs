@@ -36,7 +36,7 @@
 //! their velocities: a closed contact's rate is the next step's complementarity to settle.
 
 use super::dynamics::{Degenerate, Mechanism};
-use super::gauss::Solution;
+use super::gauss::{Programme, Solution};
 use super::kinematics::rates;
 use super::tolerances::PROJECTION_TOL;
 use crate::model::flat::ContactLaw;
@@ -86,19 +86,32 @@ impl Mechanism {
         let v0 = DVector::from_column_slice(&y[7 * nb..]);
         let v_free = &v0 + (self.applied(y) * h).component_mul(&minv);
         let b = -&lin.phi / h;
-        let mut lower = -&lin.gaps / h;
-        let mut sol = self.with_friction(t, y, &lin, &v_free, &b, &lower, closed)?;
+        let lower = -&lin.gaps / h;
+        let programme = Programme {
+            t,
+            lin: &lin,
+            x_free: &v_free,
+            b: &b,
+            lower: &lower,
+        };
+        let mut sol = self.with_friction(&programme, y, closed)?;
         let before = &lin.d * &v0;
+        // Newton's restitution: the bounds of the contacts that closed moving in.
+        let mut raised = lower.clone();
         let mut bounced = false;
         for (k, e) in self.restitution().into_iter().enumerate() {
             if e > 0.0 && sol.z[k] > 0.0 && before[k] < 0.0 {
-                lower[k] = lower[k].max(-e * before[k]);
+                raised[k] = raised[k].max(-e * before[k]);
                 bounced = true;
             }
         }
         if bounced {
             let hit: Vec<bool> = sol.z.iter().map(|z| *z > 0.0).collect();
-            sol = self.with_friction(t, y, &lin, &v_free, &b, &lower, &hit)?;
+            let programme = Programme {
+                lower: &raised,
+                ..programme
+            };
+            sol = self.with_friction(&programme, y, &hit)?;
         }
         let Solution {
             x: v,
@@ -166,7 +179,15 @@ impl Mechanism {
             if residual <= PROJECTION_TOL {
                 return Ok((residual, None));
             }
-            let sol = self.least_constraint(t, &lin, &free, &-&lin.phi, &-&lin.gaps, &held)?;
+            let (b, lower) = (-&lin.phi, -&lin.gaps);
+            let programme = Programme {
+                t,
+                lin: &lin,
+                x_free: &free,
+                b: &b,
+                lower: &lower,
+            };
+            let sol = self.least_constraint(&programme, &held)?;
             held = sol.z.iter().map(|z| *z > 0.0).collect();
             Ok((residual, Some(sol.x)))
         })?;
