@@ -10,8 +10,8 @@
 //! `CHUNK_MAX`, whatever the thread count). Within a chunk the cells run in parallel (rayon)
 //! against what was known when the chunk began; then, in cell-index order, each outcome is
 //! settled: a cycle is matched or becomes the next attractor (ids in order of first finding),
-//! and the boxes the motion visited are labelled with its attractor (the first label a box
-//! gets stays). So the labels, the attractor table and every file but the timings are the
+//! and the boxes the motion visited are labelled with its attractor (a box visited by
+//! motions that led to different attractors is marked mixed and labels nothing). So the labels, the attractor table and every file but the timings are the
 //! same for any number of threads.
 //!
 //! The grid is cut into blocks of `block` consecutive cells, each mapped on its own as above
@@ -41,10 +41,6 @@ const CHUNK_FIRST: usize = 16;
 /// Cells of the largest chunk (each chunk doubles the last): large enough to keep the
 /// threads busy, small enough that what is learnt is soon used.
 const CHUNK_MAX: usize = 1024;
-
-/// Most labelled boxes kept (about 1 GB at 64 bytes each for a 4-DOF state): past it, new
-/// boxes are not labelled and cells rely on the attractors' capture radius alone.
-const MAX_BOXES: usize = 16_000_000;
 
 /// How a cell's label was reached (the `exit` column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -211,12 +207,7 @@ impl Map {
             Fate::Failed(_) => (0, Exit::Failed),
         };
         if id > 0 {
-            for key in run.visited {
-                if self.known.boxes.len() >= MAX_BOXES {
-                    break;
-                }
-                self.known.boxes.entry(key).or_insert(id);
-            }
+            self.known.label(run.visited, id);
         }
         Label {
             id,
