@@ -18,7 +18,9 @@ use crate::model::System;
 use crate::solve::ode::driver::{
     integrate_with_section, Config, Method, Output, Section, SectionPoint, Trajectory,
 };
-use crate::solve::ode::taylor::{integrate_taylor, integrate_taylor_until};
+use crate::solve::ode::hybrid::Tape;
+use crate::solve::ode::taylor::{integrate_lanes, integrate_taylor, integrate_taylor_until};
+use crate::solve::ode::tolerances::TAYLOR_ORDER;
 use crate::solve::ode::{Hybrid, Tolerances};
 
 /// Largest distance of `Δt / T` from a whole number for a repeat of the section points to
@@ -169,6 +171,72 @@ pub fn run_strobe(
         }
     }
     Ok(())
+}
+
+/// A motion of `run_strobes`: what it does with each stroboscopic state.
+pub trait StrobeJob {
+    /// Takes the state `y` after `k` forcing periods; true ends the motion.
+    fn see(&mut self, k: usize, y: &[f64]) -> bool;
+    /// The integration failed (the integrator's message).
+    fn fail(&mut self, message: String);
+}
+
+/// Runs every job that `next` hands out (with its state at `t = 0`) as `run_strobe` does
+/// on `sys` (`smooth_only` as in `Hybrid::new`), each ended job handed to `done`. By Taylor
+/// series on a model small enough for a `Tape`, `LANES` jobs share each recurrence
+/// (`integrate_lanes`); otherwise one `run_strobe` per job. Either way a job's states
+/// depend on its start only, not on the jobs beside it.
+pub fn run_strobes<J: StrobeJob>(
+    sys: &System,
+    smooth_only: bool,
+    tol: (f64, f64),
+    (forcing, periods): (f64, usize),
+    engine: Engine,
+    next: &mut dyn FnMut() -> Option<(J, Vec<f64>)>,
+    done: &mut dyn FnMut(J),
+) {
+    let tape = match Hybrid::new(sys, smooth_only) {
+        Ok(mut h) if engine == Engine::Auto => Tape::new(&mut h, TAYLOR_ORDER),
+        _ => None,
+    };
+    if let Some(mut tape) = tape {
+        let section = Section::Stroboscopic {
+            origin: 0.0,
+            period: forcing,
+        };
+        let times = (0.0, periods as f64 * forcing);
+        let see = |job: &mut J, p: &SectionPoint| job.see((p.t / forcing).round() as usize, &p.y);
+        let mut ended = |mut job: J, outcome: Result<(), String>| {
+            if let Err(e) = outcome {
+                job.fail(e);
+            }
+            done(job);
+        };
+        integrate_lanes(
+            sys,
+            smooth_only,
+            &mut tape,
+            tol,
+            times,
+            &section,
+            next,
+            &see,
+            &mut ended,
+        );
+        return;
+    }
+    while let Some((mut job, y0)) = next() {
+        let outcome = Hybrid::new(sys, smooth_only)
+            .map_err(|e| e.to_string())
+            .and_then(|mut h| {
+                let mut see = |k: usize, y: &[f64]| job.see(k, y);
+                run_strobe(&mut h, tol, (forcing, periods), y0, engine, &mut see)
+            });
+        if let Err(e) = outcome {
+            job.fail(e);
+        }
+        done(job);
+    }
 }
 
 /// Whether the cycles `a` and `b` of section states are one orbit, entered at any phase:

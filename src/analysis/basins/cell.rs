@@ -18,8 +18,7 @@
 use super::options::Options;
 use crate::model::System;
 use crate::solve::ode::driver::SectionPoint;
-use crate::solve::ode::Hybrid;
-use crate::solve::poincare::{distance, period_of, run_strobe, Periodicity};
+use crate::solve::poincare::{distance, period_of, run_strobes, Periodicity, StrobeJob};
 use std::collections::{HashMap, VecDeque};
 
 /// Periods in a row within the capture radius of one attractor's points before a motion is
@@ -117,45 +116,53 @@ impl Known {
     }
 }
 
-/// Runs the cell starting from `y0` at `t = 0` (forcing phase 0) against what is `known`.
-pub(super) fn run_cell(
+/// Runs the cells that `next` hands out (index and state at `t = 0`, forcing phase 0)
+/// against what is `known`, each outcome handed to `done` with its index as it ends (in
+/// any order; `poincare::run_strobes` may run several at once).
+pub(super) fn run_cells(
     opts: &Options,
     sys: &System,
     forcing: f64,
     known: &Known,
-    y0: Vec<f64>,
-) -> CellRun {
-    let mut watch = Watch {
-        opts,
-        known,
-        forcing,
-        out: CellRun {
-            fate: Fate::Unresolved,
-            periods: 0,
-            visited: Vec::new(),
-        },
-        recent: VecDeque::with_capacity(opts.keep + 1),
-        streak: None,
-    };
-    let mut hybrid = match Hybrid::new(sys, opts.smooth_only) {
-        Ok(h) => h,
-        Err(e) => {
-            watch.out.fate = Fate::Failed(e.to_string());
-            return watch.out;
-        }
+    next: &mut dyn FnMut() -> Option<(usize, Vec<f64>)>,
+    done: &mut dyn FnMut(usize, CellRun),
+) {
+    let mut start = || {
+        next().map(|(index, y0)| {
+            let watch = Watch {
+                index,
+                opts,
+                known,
+                forcing,
+                out: CellRun {
+                    fate: Fate::Unresolved,
+                    periods: 0,
+                    visited: Vec::new(),
+                },
+                recent: VecDeque::with_capacity(opts.keep + 1),
+                streak: None,
+            };
+            (watch, y0)
+        })
     };
     let tol = (opts.rtol, opts.atol);
     let periods = (forcing, opts.transient);
-    let mut see = |k: usize, y: &[f64]| watch.see(k, y);
-    if let Err(e) = run_strobe(&mut hybrid, tol, periods, y0, opts.engine, &mut see) {
-        watch.out.fate = Fate::Failed(e);
-    }
-    watch.out
+    let mut ended = |w: Watch| done(w.index, w.out);
+    run_strobes(
+        sys,
+        opts.smooth_only,
+        tol,
+        periods,
+        opts.engine,
+        &mut start,
+        &mut ended,
+    );
 }
 
 /// One cell's stroboscopic points as they come: the recurrence streak, the last `keep`
 /// points for the period, and the outcome so far.
 struct Watch<'a> {
+    index: usize,
     opts: &'a Options,
     known: &'a Known,
     forcing: f64,
@@ -164,7 +171,7 @@ struct Watch<'a> {
     streak: Option<(Hit, usize)>,
 }
 
-impl Watch<'_> {
+impl StrobeJob for Watch<'_> {
     /// Takes the state `y` after `k` forcing periods; true once the cell's fate is decided.
     fn see(&mut self, k: usize, y: &[f64]) -> bool {
         let (opts, forcing) = (self.opts, self.forcing);
@@ -206,6 +213,10 @@ impl Watch<'_> {
             }
             Periodicity::Aperiodic => false,
         }
+    }
+
+    fn fail(&mut self, message: String) {
+        self.out.fate = Fate::Failed(message);
     }
 }
 

@@ -32,9 +32,10 @@ use crate::lang::ast::Analysis;
 use crate::model::{Model, System};
 use crate::solve::poincare::{forcing_period, same_cycle};
 use attractor::Attractor;
-use cell::{run_cell, CellRun, Fate, Known};
+use cell::{run_cells, CellRun, Fate, Known};
 use options::Options;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Cells of the first chunk: few, so the first attractors are known early.
 const CHUNK_FIRST: usize = 16;
@@ -154,15 +155,26 @@ fn run_block(
     let (mut next, mut chunk) = (range.start, CHUNK_FIRST);
     while next < range.end {
         let end = (next + chunk).min(range.end);
-        let runs: Vec<CellRun> = (next..end)
+        // Each thread takes the chunk's cells one by one as its lanes free up.
+        let queue = AtomicUsize::new(next);
+        let mut runs: Vec<(usize, CellRun)> = (0..rayon::current_num_threads())
             .into_par_iter()
-            .map(|k| {
-                let run = run_cell(opts, sys, forcing, &map.known, state(k));
-                bar.inc(1);
-                run
+            .flat_map_iter(|_| {
+                let mut take = || {
+                    let k = queue.fetch_add(1, Ordering::Relaxed);
+                    (k < end).then(|| (k, state(k)))
+                };
+                let mut out = Vec::new();
+                let mut done = |k: usize, run: CellRun| {
+                    bar.inc(1);
+                    out.push((k, run));
+                };
+                run_cells(opts, sys, forcing, &map.known, &mut take, &mut done);
+                out
             })
             .collect();
-        for run in runs {
+        runs.sort_unstable_by_key(|(k, _)| *k);
+        for (_, run) in runs {
             labels.push(map.settle(opts, sys, forcing, run));
         }
         (next, chunk) = (end, (2 * chunk).min(CHUNK_MAX));

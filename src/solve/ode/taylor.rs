@@ -11,7 +11,9 @@
 //! their first crossing with the guarantee of `roots.rs` (Bernstein subdivision, the root
 //! bisected to round-off); the earliest crossing ends the step, its mode switch is the
 //! event-driven loop's own (`Hybrid::switch_gap`), and the next step starts there. Section
-//! points (`driver::SectionSampler`) and samples are read from the series too.
+//! points (`driver::SectionSampler`) and samples are read from the series too. The loop's
+//! state between steps is a `Flow`, so that `integrate_lanes` can run several motions whose
+//! series come from one recurrence in the vector lanes (`hybrid::Tape`).
 //!
 //! Against DOP853 at the same tolerances, a step of the free-play model costs about three
 //! right-hand sides instead of sixteen and is several times longer (`tests/taylor_flow.rs`
@@ -23,12 +25,13 @@
 //! step size from the last two coefficients).
 
 use super::driver::{Section, SectionPoint, SectionSampler, SimError, StepCurve, Trajectory};
-use super::hybrid::{Action, EventFn, Hybrid, Series};
-use super::roots::{first_crossing, Search};
+use super::hybrid::{Action, EventFn, Hybrid, LaneStart, Series, Tape, LANES};
+use super::roots::{first_crossing, Search, MAX_DEGREE};
 use super::tolerances::{
     MIN_SHORTENED_STEP, MIN_STEP, RESTART_SKIP, TAYLOR_ORDER, TAYLOR_SAFETY, TAYLOR_TIGHTENING,
     TAYLOR_UNDECIDED_CUT,
 };
+use crate::model::System;
 
 /// One Taylor step: its start, size and series (the `StepCurve` sections read).
 struct Step<'a> {
@@ -71,93 +74,235 @@ pub fn integrate_taylor(
 /// is read from its step's series, never ends a step.
 pub fn integrate_taylor_until(
     h: &mut Hybrid,
-    (rtol, atol): (f64, f64),
-    (t0, t1): (f64, f64),
+    tol: (f64, f64),
+    times: (f64, f64),
     y0: Vec<f64>,
     section: Option<&Section>,
     samples: &[f64],
     stop: &mut dyn FnMut(&SectionPoint) -> bool,
 ) -> Result<Trajectory, SimError> {
-    let mut traj = Trajectory::default();
+    let mut flow = Flow::start(h, tol, times, y0, section, samples);
     let mut series = Series::new(h, TAYLOR_ORDER);
-    let (mut t, mut y) = (t0, y0);
-    h.set_modes_from_state(t, &y);
-    traj.initial_state = y.clone();
-    let mut strobe = section.map(SectionSampler::new);
-    if let Some(s) = &mut strobe {
-        s.record_initial(&mut traj.section, t, &y);
-    }
-    let mut next_sample = 0;
-    let mut events = h.events();
-    let mut skip = 0.0;
-    let mut cut = f64::INFINITY;
-    while t < t1 {
-        if !y.iter().all(|v| v.is_finite()) {
-            return Err(SimError::NonFinite { t });
+    while flow.running() {
+        flow.check()?;
+        h.taylor(flow.t, &flow.y, &mut series);
+        if flow.advance(h, &series, stop)? {
+            return Ok(flow.finish(h, true));
         }
-        h.taylor(t, &y, &mut series);
-        let size = step_size(&series, &y, rtol, atol).min(cut).min(t1 - t);
+    }
+    Ok(flow.finish(h, false))
+}
+
+/// Integrates the motions that `next` hands out (each a payload and its state at `t0`) from
+/// `t0` to `t1`, `LANES` at a time: their series come from one recurrence in the vector
+/// lanes (`Tape`, built for `sys` and `TAYLOR_ORDER`), and each motion takes its steps as
+/// `integrate_taylor_until` would, with a `Hybrid` of its own (`smooth_only` as in
+/// `Hybrid::new`), the section points handed to `see` with its payload. A lane whose motion
+/// ends (at `t1`, by `see`, or failed) takes the next one; each ended motion goes to `done`
+/// with its payload and outcome. A motion's steps depend on nothing but its own start.
+#[allow(clippy::too_many_arguments)]
+pub fn integrate_lanes<M>(
+    sys: &System,
+    smooth_only: bool,
+    tape: &mut Tape,
+    tol: (f64, f64),
+    times: (f64, f64),
+    section: &Section,
+    next: &mut dyn FnMut() -> Option<(M, Vec<f64>)>,
+    see: &dyn Fn(&mut M, &SectionPoint) -> bool,
+    done: &mut dyn FnMut(M, Result<(), String>),
+) {
+    let mut lanes: [Option<(M, Hybrid, Flow)>; LANES] = std::array::from_fn(|_| None);
+    let mut series: Vec<Series> = Vec::new();
+    loop {
+        for slot in lanes.iter_mut().filter(|s| s.is_none()) {
+            let Some((payload, y0)) = next() else { break };
+            match Hybrid::new(sys, smooth_only) {
+                Ok(mut h) => {
+                    let flow = Flow::start(&mut h, tol, times, y0, Some(section), &[]);
+                    if series.is_empty() {
+                        series = (0..LANES).map(|_| Series::new(&h, TAYLOR_ORDER)).collect();
+                    }
+                    *slot = Some((payload, h, flow));
+                }
+                Err(e) => done(payload, Err(e.to_string())),
+            }
+        }
+        if lanes.iter().all(Option::is_none) {
+            return;
+        }
+        let starts = std::array::from_fn(|l| {
+            lanes[l].as_ref().map(|(_, h, flow)| LaneStart {
+                t0: flow.t,
+                y: &flow.y,
+                modes: &h.modes,
+            })
+        });
+        tape.fill(&starts, &mut series);
+        for (slot, s) in lanes.iter_mut().zip(&series) {
+            let Some((payload, h, flow)) = slot else {
+                continue;
+            };
+            let outcome = flow.check().and_then(|()| {
+                let mut stop = |p: &SectionPoint| see(payload, p);
+                flow.advance(h, s, &mut stop)
+            });
+            let ended = match outcome {
+                Ok(stopped) => (stopped || !flow.running()).then_some(Ok(())),
+                Err(e) => Some(Err(e.to_string())),
+            };
+            let Some(result) = ended else { continue };
+            if let Some((payload, ..)) = slot.take() {
+                done(payload, result);
+            }
+        }
+    }
+}
+
+/// One run of the event-driven Taylor loop between its steps: each step is taken from a
+/// series of the motion at `(t, y)` in the current modes (`advance`).
+struct Flow<'a> {
+    tol: (f64, f64),
+    t0: f64,
+    t1: f64,
+    t: f64,
+    y: Vec<f64>,
+    traj: Trajectory,
+    strobe: Option<SectionSampler>,
+    samples: &'a [f64],
+    next_sample: usize,
+    events: Vec<EventFn>,
+    /// Normalised time at which the next event search starts (past a restart point).
+    skip: f64,
+    /// The step's cap after an undecided event search.
+    cut: f64,
+}
+
+impl<'a> Flow<'a> {
+    /// A run of `h` from `(t0, y0)` to `t1`, its modes set from `y0`.
+    fn start(
+        h: &mut Hybrid,
+        tol: (f64, f64),
+        (t0, t1): (f64, f64),
+        y0: Vec<f64>,
+        section: Option<&Section>,
+        samples: &'a [f64],
+    ) -> Flow<'a> {
+        let mut traj = Trajectory::default();
+        h.set_modes_from_state(t0, &y0);
+        traj.initial_state = y0.clone();
+        let mut strobe = section.map(SectionSampler::new);
+        if let Some(s) = &mut strobe {
+            s.record_initial(&mut traj.section, t0, &y0);
+        }
+        Flow {
+            tol,
+            t0,
+            t1,
+            t: t0,
+            y: y0,
+            traj,
+            strobe,
+            samples,
+            next_sample: 0,
+            events: h.events(),
+            skip: 0.0,
+            cut: f64::INFINITY,
+        }
+    }
+
+    /// Whether the end time is still ahead.
+    fn running(&self) -> bool {
+        self.t < self.t1
+    }
+
+    /// The state is finite (before its series is taken).
+    fn check(&self) -> Result<(), SimError> {
+        if self.y.iter().all(|v| v.is_finite()) {
+            Ok(())
+        } else {
+            Err(SimError::NonFinite { t: self.t })
+        }
+    }
+
+    /// One step from `series`, the motion's series at `(t, y)` in `h`'s modes: its size,
+    /// the earliest event crossing that ends it, its samples and section points, the switch
+    /// at its end. True when `stop` ended the run at this step; a step on which a crossing
+    /// could not be decided is not taken, and the next series is asked for a shorter one.
+    fn advance(
+        &mut self,
+        h: &mut Hybrid,
+        series: &Series,
+        stop: &mut dyn FnMut(&SectionPoint) -> bool,
+    ) -> Result<bool, SimError> {
+        let (t, (rtol, atol)) = (self.t, self.tol);
+        let size = step_size(series, &self.y, rtol, atol)
+            .min(self.cut)
+            .min(self.t1 - t);
         if size <= MIN_STEP * t.abs().max(1.0) {
             return Err(SimError::StepSizeUnderflow { t, h: size });
         }
         // As in the DOP853 loop, a step already this short is taken as it is.
         let may_shorten = size > MIN_SHORTENED_STEP * t.abs().max(1.0);
-        let first = match earliest_crossing(&series, &events, size, skip) {
+        let first = match earliest_crossing(series, &self.events, size, self.skip) {
             Some(first) => first,
             None if may_shorten => {
-                cut = TAYLOR_UNDECIDED_CUT * size;
-                continue;
+                self.cut = TAYLOR_UNDECIDED_CUT * size;
+                return Ok(false);
             }
             None => None,
         };
-        cut = f64::INFINITY;
+        self.cut = f64::INFINITY;
         let end = match first {
             Some((x, _)) if x < 1.0 => t + x * size,
-            _ if size == t1 - t => t1,
+            _ if size == self.t1 - t => self.t1,
             _ => t + size,
         };
         let step = Step {
             t0: t,
             h: size,
-            series: &series,
+            series,
         };
-        while let Some(&ts) = samples.get(next_sample).filter(|ts| **ts <= end) {
-            if ts >= t0 {
+        let traj = &mut self.traj;
+        while let Some(&ts) = self.samples.get(self.next_sample).filter(|ts| **ts <= end) {
+            if ts >= self.t0 {
                 traj.t.push(ts);
                 traj.y.push(step.state(ts.max(t)));
             }
-            next_sample += 1;
+            self.next_sample += 1;
         }
         let seen = traj.section.len();
-        if let Some(s) = &mut strobe {
+        if let Some(s) = &mut self.strobe {
             s.record_until(&mut traj.section, &step, end);
         }
-        series.state_at(end - t, &mut y);
+        series.state_at(end - t, &mut self.y);
+        traj.steps += 1;
         if let Some(k) = traj.section[seen..].iter().position(&mut *stop) {
             traj.section.truncate(seen + k + 1);
-            traj.steps += 1;
-            traj.rhs_evals = h.evals;
-            traj.final_state = y;
-            return Ok(traj);
+            return Ok(true);
         }
-        traj.steps += 1;
-        t = end;
-        skip = 0.0;
+        self.t = end;
+        self.skip = 0.0;
         if let Some((_, k)) = first.filter(|(x, _)| *x < 1.0) {
-            if let Action::Switch { gap, to } = events[k].action {
-                let speed = h.event_rate(&events[k], t, &y);
+            if let Action::Switch { gap, to } = self.events[k].action {
+                let speed = h.event_rate(&self.events[k], end, &self.y);
                 h.switch_gap(gap, to, speed);
             }
-            events = h.events();
-            skip = RESTART_SKIP;
+            self.events = h.events();
+            self.skip = RESTART_SKIP;
         }
+        Ok(false)
     }
-    if let Some(s) = &mut strobe {
-        s.record_end(&mut traj.section, t, &y);
+
+    /// The trajectory; the section's end point recorded unless `stop` ended the run.
+    fn finish(mut self, h: &Hybrid, stopped: bool) -> Trajectory {
+        if let (Some(s), false) = (&mut self.strobe, stopped) {
+            s.record_end(&mut self.traj.section, self.t, &self.y);
+        }
+        self.traj.rhs_evals = h.evals;
+        self.traj.final_state = self.y;
+        self.traj
     }
-    traj.rhs_evals = h.evals;
-    traj.final_state = y;
-    Ok(traj)
 }
 
 /// The earliest crossing `(x, event index)` of `events` over the step of size `size` from
@@ -170,8 +315,11 @@ fn earliest_crossing(
     skip: f64,
 ) -> Option<Option<(f64, usize)>> {
     let mut first: Option<(f64, usize)> = None;
+    let mut buffer = [0.0; MAX_DEGREE + 1];
+    let poly = &mut buffer[..=series.order()];
     for (k, ev) in events.iter().enumerate() {
-        match first_crossing(&series.linear_poly(&ev.w, ev.c, size), ev.dir, skip) {
+        series.linear_poly_into(&ev.w, ev.c, size, poly);
+        match first_crossing(poly, ev.dir, skip) {
             Search::At(x) if first.is_none_or(|(f, _)| x < f) => first = Some((x, k)),
             Search::Undecided => return None,
             _ => {}

@@ -17,6 +17,7 @@ mod constraints;
 mod contact2d;
 mod events;
 mod forces;
+mod lanes;
 mod laws;
 mod linear;
 mod mass;
@@ -28,6 +29,7 @@ mod tangent;
 
 pub use contact2d::{Contact2d, ContactMode};
 pub use events::{Action, EventFn};
+pub use lanes::{LaneStart, Tape, LANES};
 pub use laws::{
     law_force, law_potential, ContactGap, Coulomb, FrictionMode, GapMode, Jenkins, RigidStop,
 };

@@ -70,18 +70,20 @@ impl Series {
 
     /// The monomial coefficients in the normalised time `θ = s/step` of `Σ wᵢ yᵢ + c`.
     pub fn linear_poly(&self, w: &[(usize, f64)], c: f64, step: f64) -> Vec<f64> {
-        let mut scale = 1.0;
-        let mut p: Vec<f64> = self
-            .coef
-            .iter()
-            .map(|y| {
-                let v = scale * w.iter().map(|&(i, wi)| wi * y[i]).sum::<f64>();
-                scale *= step;
-                v
-            })
-            .collect();
-        p[0] += c;
+        let mut p = vec![0.0; self.coef.len()];
+        self.linear_poly_into(w, c, step, &mut p);
         p
+    }
+
+    /// `linear_poly` into `p` (of `order + 1` entries): no allocation, for the event search
+    /// of every step.
+    pub fn linear_poly_into(&self, w: &[(usize, f64)], c: f64, step: f64, p: &mut [f64]) {
+        let mut scale = 1.0;
+        for (pk, y) in p.iter_mut().zip(&self.coef) {
+            *pk = scale * w.iter().map(|&(i, wi)| wi * y[i]).sum::<f64>();
+            scale *= step;
+        }
+        p[0] += c;
     }
 }
 

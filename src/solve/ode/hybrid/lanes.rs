@@ -1,0 +1,438 @@
+//! The Taylor coefficients of `LANES` motions of one small model at once: the recurrence of
+//! `series.rs` compiled for the model (its linear part, mass inverse, polynomial springs,
+//! gaps and loads as flat tables, no dispatch per element) and run lane by lane on arrays of
+//! `LANES` numbers, which the compiler maps onto the processor's vector registers (four
+//! `f64` in AVX2). Each lane has its own start `(t0, y0)` and gap modes — a gap's force is
+//! `a (k u + c u̇) − s k g` with `a ∈ {0, 1}` and `s = ±1` per lane, so the lanes run the same
+//! instructions —, and each lane's numbers come from the same operations whatever the other
+//! lanes hold: a motion's series does not depend on the lane it ran in or its neighbours.
+//!
+//! The `basins` map runs its cells through it (`poincare::run_strobes`), four cells per
+//! recurrence instead of one.
+//!
+//! # References
+//! À. Jorba and M. Zou, "A software package for the numerical integration of ODEs by means of
+//! high-order Taylor methods", Experimental Mathematics 14 (2005) 99–117, Sect. 2 (the
+//! recurrences); F. Biscani and D. Izzo, "Revisiting high-order Taylor methods for
+//! astrodynamics and celestial mechanics", MNRAS 504 (2021) 2614–2628, Sect. 5 (the batch
+//! mode: several trajectories in the vector lanes).
+
+use super::laws::GapMode;
+use super::mass::MassSolver;
+use super::{weights, Hybrid, Series};
+use crate::model::flat::ContactLaw;
+use crate::model::system::Attach;
+use crate::model::time_fn::{Harmonic, Prepared};
+
+/// Motions per recurrence: four `f64` fill an AVX2 register.
+pub const LANES: usize = 4;
+
+/// Largest DOF count compiled into a tape: its linear part and mass inverse are kept as
+/// dense rows' nonzeros, which stay cheaper than the banded and sparse layouts of
+/// `linear.rs` and `mass.rs` only on small models (the basin maps' few DOFs).
+const TAPE_MAX_DOFS: usize = 32;
+
+/// One number per lane.
+type Lane = [f64; LANES];
+
+/// A row's nonzero entries `(column, value)`.
+type Row = Vec<(usize, f64)>;
+
+/// A polynomial spring: its stretch `u = wᵀx`, its sides and `k2 u² + k3 u³`.
+struct Poly {
+    w: Row,
+    a: Attach,
+    b: Attach,
+    k2: f64,
+    k3: f64,
+}
+
+/// An exact gap with a law affine in `(δ, δ̇)`: force `k δ + c δ̇`.
+struct Gap {
+    w: Row,
+    a: Attach,
+    b: Attach,
+    k: f64,
+    c: f64,
+    g: f64,
+}
+
+/// Where one lane's motion starts: time, state and the gaps' modes.
+#[derive(Clone, Copy)]
+pub struct LaneStart<'a> {
+    pub t0: f64,
+    pub y: &'a [f64],
+    pub modes: &'a [GapMode],
+}
+
+/// The model compiled for the lanes, with the recurrence's work arrays.
+pub struct Tape {
+    n: usize,
+    order: usize,
+    /// `−[K | C]` row by row: `f_i += Σ r_ij y_j` over the state `y = [x, ẋ]`.
+    linear: Vec<Row>,
+    /// `M⁻¹` row by row.
+    minv: Vec<Row>,
+    /// The constant force on each DOF (static load and the loads' constant terms).
+    constant: Vec<f64>,
+    /// Per harmonic: its DOF, phase data and `A ωᵏ/k!` for `k = 0 … order`.
+    harmonics: Vec<(usize, Harmonic, Vec<f64>)>,
+    poly: Vec<Poly>,
+    gaps: Vec<Gap>,
+    /// `Y_k` at `k · 2n + i`.
+    coef: Vec<Lane>,
+    /// Per polynomial spring: `u_k` and `(u²)_k`.
+    stretch: Vec<[Vec<Lane>; 2]>,
+    /// Per harmonic: `cos`, `sin` of its phase at each lane's start.
+    phases: Vec<[Lane; 2]>,
+    force: Vec<Lane>,
+}
+
+impl Tape {
+    /// The tape of `h` for series of `order`, or `None` when the model is not polynomial
+    /// (`Hybrid::not_polynomial`), has more than `TAPE_MAX_DOFS` DOFs or a sparse mass
+    /// factor.
+    pub fn new(h: &mut Hybrid, order: usize) -> Option<Tape> {
+        let n = h.n;
+        if h.not_polynomial().is_some()
+            || n > TAPE_MAX_DOFS
+            || matches!(h.mass, MassSolver::Sparse(_))
+        {
+            return None;
+        }
+        let mut unit = vec![0.0; 2 * n];
+        let mut columns = Vec::with_capacity(2 * n);
+        for j in 0..2 * n {
+            unit[j] = 1.0;
+            let mut f = vec![0.0; n];
+            let (x, v) = unit.split_at(n);
+            h.linear.subtract(h.sys, x, v, &mut f);
+            columns.push(f);
+            unit[j] = 0.0;
+        }
+        let linear = rows(n, &columns);
+        let inverse: Vec<Vec<f64>> = (0..n)
+            .map(|j| h.mass.solve_sparse(n, &[(j, 1.0)]))
+            .collect();
+        let minv = rows(n, &inverse);
+        let mut constant = h.sys.static_load.clone();
+        let mut harmonics = Vec::new();
+        for (dof, load) in &h.loads {
+            let Prepared::Harmonics(c0, hs) = load else {
+                return None;
+            };
+            constant[*dof] += c0;
+            for hm in hs {
+                let mut scale = hm.amplitude;
+                let scales = (0..=order)
+                    .map(|k| {
+                        if k > 0 {
+                            scale *= hm.omega / k as f64;
+                        }
+                        scale
+                    })
+                    .collect();
+                harmonics.push((*dof, *hm, scales));
+            }
+        }
+        let poly = h
+            .poly
+            .iter()
+            .map(|&(a, b, k2, k3)| Poly {
+                w: weights(a, b),
+                a,
+                b,
+                k2,
+                k3,
+            })
+            .collect();
+        // `not_polynomial` admits the laws affine in `(δ, δ̇)` only.
+        let gaps = h
+            .gaps
+            .iter()
+            .map(|g| {
+                let (k, c) = match g.law {
+                    ContactLaw::Linear { k } => (k, 0.0),
+                    ContactLaw::KelvinVoigt { k, c, .. } => (k, c),
+                    _ => return None,
+                };
+                let w = weights(g.a, g.b);
+                let (a, b, g) = (g.a, g.b, g.g);
+                Some(Gap { w, a, b, k, c, g })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let zeros = vec![[0.0; LANES]; order + 1];
+        Some(Tape {
+            n,
+            order,
+            linear,
+            minv,
+            constant,
+            phases: vec![[[0.0; LANES]; 2]; harmonics.len()],
+            harmonics,
+            stretch: (0..h.poly.len())
+                .map(|_| [zeros.clone(), zeros.clone()])
+                .collect(),
+            poly,
+            gaps,
+            coef: vec![[0.0; LANES]; (order + 1) * 2 * n],
+            force: vec![[0.0; LANES]; n],
+        })
+    }
+
+    /// The series of each started lane's motion, in its modes, into `out[lane]` (each of
+    /// `order + 1` coefficients); a lane without a start computes zeros and is not read.
+    pub fn fill(&mut self, starts: &[Option<LaneStart>; LANES], out: &mut [Series]) {
+        let m = 2 * self.n;
+        for (l, start) in starts.iter().enumerate() {
+            for i in 0..m {
+                self.coef[i][l] = start.map_or(0.0, |s| s.y[i]);
+            }
+        }
+        for (slot, (_, hm, _)) in self.phases.iter_mut().zip(&self.harmonics) {
+            for (l, start) in starts.iter().enumerate() {
+                let phase = hm.omega * start.map_or(0.0, |s| s.t0) + hm.phase;
+                (slot[0][l], slot[1][l]) = (phase.cos(), phase.sin());
+            }
+        }
+        // Per gap and lane: `a` (acting or not) and `s k g` (the clearance's force).
+        let modes: Vec<(Lane, Lane)> = (0..self.gaps.len())
+            .map(|gi| {
+                let mut pair = ([0.0; LANES], [0.0; LANES]);
+                for (l, start) in starts.iter().enumerate() {
+                    let side = match start.map(|s| s.modes[gi]) {
+                        Some(GapMode::Plus) => 1.0,
+                        Some(GapMode::Minus) => -1.0,
+                        _ => 0.0,
+                    };
+                    let gap = &self.gaps[gi];
+                    (pair.0[l], pair.1[l]) = (side * side, side * gap.k * gap.g);
+                }
+                pair
+            })
+            .collect();
+        for k in 0..self.order {
+            self.force_coefficient(k, &modes);
+            let inv = 1.0 / (k + 1) as f64;
+            let (done, next) = self.coef.split_at_mut((k + 1) * m);
+            let (yk, y1) = (&done[k * m..], &mut next[..m]);
+            for i in 0..self.n {
+                let mut acc = [0.0; LANES];
+                for &(j, r) in &self.minv[i] {
+                    add_scaled(&mut acc, r, &self.force[j]);
+                }
+                for l in 0..LANES {
+                    y1[i][l] = yk[self.n + i][l] * inv;
+                    y1[self.n + i][l] = acc[l] * inv;
+                }
+            }
+        }
+        for (k, block) in self.coef.chunks_exact(m).enumerate() {
+            for (i, values) in block.iter().enumerate() {
+                for ((start, series), v) in starts.iter().zip(out.iter_mut()).zip(values) {
+                    if start.is_some() {
+                        series.coef[k][i] = *v;
+                    }
+                }
+            }
+        }
+    }
+
+    /// `F_k` of every lane into `self.force` (`series.rs`'s `force_coefficient`, lane-wise).
+    fn force_coefficient(&mut self, k: usize, modes: &[(Lane, Lane)]) {
+        let (n, m) = (self.n, 2 * self.n);
+        let yk = &self.coef[k * m..(k + 1) * m];
+        for (i, f) in self.force.iter_mut().enumerate() {
+            *f = [if k == 0 { self.constant[i] } else { 0.0 }; LANES];
+            for &(j, r) in &self.linear[i] {
+                add_scaled(f, r, &yk[j]);
+            }
+        }
+        for ((dof, _, scales), [cos, sin]) in self.harmonics.iter().zip(&self.phases) {
+            // d^k/dt^k cos(θ) = cos(θ + kπ/2): cos, −sin, −cos, sin in turn.
+            let (trig, sign) = match k % 4 {
+                0 => (cos, 1.0),
+                1 => (sin, -1.0),
+                2 => (cos, -1.0),
+                _ => (sin, 1.0),
+            };
+            add_scaled(&mut self.force[*dof], sign * scales[k], trig);
+        }
+        for (p, [u, u2]) in self.poly.iter().zip(&mut self.stretch) {
+            u[k] = combine(&p.w, yk);
+            // (u²)_k = 2 Σ_{j < k−j} u_j u_{k−j} + u_{k/2}² (k even), (u³)_k = Σ_j (u²)_j u_{k−j}.
+            let half = k.div_ceil(2);
+            let sq = cauchy(&u[..half], &u[k + 1 - half..=k]);
+            let middle = if k.is_multiple_of(2) {
+                u[k / 2]
+            } else {
+                [0.0; LANES]
+            };
+            for l in 0..LANES {
+                u2[k][l] = 2.0 * sq[l] + middle[l] * middle[l];
+            }
+            let cube = cauchy(&u2[..=k], &u[..=k]);
+            let mut force = [0.0; LANES];
+            for l in 0..LANES {
+                force[l] = p.k2 * u2[k][l] + p.k3 * cube[l];
+            }
+            apply(p.a, p.b, &force, &mut self.force);
+        }
+        for (gap, (acting, clearance)) in self.gaps.iter().zip(modes) {
+            let u = combine(&gap.w, yk);
+            let rate = combine(&gap.w, &yk[n..]);
+            let mut force = [0.0; LANES];
+            for l in 0..LANES {
+                let constant = if k == 0 { clearance[l] } else { 0.0 };
+                force[l] = acting[l] * (gap.k * u[l] + gap.c * rate[l]) - constant;
+            }
+            apply(gap.a, gap.b, &force, &mut self.force);
+        }
+    }
+}
+
+/// The nonzero rows of the matrix whose columns are `columns` (each of length `n`).
+fn rows(n: usize, columns: &[Vec<f64>]) -> Vec<Row> {
+    (0..n)
+        .map(|i| {
+            let entries = columns.iter().enumerate().map(|(j, c)| (j, c[i]));
+            entries.filter(|(_, v)| *v != 0.0).collect()
+        })
+        .collect()
+}
+
+/// `acc += r · y`, lane-wise.
+#[inline(always)]
+fn add_scaled(acc: &mut Lane, r: f64, y: &Lane) {
+    for l in 0..LANES {
+        acc[l] += r * y[l];
+    }
+}
+
+/// `acc += a · b`, lane-wise.
+#[inline(always)]
+fn add_product(acc: &mut Lane, a: &Lane, b: &Lane) {
+    for l in 0..LANES {
+        acc[l] += a[l] * b[l];
+    }
+}
+
+/// `Σ_j a_j b_{n−1−j}` lane-wise over `n = a.len() = b.len()` pairs (a Cauchy product's
+/// coefficient, `b` read backwards), in four interleaved partial sums so that the additions
+/// do not wait on each other.
+#[inline(always)]
+fn cauchy(a: &[Lane], b: &[Lane]) -> Lane {
+    let mut parts = [[0.0; LANES]; 4];
+    let (a4, b4) = (a.chunks_exact(4), b.rchunks_exact(4));
+    let (ra, rb) = (a4.remainder(), b4.remainder());
+    for (x, y) in a4.zip(b4) {
+        for (j, part) in parts.iter_mut().enumerate() {
+            add_product(part, &x[j], &y[3 - j]);
+        }
+    }
+    for (x, y) in ra.iter().zip(rb.iter().rev()) {
+        add_product(&mut parts[0], x, y);
+    }
+    let mut out = [0.0; LANES];
+    for l in 0..LANES {
+        out[l] = (parts[0][l] + parts[1][l]) + (parts[2][l] + parts[3][l]);
+    }
+    out
+}
+
+/// `Σ wᵢ yᵢ`, lane-wise.
+#[inline(always)]
+fn combine(w: &[(usize, f64)], y: &[Lane]) -> Lane {
+    let mut out = [0.0; LANES];
+    for &(i, wi) in w {
+        add_scaled(&mut out, wi, &y[i]);
+    }
+    out
+}
+
+/// An element's force `force` on its sides: `−force` on side a's DOF, `+force` on side b's
+/// (`rhs::apply`, lane-wise).
+#[inline(always)]
+fn apply(a: Attach, b: Attach, force: &Lane, f: &mut [Lane]) {
+    if let Attach::Dof(i) = a {
+        add_scaled(&mut f[i], -1.0, force);
+    }
+    if let Attach::Dof(j) = b {
+        add_scaled(&mut f[j], 1.0, force);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The free-play oscillator of paper 000 (cubic springs, a two-sided gap, harmonic
+    /// loads on both masses) and a Kelvin–Voigt gap with tension on a consistent mass.
+    const MODEL: &str = r#"
+model freeplay {
+  mass m1 = 1
+  mass m2 = 1.5
+  spring ground -- m1 { k = 1, k3 = 0.1 }
+  spring ground -- m2 { k = 1.2, k3 = 0.2, k2 = 0.05 }
+  damper ground -- m1 { c = 0.02 }
+  spring m1 -- m2 { k = 0.5, k3 = 0.05 }
+  damper m1 -- m2 { c = 0.01 }
+  gap g: m1 -- ground { clearance = 0.05, sides = both, law = linear(10) }
+  gap h: m2 -- m1 { clearance = 0.1, sides = both, law = kelvin_voigt(20, 0.3), tension = true }
+  force m1 = 0.1 * cos(1.2 * t) + 0.02
+  force m2 = 0.3 * cos(2.4 * t + 0.3) - 0.1 * sin(1.2 * t)
+}
+"#;
+
+    /// Every lane's series equals `Hybrid::taylor`'s for the same start and modes, to a
+    /// few rounding errors of the coefficients' size (the sums run in another order), and
+    /// whatever the other lanes hold.
+    #[test]
+    fn lanes_match_the_scalar_recurrence() {
+        let prog = crate::lang::Program::from_source("t.nsd", MODEL, None).expect("parses");
+        let model = crate::lang::resolve(&prog, "freeplay", &[]).expect("resolves");
+        let sys = crate::model::assemble(&model);
+        let mut h = Hybrid::new(&sys, false).expect("integrable");
+        let order = 20;
+        let mut tape = Tape::new(&mut h, order).expect("polynomial");
+        let states = [
+            [0.3, -0.2, 0.5, 0.1],
+            [-0.7, 0.4, -0.2, 0.9],
+            [0.01, 0.02, -0.03, 0.0],
+            [1.1, -0.9, 0.0, -0.4],
+        ];
+        let modes = [
+            [GapMode::Plus, GapMode::Open],
+            [GapMode::Minus, GapMode::Plus],
+            [GapMode::Open, GapMode::Open],
+            [GapMode::Plus, GapMode::Minus],
+        ];
+        let times = [0.0, 1.7, 12.3, 100.1];
+        let starts: [Option<LaneStart>; LANES] = std::array::from_fn(|l| {
+            Some(LaneStart {
+                t0: times[l],
+                y: &states[l],
+                modes: &modes[l],
+            })
+        });
+        let mut out: Vec<Series> = (0..LANES).map(|_| Series::new(&h, order)).collect();
+        tape.fill(&starts, &mut out);
+        let mut alone: Vec<Series> = (0..LANES).map(|_| Series::new(&h, order)).collect();
+        let lone = |l: usize| -> [Option<LaneStart>; LANES] {
+            std::array::from_fn(|m| if m == l { starts[l] } else { None })
+        };
+        let mut scalar = Series::new(&h, order);
+        for l in 0..LANES {
+            h.modes = modes[l].to_vec();
+            h.taylor(times[l], &states[l], &mut scalar);
+            tape.fill(&lone(l), &mut alone);
+            for (k, (a, b)) in scalar.coef.iter().zip(&out[l].coef).enumerate() {
+                let size = a.iter().fold(1e-300_f64, |s, v| s.max(v.abs()));
+                for (x, y) in a.iter().zip(b) {
+                    assert!((x - y).abs() <= 1e-13 * size, "lane {l}, k {k}: {x} vs {y}");
+                }
+            }
+            assert_eq!(out[l].coef, alone[l].coef, "lane {l} alone");
+        }
+    }
+}
