@@ -39,7 +39,7 @@ const MAX_BOXES: usize = 16_000_000;
 /// attractor mislabels cells (on the free-play map at Ω = 1.2, 101 × 101 cells, 41 of them
 /// against the labels of motions followed to within 1e-5 of their attractor; 1 with the
 /// mixed boxes left out).
-pub(super) const MIXED: u32 = u32::MAX;
+const MIXED: u32 = u32::MAX;
 
 /// A box of the stroboscopic state space: `⌊yᵢ / cell⌋` per coordinate.
 pub(super) type BoxKey = Vec<i64>;
@@ -96,9 +96,7 @@ impl Known {
                 .map(|id| Hit::Basin(*id)),
         }
     }
-}
 
-impl Known {
     /// Labels the boxes `visited` by a motion that led to attractor `id`; a box already
     /// labelled with another becomes `MIXED`. Past `MAX_BOXES` no new box is labelled.
     pub fn label(&mut self, visited: Vec<BoxKey>, id: u32) {

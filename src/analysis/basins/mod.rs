@@ -7,12 +7,14 @@
 //! tables, plot and summary in `report.rs`.
 //!
 //! Determinism: the cells run in chunks of a fixed schedule (`CHUNK_FIRST` doubling up to
-//! `CHUNK_MAX`, whatever the thread count). Within a chunk the cells run in parallel (rayon)
-//! against what was known when the chunk began; then, in cell-index order, each outcome is
-//! settled: a cycle is matched or becomes the next attractor (ids in order of first finding),
-//! and the boxes the motion visited are labelled with its attractor (a box visited by
-//! motions that led to different attractors is marked mixed and labels nothing). So the labels, the attractor table and every file but the timings are the
-//! same for any number of threads.
+//! `CHUNK_MAX`, whatever the thread count). Within a chunk the cells run in parallel (rayon;
+//! each thread takes the next cell as one of its lanes frees up, `cell::run_cells`) against
+//! what was known when the chunk began; then, in cell-index order, each outcome is settled:
+//! a cycle is matched or becomes the next attractor (ids in order of first finding), and the
+//! boxes the motion visited are labelled with its attractor (a box visited by motions that
+//! led to different attractors is marked mixed and labels nothing). A cell's motion depends
+//! on its start only, not on the cells beside it in the lanes; so the labels, the attractor
+//! table and every file but the timings are the same for any number of threads.
 //!
 //! The grid is cut into blocks of `block` consecutive cells, each mapped on its own as above
 //! and joined in order (`shard.rs`): the unit of `nsd run --shard i/n` and `nsd merge`, whose

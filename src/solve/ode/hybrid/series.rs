@@ -88,9 +88,10 @@ impl Series {
 }
 
 /// The Cauchy product's coefficient `Σ_j a_j b_{k−j}` of two series known to `k`, from
-/// `a = (a_0 … a_k)` and `b` reversed, `(b_k … b_0)` (or a leading part of both): a dot product in four independent
-/// parts (the pairs `j ≡ i mod 4` in part `i`, the last `(k + 1) mod 4` pairs summed apart),
-/// whose single running sum would wait on each addition and which the compiler vectorises.
+/// `a = (a_0 … a_k)` and `b` reversed, `(b_k … b_0)` (or a leading part of both): a dot
+/// product in four independent parts (the pairs `j ≡ i mod 4` in part `i`, the last
+/// `(k + 1) mod 4` pairs summed apart), whose single running sum would wait on each addition
+/// and which the compiler vectorises.
 #[inline]
 fn cauchy(a: &[f64], b_reversed: &[f64]) -> f64 {
     let (a4, b4) = (a.chunks_exact(4), b_reversed.chunks_exact(4));
