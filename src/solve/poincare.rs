@@ -152,12 +152,8 @@ pub fn run_strobe(
     see: &mut dyn FnMut(usize, &[f64]) -> bool,
 ) -> Result<(), String> {
     if engine == Engine::Auto && h.not_polynomial().is_none() {
-        let section = Section::Stroboscopic {
-            origin: 0.0,
-            period: forcing,
-        };
-        let times = (0.0, periods as f64 * forcing);
-        let mut stop = |p: &SectionPoint| see((p.t / forcing).round() as usize, &p.y);
+        let (section, times) = strobe_run(forcing, periods);
+        let mut stop = |p: &SectionPoint| see(period_index(p, forcing), &p.y);
         integrate_taylor_until(h, tol, times, y0, Some(&section), &[], &mut stop)
             .map_err(|e| e.to_string())?;
         return Ok(());
@@ -171,6 +167,21 @@ pub fn run_strobe(
         }
     }
     Ok(())
+}
+
+/// The stroboscopic section of a run from `t = 0` (forcing phase 0) over `periods` forcing
+/// periods of `forcing` seconds, and the run's times.
+fn strobe_run(forcing: f64, periods: usize) -> (Section, (f64, f64)) {
+    let section = Section::Stroboscopic {
+        origin: 0.0,
+        period: forcing,
+    };
+    (section, (0.0, periods as f64 * forcing))
+}
+
+/// The number `k` of forcing periods at which a stroboscopic point of such a run lies.
+fn period_index(p: &SectionPoint, forcing: f64) -> usize {
+    (p.t / forcing).round() as usize
 }
 
 /// A motion of `run_strobes`: what it does with each stroboscopic state.
@@ -200,12 +211,8 @@ pub fn run_strobes<J: StrobeJob>(
         _ => None,
     };
     if let Some(mut tape) = tape {
-        let section = Section::Stroboscopic {
-            origin: 0.0,
-            period: forcing,
-        };
-        let times = (0.0, periods as f64 * forcing);
-        let see = |job: &mut J, p: &SectionPoint| job.see((p.t / forcing).round() as usize, &p.y);
+        let (section, times) = strobe_run(forcing, periods);
+        let see = |job: &mut J, p: &SectionPoint| job.see(period_index(p, forcing), &p.y);
         let mut ended = |mut job: J, outcome: Result<(), String>| {
             if let Err(e) = outcome {
                 job.fail(e);

@@ -83,6 +83,9 @@ pub struct Tape {
     coef: Vec<Lane>,
     /// Per polynomial spring: `u_k` and `(u²)_k`.
     stretch: Vec<[Vec<Lane>; 2]>,
+    /// Per gap and lane: `a` (acting or not) and `s k g` (the clearance's force), from the
+    /// lanes' modes at their starts.
+    modes: Vec<(Lane, Lane)>,
     /// Per harmonic: `cos`, `sin` of its phase at each lane's start.
     phases: Vec<[Lane; 2]>,
     force: Vec<Lane>,
@@ -168,6 +171,7 @@ impl Tape {
             linear,
             minv,
             constant,
+            modes: vec![([0.0; LANES], [0.0; LANES]); gaps.len()],
             phases: vec![[[0.0; LANES]; 2]; harmonics.len()],
             harmonics,
             stretch: (0..h.poly.len())
@@ -195,24 +199,18 @@ impl Tape {
                 (slot[0][l], slot[1][l]) = (phase.cos(), phase.sin());
             }
         }
-        // Per gap and lane: `a` (acting or not) and `s k g` (the clearance's force).
-        let modes: Vec<(Lane, Lane)> = (0..self.gaps.len())
-            .map(|gi| {
-                let mut pair = ([0.0; LANES], [0.0; LANES]);
-                for (l, start) in starts.iter().enumerate() {
-                    let side = match start.map(|s| s.modes[gi]) {
-                        Some(GapMode::Plus) => 1.0,
-                        Some(GapMode::Minus) => -1.0,
-                        _ => 0.0,
-                    };
-                    let gap = &self.gaps[gi];
-                    (pair.0[l], pair.1[l]) = (side * side, side * gap.k * gap.g);
-                }
-                pair
-            })
-            .collect();
+        for (gi, (gap, (acting, clearance))) in self.gaps.iter().zip(&mut self.modes).enumerate() {
+            for (l, start) in starts.iter().enumerate() {
+                let side = match start.map(|s| s.modes[gi]) {
+                    Some(GapMode::Plus) => 1.0,
+                    Some(GapMode::Minus) => -1.0,
+                    _ => 0.0,
+                };
+                (acting[l], clearance[l]) = (side * side, side * gap.k * gap.g);
+            }
+        }
         for k in 0..self.order {
-            self.force_coefficient(k, &modes);
+            self.force_coefficient(k);
             let inv = 1.0 / (k + 1) as f64;
             let (done, next) = self.coef.split_at_mut((k + 1) * m);
             let (yk, y1) = (&done[k * m..], &mut next[..m]);
@@ -239,7 +237,7 @@ impl Tape {
     }
 
     /// `F_k` of every lane into `self.force` (`series.rs`'s `force_coefficient`, lane-wise).
-    fn force_coefficient(&mut self, k: usize, modes: &[(Lane, Lane)]) {
+    fn force_coefficient(&mut self, k: usize) {
         let (n, m) = (self.n, 2 * self.n);
         let yk = &self.coef[k * m..(k + 1) * m];
         for (i, f) in self.force.iter_mut().enumerate() {
@@ -278,7 +276,7 @@ impl Tape {
             }
             apply(p.a, p.b, &force, &mut self.force);
         }
-        for (gap, (acting, clearance)) in self.gaps.iter().zip(modes) {
+        for (gap, (acting, clearance)) in self.gaps.iter().zip(&self.modes) {
             let u = combine(&gap.w, yk);
             let rate = combine(&gap.w, &yk[n..]);
             let mut force = [0.0; LANES];
