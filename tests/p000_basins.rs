@@ -429,3 +429,22 @@ fn a_wrong_grid_is_a_located_diagnostic() {
         assert!(stderr.contains(said), "{grid}: {stderr}");
     }
 }
+
+/// A grid over an indexed node (`c.x[2].x` of a `chain` component) names its DOF, index
+/// evaluated, as `x0`/`v0` do; before, the index was dropped and the key refused.
+#[test]
+fn a_grid_over_an_indexed_node_runs() {
+    let text = r#"
+import "chain.nsd"
+model chain_gap {
+  param n = 2
+  use chain as c(n = n, m = 1, k = 1)
+  gap stop: c.x[n] -- ground { clearance = 0.05, sides = both, law = linear(10) }
+  force c.x[n] = 0.1 * cos(1.2 * t)
+  damping rayleigh { alpha = 0.05, beta = 0 }
+}
+basins chain_gap as b { grid = { c.x[n].x = -0.1..0.1 by 0.1, v.c.x[2].x = -0.1..0.1 by 0.1 }, transient = 20 }
+"#;
+    let (code, _, stderr, _) = run_text(text, "basins/indexed_grid", &["--only", "b"]);
+    assert_eq!(code, 0, "{stderr}");
+}

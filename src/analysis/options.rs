@@ -8,7 +8,7 @@
 //! analysis error codes.
 
 use super::diagnostics::AnalysisError;
-use crate::lang::ast::{Analysis, Expr, ExprKind, Options, Value};
+use crate::lang::ast::{Analysis, Expr, ExprKind, Options, Segment, Value};
 use crate::lang::diagnostics::{suggest, ResolveError};
 use crate::lang::eval::{self, Scope};
 use crate::lang::options::{self, bare_name, check_keys};
@@ -445,17 +445,7 @@ impl<'a> OptionReader<'a> {
         };
         let mut out = Vec::new();
         for e in &o.entries {
-            let mut path = String::new();
-            for (i, seg) in e.key.segments.iter().enumerate() {
-                if i > 0 {
-                    path.push('.');
-                }
-                path.push_str(&seg.name.name);
-                if let Some(ix) = &seg.index {
-                    let k = eval::integer(ix, &self.scope).map_err(AnalysisError::Resolve)?;
-                    path.push_str(&format!("[{k}]"));
-                }
-            }
+            let path = self.path_of(&e.key.segments)?;
             let Value::Expr(x) = &e.value else {
                 return Err(self.bad(
                     key,
@@ -506,6 +496,23 @@ impl<'a> OptionReader<'a> {
                 "e.g. `output = every(0.1)`",
             )),
         }
+    }
+
+    /// The DOF path that `segments` of an option key spell, each index evaluated
+    /// (`c.x[n].x` → `c.x[1000].x`).
+    pub fn path_of(&self, segments: &[Segment]) -> R<String> {
+        let mut path = String::new();
+        for (i, seg) in segments.iter().enumerate() {
+            if i > 0 {
+                path.push('.');
+            }
+            path.push_str(&seg.name.name);
+            if let Some(ix) = &seg.index {
+                let k = eval::integer(ix, &self.scope).map_err(AnalysisError::Resolve)?;
+                path.push_str(&format!("[{k}]"));
+            }
+        }
+        Ok(path)
     }
 
     pub fn bad_value(&self, key: &str, at: Span, reason: &str, help: &str) -> AnalysisError {

@@ -216,8 +216,8 @@ pub(in crate::analysis) fn state_block(
     Ok(y)
 }
 
-/// The index into the state `[x…, v…]` of an option key naming a DOF (`m1`, `m1.x`) or its
-/// velocity (`v.m1`): shared by `starts` here and `grid`/`fixed` of `basins`.
+/// The index into the state `[x…, v…]` of an option key naming a DOF (`m1`, `m1.x`,
+/// `c.x[3].x`) or its velocity (`v.m1`): shared by `starts` here and `grid`/`fixed` of `basins`.
 pub(in crate::analysis) fn state_index(
     opts: &OptionReader,
     option: &str,
@@ -225,13 +225,16 @@ pub(in crate::analysis) fn state_index(
     model: &Model,
     sys: &System,
 ) -> Result<usize, AnalysisError> {
-    let names: Vec<&str> = key.segments.iter().map(|s| s.name.name.as_str()).collect();
-    let (offset, path) = match names.split_first() {
-        Some((&"v", rest)) if !rest.is_empty() => (sys.n(), rest.join(".")),
-        _ => (0, names.join(".")),
+    let (offset, segments) = match key.segments.split_first() {
+        Some((first, rest))
+            if first.name.name == "v" && first.index.is_none() && !rest.is_empty() =>
+        {
+            (sys.n(), rest)
+        }
+        _ => (0, &key.segments[..]),
     };
-    let dof = dof_by_path(sys, &path).filter(|_| key.segments.iter().all(|s| s.index.is_none()));
-    let Some(dof) = dof else {
+    let path = opts.path_of(segments)?;
+    let Some(dof) = dof_by_path(sys, &path) else {
         let names = sys.dofs.iter().map(|d| d.name.as_str());
         return Err(opts.bad_value(
             option,
