@@ -56,6 +56,9 @@ const FIRST_ORDER_SHIFT: f64 = 1e-10;
 /// Most halvings of a root's bracket; bisection stops earlier, at the last representable
 /// split.
 const ROOT_HALVINGS: usize = 200;
+/// Newton steps of at most this many rounding units of the iterate end the refinement
+/// (then probes and bisection close the bracket over the few units left).
+const ROUND_OFF_STEPS: f64 = 4.0;
 
 /// Evaluates `p[0] + p[1] x + … + p[d] xᵈ`.
 pub fn eval(p: &[f64], x: f64) -> f64 {
@@ -139,9 +142,56 @@ pub fn first_crossing(p: &[f64], dir: Direction, x0: f64) -> Search {
     if quadratic_excludes(p) || truncated_excludes(p) || p.iter().all(|c| *c == 0.0) {
         return Search::None;
     }
+    if let Some(found) = monotone_crossing(p, dir, x0) {
+        return found;
+    }
+    bernstein_search(p, dir, x0)
+}
+
+/// The Bernstein search of `p` on `[x0, 1]` (the module header).
+fn bernstein_search(p: &[f64], dir: Direction, x0: f64) -> Search {
     let mut budget = SUBDIVISION_BUDGET;
     let bern = bernstein(p, x0, 1.0);
     search(p, dir, x0, (x0, 1.0), &bern, &mut budget)
+}
+
+/// The crossing of `p` on `[x0, 1]` when its derivative has no zero on `[0, 1]` (the two
+/// exclusions applied to `p′`), `None` when that is not shown: `p` is then strictly
+/// monotone, so it crosses at most once, in the direction of its slope, exactly when its
+/// values at the ends say so, and the root is refined at once. This decides in `O(degree)`
+/// most steps that end at an event (a motion going through a switching surface) and most
+/// that start on one (a restart, `p(x0)` within round-off of zero), which the Bernstein
+/// search would subdivide at `O(degree²)` per subinterval.
+fn monotone_crossing(p: &[f64], dir: Direction, x0: f64) -> Option<Search> {
+    let degree = p.len() - 1;
+    let mut slope = [0.0; MAX_DEGREE];
+    for (k, s) in slope[..degree].iter_mut().enumerate() {
+        *s = (k + 1) as f64 * p[k + 1];
+    }
+    let slope = &slope[..degree];
+    if degree == 0 || !(quadratic_excludes(slope) || truncated_excludes(slope)) {
+        return None;
+    }
+    let (fa, fb) = (eval(p, x0), eval(p, 1.0));
+    // Values of one strict sign bound the range: no root (the search's hull test).
+    let one_sign = fa > 0.0 && fb > 0.0 || fa < 0.0 && fb < 0.0;
+    Some(if !one_sign && crosses(p, dir, fa, fb, true) {
+        Search::At(refine(p, x0, 1.0, fa, fb))
+    } else {
+        Search::None
+    })
+}
+
+/// Whether `p`, valued `fa` and `fb` at the ends of a subinterval with one root at most,
+/// crosses in direction `dir` there. At the start of the search (`at_start`), a value on the
+/// boundary (within round-off) counts as the side the crossing leaves, so a motion that
+/// begins on the switching surface and goes through it is still an event.
+fn crosses(p: &[f64], dir: Direction, fa: f64, fb: f64, at_start: bool) -> bool {
+    let on_boundary = at_start && fa.abs() <= ON_BOUNDARY * p.iter().map(|c| c.abs()).sum::<f64>();
+    match dir {
+        Direction::Rising => (fa < 0.0 || on_boundary) && fb > 0.0 || fa < 0.0 && fb == 0.0,
+        Direction::Falling => (fa > 0.0 || on_boundary) && fb < 0.0 || fa > 0.0 && fb == 0.0,
+    }
 }
 
 /// Cheap exclusion before the Bernstein search: on `[0, 1]`, `p` lies within
@@ -164,9 +214,6 @@ fn quadratic_excludes(p: &[f64]) -> bool {
     lo > rest || hi < -rest
 }
 
-/// The first crossing of `p` in `[a, b]`, whose Bernstein coefficients there are `full`
-/// (the first `p.len()`); a subinterval with more than one sign change is halved, its
-/// halves' coefficients by de Casteljau's midpoint subdivision.
 /// The second exclusion, for the steps the quadratic part leaves undecided (near a
 /// switching surface): on `[0, 1]`, `p` lies within `R = Σ_{k>m} |p_k|` of its part of
 /// degree `m = TRUNCATED_DEGREE`, which lies within the hull of its Bernstein coefficients;
@@ -187,6 +234,9 @@ fn truncated_excludes(p: &[f64]) -> bool {
     lo > rest || hi < -rest
 }
 
+/// The first crossing of `p` in `[a, b]`, whose Bernstein coefficients there are `full`
+/// (the first `p.len()`); a subinterval with more than one sign change is halved, its
+/// halves' coefficients by de Casteljau's midpoint subdivision.
 fn search(
     p: &[f64],
     dir: Direction,
@@ -213,15 +263,7 @@ fn search(
         .windows(2)
         .filter(|w| (w[0] < 0.0) != (w[1] < 0.0))
         .count();
-    // At the start of the search, a value on the boundary (within round-off) counts as the
-    // side the crossing leaves, so a motion that begins on the switching surface and goes
-    // through it is still an event.
-    let on_boundary =
-        a == start && fa.abs() <= ON_BOUNDARY * p.iter().map(|c| c.abs()).sum::<f64>();
-    let crossing = match dir {
-        Direction::Rising => (fa < 0.0 || on_boundary) && fb > 0.0 || fa < 0.0 && fb == 0.0,
-        Direction::Falling => (fa > 0.0 || on_boundary) && fb < 0.0 || fa > 0.0 && fb == 0.0,
-    };
+    let crossing = crosses(p, dir, fa, fb, a == start);
     // One Bernstein sign change means exactly one root (Descartes' rule for Bernstein form).
     if sign_changes == 1 || b - a < NARROWEST_SUBINTERVAL {
         return if crossing {
@@ -257,63 +299,73 @@ fn halves(bern: &[f64]) -> ([f64; MAX_DEGREE + 1], [f64; MAX_DEGREE + 1]) {
 }
 
 /// The end beyond the sign change of `p` (values `fa`, `fb` at the ends) in `[a, b]` once
-/// the bracket is split to the last representable point, as bisection would give it: while
-/// the ends have opposite signs, Illinois steps (regula falsi with the value of an end kept
-/// twice in a row halved, superlinear on a simple root) shrink the bracket, a halving taken
-/// whenever a step does not at least halve it; then bisection. A root costs some ten
-/// evaluations of `p` instead of some fifty halvings.
-///
-/// # References
-/// M. Dowell and P. Jarratt, "A modified regula falsi method for computing the root of an
-/// equation", BIT 11 (1971) 168–174.
-fn refine(p: &[f64], mut a: f64, mut b: f64, mut fa: f64, mut fb: f64) -> f64 {
+/// the bracket is split to the last representable point, as bisection would give it.
+/// From the secant point, Newton's steps (value and slope from one Horner pass) shrink the
+/// bracket, the midpoint taken instead of a step that leaves it or is not half the last
+/// one; once a step is down to round-off, the bracket's far end is brought in by
+/// probes beyond the iterate at growing distances, and bisection ends it. A simple root
+/// costs some eight evaluations instead of the thirty of regula falsi (Illinois) with
+/// bisection, whose steps stall on the side of the root where the curve bends away.
+fn refine(p: &[f64], mut a: f64, mut b: f64, fa: f64, fb: f64) -> f64 {
     let neg_at_a = fa < 0.0;
     let on_a_side = |f: f64| (f < 0.0) == neg_at_a;
-    let mut kept = None;
+    if on_a_side(fb) || fa == 0.0 || fb == 0.0 {
+        return bisect(a, b, ROOT_HALVINGS, |m| on_a_side(eval(p, m))).1;
+    }
+    let mut x = (a * fb - b * fa) / (fb - fa);
+    let mut moved = b - a;
+    let mut landed_a = true;
     for _ in 0..ROOT_HALVINGS {
-        if on_a_side(fb) || (fa < 0.0) == (fb < 0.0) || fa == 0.0 || fb == 0.0 {
-            break;
-        }
-        let mid = 0.5 * (a + b);
-        if mid <= a || mid >= b {
-            return b;
-        }
-        let secant = (a * fb - b * fa) / (fb - fa);
-        let m = if secant > a && secant < b {
-            secant
-        } else {
-            mid
-        };
-        let fm = eval(p, m);
-        let width = b - a;
-        let a_kept = on_a_side(fm);
-        if a_kept {
-            (a, fa) = (m, fm);
-            if kept == Some(false) {
-                fb *= 0.5;
-            }
-        } else {
-            (b, fb) = (m, fm);
-            if kept == Some(true) {
-                fa *= 0.5;
-            }
-        }
-        kept = Some(!a_kept);
-        if b - a > 0.5 * width {
-            let mid = 0.5 * (a + b);
-            if mid <= a || mid >= b {
+        if !(x > a && x < b) {
+            x = 0.5 * (a + b);
+            if x <= a || x >= b {
                 return b;
             }
-            let fm = eval(p, mid);
-            if on_a_side(fm) {
-                (a, fa) = (mid, fm);
-            } else {
-                (b, fb) = (mid, fm);
-            }
-            kept = None;
         }
+        let (f, slope) = eval_with_slope(p, x);
+        landed_a = on_a_side(f);
+        if landed_a {
+            a = x;
+        } else {
+            b = x;
+        }
+        let step = f / slope;
+        if step.abs() <= ROUND_OFF_STEPS * f64::EPSILON * x.abs().max(f64::MIN_POSITIVE) {
+            break;
+        }
+        // A step that does not halve the last one is not converging: the midpoint instead.
+        let next = if step.abs() <= 0.5 * moved {
+            x - step
+        } else {
+            f64::NAN
+        };
+        let next = if next > a && next < b {
+            next
+        } else {
+            0.5 * (a + b)
+        };
+        moved = (next - x).abs();
+        x = next;
+    }
+    // The root is within round-off of the last iterate: probe past it toward the far end.
+    let mut reach = ROUND_OFF_STEPS * f64::EPSILON * a.abs().max(b.abs());
+    while reach < b - a {
+        let probe = if landed_a { a + reach } else { b - reach };
+        if on_a_side(eval(p, probe)) {
+            a = probe;
+        } else {
+            b = probe;
+        }
+        reach *= 4.0;
     }
     bisect(a, b, ROOT_HALVINGS, |m| on_a_side(eval(p, m))).1
+}
+
+/// `p(x)` and `p′(x)` by one Horner pass.
+fn eval_with_slope(p: &[f64], x: f64) -> (f64, f64) {
+    p.iter()
+        .rev()
+        .fold((0.0, 0.0), |(v, d), c| (v * x + c, d * x + v))
 }
 
 /// Bisection of the bracket `[a, b]` to the last representable split or `halvings` halvings:
@@ -340,6 +392,7 @@ pub fn bisect(
 
 #[cfg(test)]
 mod tests {
+    use super::super::tolerances::RESTART_SKIP;
     use super::*;
 
     /// The shift to a restart's start `a = RESTART_SKIP` kept to the first order in `a`
@@ -468,5 +521,78 @@ mod tests {
         let p = from_roots(&[0.4, 0.4], 1.0);
         assert_eq!(first_crossing(&p, Direction::Falling, 0.0), Search::None);
         assert_eq!(first_crossing(&p, Direction::Rising, 0.0), Search::None);
+    }
+
+    /// Where the slope test applies (the derivative has no zero on [0, 1]), the shortcut
+    /// finds the crossing the Bernstein search finds, in both directions and from a restart
+    /// on the surface (pseudo-random degree-20 series with Taylor-like decaying coefficients,
+    /// about half of them crossing zero).
+    #[test]
+    fn the_monotone_shortcut_finds_what_the_search_finds() {
+        let mut seed = 0x5851_f42d_4c95_7f2d_u64;
+        let mut uniform = || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        let (mut decided, mut found) = (0, 0);
+        for case in 0..4000 {
+            let mut p: Vec<f64> = (0..21).map(|k| uniform() * 0.5_f64.powi(k)).collect();
+            p[1] = 2.0 * uniform();
+            let x0 = if case % 2 == 0 { 0.0 } else { RESTART_SKIP };
+            if case % 4 == 1 {
+                p[0] = -x0 * p[1] * (1.0 + 1e-3 * uniform());
+            }
+            for dir in [Direction::Rising, Direction::Falling] {
+                let Some(short) = monotone_crossing(&p, dir, x0) else {
+                    continue;
+                };
+                decided += 1;
+                let full = bernstein_search(&p, dir, x0);
+                match (short, full) {
+                    (Search::At(a), Search::At(b)) => {
+                        found += 1;
+                        assert!((a - b).abs() <= 1e-14, "{a} vs {b}")
+                    }
+                    (a, b) => assert_eq!(a, b, "{p:?}"),
+                }
+            }
+        }
+        assert!(
+            decided > 2000 && found > 500,
+            "{decided} decided, {found} found"
+        );
+    }
+
+    /// A refined root is where the computed sign of `p` changes between two neighbouring
+    /// floating-point numbers, also when Newton's steps come from the side where the curve
+    /// bends away or the root is near an end of the bracket.
+    #[test]
+    fn a_refined_root_is_a_sign_change_between_neighbours() {
+        let mut seed = 0x2d35_8dcc_aa6c_78a5_u64;
+        let mut uniform = || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..2000 {
+            let root = uniform().powi(3);
+            let bend = 10.0 * (uniform() - 0.5);
+            // (x − r)(1 + bend x) + small higher terms: one simple root in [0, 1].
+            let mut p = vec![-root, 1.0 - bend * root, bend, 0.0, 0.0, 0.0];
+            p[3] = 0.01 * (uniform() - 0.5);
+            if (0..=1000).any(|i| {
+                let x = i as f64 * 1e-3;
+                (1.0 + bend * x) * (1.0 + bend * (x + 1e-3)) <= 0.0
+            }) {
+                continue;
+            }
+            let (fa, fb) = (eval(&p, 0.0), eval(&p, 1.0));
+            if (fa < 0.0) == (fb < 0.0) {
+                continue;
+            }
+            let x = refine(&p, 0.0, 1.0, fa, fb);
+            let before = f64::from_bits(x.to_bits() - 1);
+            assert!((eval(&p, x) < 0.0) != (fa < 0.0), "{p:?}: {x}");
+            assert!((eval(&p, before) < 0.0) == (fa < 0.0), "{p:?}: {x}");
+        }
     }
 }
