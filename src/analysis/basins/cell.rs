@@ -19,7 +19,8 @@ use super::options::Options;
 use crate::model::System;
 use crate::solve::ode::driver::SectionPoint;
 use crate::solve::poincare::{distance, period_of, run_strobes, Periodicity, StrobeJob};
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 
 /// Periods in a row within the capture radius of one attractor's points before a motion is
 /// labelled with it (Datseris and Wagemakers: 2 consecutive attractor-box visits).

@@ -5,11 +5,13 @@
 //! The polynomial is bounded on each subinterval by its Bernstein coefficients (the curve
 //! lies in their convex hull). A subinterval whose coefficients share a strict sign holds no
 //! root; the others are halved (de Casteljau) until one sign change is isolated, then the
-//! root is bisected to machine precision. So an incursion that enters and leaves inside one
+//! root is refined to machine precision. So an incursion that enters and leaves inside one
 //! step — two roots close together — is found whenever its depth exceeds the rounding error
 //! of evaluating the polynomial (~1e-15 of its coefficients' size). A touch without a sign
 //! change (grazing) is not an event. If the subdivision budget is exhausted (a polynomial
-//! hugging zero), the caller is told to shrink the step.
+//! hugging zero), the caller is told to shrink the step. Cheap bounds come first: a
+//! polynomial kept from zero by its low-degree part is excluded at once, and one whose
+//! derivative is so kept (monotone: one crossing at most) is decided by its end values.
 //!
 //! `bisect`, the bracket halving that ends the isolation, also serves the driver's searches
 //! on functions that are not polynomials (a held stop's contact force, a stuck contact's
@@ -303,9 +305,10 @@ fn halves(bern: &[f64]) -> ([f64; MAX_DEGREE + 1], [f64; MAX_DEGREE + 1]) {
 /// From the secant point, Newton's steps (value and slope from one Horner pass) shrink the
 /// bracket, the midpoint taken instead of a step that leaves it or is not half the last
 /// one; once a step is down to round-off, the bracket's far end is brought in by
-/// probes beyond the iterate at growing distances, and bisection ends it. A simple root
-/// costs some eight evaluations instead of the thirty of regula falsi (Illinois) with
-/// bisection, whose steps stall on the side of the root where the curve bends away.
+/// probes beyond the iterate at growing distances, and bisection ends it. On the free-play
+/// basin map an event costs 11.5 evaluations of its polynomial (the end values included)
+/// instead of 31.5 with regula falsi (Illinois) and bisection, whose steps stall on the
+/// side of the root where the curve bends away.
 fn refine(p: &[f64], mut a: f64, mut b: f64, fa: f64, fb: f64) -> f64 {
     let neg_at_a = fa < 0.0;
     let on_a_side = |f: f64| (f < 0.0) == neg_at_a;
