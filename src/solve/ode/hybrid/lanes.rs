@@ -230,12 +230,11 @@ impl Tape {
                 }
             }
         }
-        for (k, block) in self.coef.chunks_exact(m).enumerate() {
-            for (i, values) in block.iter().enumerate() {
-                for ((start, series), v) in starts.iter().zip(out.iter_mut()).zip(values) {
-                    if start.is_some() {
-                        series.coef[k][i] = *v;
-                    }
+        let started = starts.iter().zip(out.iter_mut()).enumerate();
+        for (l, (_, series)) in started.filter(|(_, (start, _))| start.is_some()) {
+            for (row, block) in series.coef.iter_mut().zip(self.coef.chunks_exact(m)) {
+                for (c, v) in row.iter_mut().zip(block) {
+                    *c = v[l];
                 }
             }
         }
