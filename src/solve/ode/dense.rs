@@ -1,7 +1,7 @@
 //! The dense output of one accepted step in DOP853's nested form, shared by both methods
 //! (RODAS fills the first three coefficients only): evaluation at a time inside the step, and
 //! the monomial coefficients of a linear combination of the state, on which the event search
-//! isolates its roots (`roots.rs`).
+//! isolates its roots (`roots/`).
 //!
 //! # References
 //! Hairer, Nørsett and Wanner, *Solving Ordinary Differential Equations I*, 2nd ed., Springer

@@ -1,7 +1,7 @@
 //! Event-driven time integration: the one-step interface (`step.rs`) of the DOP853
 //! Runge–Kutta pair (`dop853.rs`, coefficients in `tableau.rs`) and of the RODAS Rosenbrock
 //! method for stiff segments (`rodas.rs`), their dense output (`dense.rs`), guaranteed root
-//! isolation of event functions on the dense polynomial (`roots.rs`), the mode-switching form
+//! isolation of event functions on the dense polynomial (`roots/`), the mode-switching form
 //! of a system (`hybrid/`), the event-driven loop (`driver/`), the Taylor-series loop for
 //! models polynomial in the state (`taylor.rs`) and the named tolerances (`tolerances.rs`).
 

@@ -8,7 +8,7 @@
 //! `TAYLOR_TIGHTENING · (atol + rtol |y₀ᵢ|)`, so the truncation error of a step is below that
 //! (no error test, no rejected steps). The series is its own dense output: the event
 //! functions (linear in the state) are polynomials of degree `p` over the step, searched for
-//! their first crossing with the guarantee of `roots.rs` (Bernstein subdivision, the root
+//! their first crossing with the guarantee of `roots/` (Bernstein subdivision, the root
 //! bisected to round-off); the earliest crossing ends the step, its mode switch is the
 //! event-driven loop's own (`Hybrid::switch_gap`), and the next step starts there. Section
 //! points (`driver::SectionSampler`) and samples are read from the series too. The loop's

@@ -3,7 +3,7 @@
 //! closed, at rest or stuck. Each says what it protects and in which unit.
 //!
 //! Constants that belong to one published algorithm (Hairer's starting step and controllers
-//! in `dop853.rs` and `rodas.rs`, the root isolation budget in `roots.rs`, the polishing and
+//! in `dop853.rs` and `rodas.rs`, the root isolation budget in `roots/`, the polishing and
 //! bracketing of the crossing searches in `driver/crossings.rs`, Hairer's stiffness test in
 //! `driver/mod.rs`, the impulse solver in `hybrid/stops.rs`) sit at the top of that file.
 

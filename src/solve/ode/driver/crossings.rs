@@ -1,6 +1,6 @@
 //! The crossing searches on one accepted step's dense output: the earliest crossing of the
 //! current modes' event functions (guaranteed root isolation on the step's polynomial,
-//! `roots.rs`; against a moving wall, the wall's motion is fitted by a polynomial over the
+//! `roots/`; against a moving wall, the wall's motion is fitted by a polynomial over the
 //! step and the root polished on the true motion), the first instant a stuck contact needs
 //! more than its slip force, and the lift-off of a held stop.
 

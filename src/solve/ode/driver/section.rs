@@ -1,6 +1,6 @@
 //! Poincaré sections on the dense output: stroboscopic samples `t = origin + k T` and the
 //! crossings of a linear function of the state in one direction, each located on the
-//! accepted steps' dense output as the events are (`roots.rs`), so the section points are
+//! accepted steps' dense output as the events are (`roots/`), so the section points are
 //! exact to the dense output's accuracy and round-off. Sections never change the modes: they
 //! are recorded, not acted on.
 //!

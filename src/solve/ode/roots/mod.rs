@@ -13,9 +13,14 @@
 //! polynomial kept from zero by its low-degree part is excluded at once, and one whose
 //! derivative is so kept (monotone: one crossing at most) is decided by its end values.
 //!
-//! `bisect`, the bracket halving that ends the isolation, also serves the driver's searches
+//! `bisect` (`refine.rs`), the bracket halving that ends the isolation, also serves the driver's searches
 //! on functions that are not polynomials (a held stop's contact force, a stuck contact's
 //! force).
+
+mod refine;
+
+pub use refine::bisect;
+use refine::refine;
 
 /// Which sign change counts as the event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,12 +60,6 @@ const TRUNCATED_DEGREE: usize = 6;
 /// order in `a` only (dimensionless): the rest is below `(a · degree)² Σ|p_k|`, here under
 /// 1e-20 of the coefficients, far below their rounding.
 const FIRST_ORDER_SHIFT: f64 = 1e-10;
-/// Most halvings of a root's bracket; bisection stops earlier, at the last representable
-/// split.
-const ROOT_HALVINGS: usize = 200;
-/// Newton steps of at most this many rounding units of the iterate end the refinement
-/// (then probes and bisection close the bracket over the few units left).
-const ROUND_OFF_STEPS: f64 = 4.0;
 
 /// Evaluates `p[0] + p[1] x + … + p[d] xᵈ`.
 pub fn eval(p: &[f64], x: f64) -> f64 {
@@ -175,9 +174,13 @@ fn monotone_crossing(p: &[f64], dir: Direction, x0: f64) -> Option<Search> {
         return None;
     }
     let (fa, fb) = (eval(p, x0), eval(p, 1.0));
+    // A start on the switching surface is left to the search (its rule for such a start).
+    if on_boundary(p, fa) {
+        return None;
+    }
     // Values of one strict sign bound the range: no root (the search's hull test).
     let one_sign = fa > 0.0 && fb > 0.0 || fa < 0.0 && fb < 0.0;
-    Some(if !one_sign && crosses(p, dir, fa, fb, true) {
+    Some(if !one_sign && crosses(p, dir, fa, fb, false) {
         Search::At(refine(p, x0, 1.0, fa, fb))
     } else {
         Search::None
@@ -186,14 +189,19 @@ fn monotone_crossing(p: &[f64], dir: Direction, x0: f64) -> Option<Search> {
 
 /// Whether `p`, valued `fa` and `fb` at the ends of a subinterval with one root at most,
 /// crosses in direction `dir` there. At the start of the search (`at_start`), a value on the
-/// boundary (within round-off) counts as the side the crossing leaves, so a motion that
-/// begins on the switching surface and goes through it is still an event.
+/// boundary counts as the side the crossing leaves, so a motion that begins on the
+/// switching surface and goes through it is still an event.
 fn crosses(p: &[f64], dir: Direction, fa: f64, fb: f64, at_start: bool) -> bool {
-    let on_boundary = at_start && fa.abs() <= ON_BOUNDARY * p.iter().map(|c| c.abs()).sum::<f64>();
+    let on_boundary = at_start && on_boundary(p, fa);
     match dir {
         Direction::Rising => (fa < 0.0 || on_boundary) && fb > 0.0 || fa < 0.0 && fb == 0.0,
         Direction::Falling => (fa > 0.0 || on_boundary) && fb < 0.0 || fa > 0.0 && fb == 0.0,
     }
+}
+
+/// A value of `p` within round-off of zero (`ON_BOUNDARY` of its coefficients' size).
+fn on_boundary(p: &[f64], value: f64) -> bool {
+    value.abs() <= ON_BOUNDARY * p.iter().map(|c| c.abs()).sum::<f64>()
 }
 
 /// Cheap exclusion before the Bernstein search: on `[0, 1]`, `p` lies within
@@ -300,103 +308,19 @@ fn halves(bern: &[f64]) -> ([f64; MAX_DEGREE + 1], [f64; MAX_DEGREE + 1]) {
     (left, right)
 }
 
-/// The end beyond the sign change of `p` (values `fa`, `fb` at the ends) in `[a, b]` once
-/// the bracket is split to the last representable point, as bisection would give it.
-/// From the secant point, Newton's steps (value and slope from one Horner pass) shrink the
-/// bracket, the midpoint taken instead of a step that leaves it or is not half the last
-/// one; once a step is down to round-off, the bracket's far end is brought in by
-/// probes beyond the iterate at growing distances, and bisection ends it. On the free-play
-/// basin map an event costs 11.5 evaluations of its polynomial (the end values included)
-/// instead of 31.5 with regula falsi (Illinois) and bisection, whose steps stall on the
-/// side of the root where the curve bends away.
-fn refine(p: &[f64], mut a: f64, mut b: f64, fa: f64, fb: f64) -> f64 {
-    let neg_at_a = fa < 0.0;
-    let on_a_side = |f: f64| (f < 0.0) == neg_at_a;
-    if on_a_side(fb) || fa == 0.0 || fb == 0.0 {
-        return bisect(a, b, ROOT_HALVINGS, |m| on_a_side(eval(p, m))).1;
-    }
-    let mut x = (a * fb - b * fa) / (fb - fa);
-    let mut moved = b - a;
-    let mut landed_a = true;
-    for _ in 0..ROOT_HALVINGS {
-        if !(x > a && x < b) {
-            x = 0.5 * (a + b);
-            if x <= a || x >= b {
-                return b;
-            }
-        }
-        let (f, slope) = eval_with_slope(p, x);
-        landed_a = on_a_side(f);
-        if landed_a {
-            a = x;
-        } else {
-            b = x;
-        }
-        let step = f / slope;
-        if step.abs() <= ROUND_OFF_STEPS * f64::EPSILON * x.abs().max(f64::MIN_POSITIVE) {
-            break;
-        }
-        // A step that does not halve the last one is not converging: the midpoint instead.
-        let next = if step.abs() <= 0.5 * moved {
-            x - step
-        } else {
-            f64::NAN
-        };
-        let next = if next > a && next < b {
-            next
-        } else {
-            0.5 * (a + b)
-        };
-        moved = (next - x).abs();
-        x = next;
-    }
-    // The root is within round-off of the last iterate: probe past it toward the far end.
-    let mut reach = ROUND_OFF_STEPS * f64::EPSILON * a.abs().max(b.abs());
-    while reach < b - a {
-        let probe = if landed_a { a + reach } else { b - reach };
-        if on_a_side(eval(p, probe)) {
-            a = probe;
-        } else {
-            b = probe;
-        }
-        reach *= 4.0;
-    }
-    bisect(a, b, ROOT_HALVINGS, |m| on_a_side(eval(p, m))).1
-}
-
-/// `p(x)` and `p′(x)` by one Horner pass.
-fn eval_with_slope(p: &[f64], x: f64) -> (f64, f64) {
-    p.iter()
-        .rev()
-        .fold((0.0, 0.0), |(v, d), c| (v * x + c, d * x + v))
-}
-
-/// Bisection of the bracket `[a, b]` to the last representable split or `halvings` halvings:
-/// the midpoint replaces `a` where `on_a_side` holds, else `b`. Returns the final bracket.
-pub fn bisect(
-    mut a: f64,
-    mut b: f64,
-    halvings: usize,
-    mut on_a_side: impl FnMut(f64) -> bool,
-) -> (f64, f64) {
-    for _ in 0..halvings {
-        let m = 0.5 * (a + b);
-        if m <= a || m >= b {
-            break;
-        }
-        if on_a_side(m) {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
-    (a, b)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::tolerances::RESTART_SKIP;
     use super::*;
+
+    /// Pseudo-random numbers in [−1, 1) from `seed` (a linear congruential generator: the
+    /// tests' random polynomials the same on every run).
+    pub(super) fn signed_uniform(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        }
+    }
 
     /// The shift to a restart's start `a = RESTART_SKIP` kept to the first order in `a`
     /// gives the Bernstein coefficients of the full shift (Horner's nested passes, here in
@@ -483,40 +407,31 @@ mod tests {
         let away = [0.02, 0.05, -0.004, 1e-4];
         assert!(quadratic_excludes(&away));
         assert!(away[0] < away[1..].iter().map(|c| c.abs()).sum::<f64>());
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut uniform = || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
-        let mut excluded = 0;
-        for _ in 0..2000 {
-            let p: Vec<f64> = (0..21).map(|k| uniform() * 0.6_f64.powi(k)).collect();
-            if quadratic_excludes(&p) {
-                excluded += 1;
-                let sign = p[0] > 0.0;
-                assert!((0..=10_000).all(|i| (eval(&p, i as f64 * 1e-4) > 0.0) == sign));
-            }
-        }
+        let excluded = excluded_without_a_root(0x2545_f491_4f6c_dd1d, 0.6, quadratic_excludes);
         assert!(excluded > 100, "{excluded} of 2000 excluded");
     }
 
     #[test]
     fn the_truncated_exclusion_never_hides_a_root() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut uniform = || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let alone = |p: &[f64]| truncated_excludes(p) && !quadratic_excludes(p);
+        let excluded = excluded_without_a_root(0x9e37_79b9_7f4a_7c15, 0.8, alone);
+        assert!(excluded > 10, "{excluded} of 2000 excluded by it alone");
+    }
+
+    /// How many of 2000 pseudo-random degree-20 series (coefficients decaying as
+    /// `decay^k`) `excludes` excludes, each checked to keep its sign at 10⁴ points.
+    fn excluded_without_a_root(seed: u64, decay: f64, excludes: impl Fn(&[f64]) -> bool) -> usize {
+        let mut uniform = signed_uniform(seed);
         let mut excluded = 0;
         for _ in 0..2000 {
-            let p: Vec<f64> = (0..21).map(|k| uniform() * 0.8_f64.powi(k)).collect();
-            if truncated_excludes(&p) && !quadratic_excludes(&p) {
+            let p: Vec<f64> = (0..21).map(|k| uniform() * decay.powi(k)).collect();
+            if excludes(&p) {
                 excluded += 1;
                 let sign = p[0] > 0.0;
                 assert!((0..=10_000).all(|i| (eval(&p, i as f64 * 1e-4) > 0.0) == sign));
             }
         }
-        assert!(excluded > 10, "{excluded} of 2000 excluded by it alone");
+        excluded
     }
 
     #[test]
@@ -532,11 +447,7 @@ mod tests {
     /// about half of them crossing zero).
     #[test]
     fn the_monotone_shortcut_finds_what_the_search_finds() {
-        let mut seed = 0x5851_f42d_4c95_7f2d_u64;
-        let mut uniform = || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut uniform = signed_uniform(0x5851_f42d_4c95_7f2d_u64);
         let (mut decided, mut found) = (0, 0);
         for case in 0..4000 {
             let mut p: Vec<f64> = (0..21).map(|k| uniform() * 0.5_f64.powi(k)).collect();
@@ -566,36 +477,14 @@ mod tests {
         );
     }
 
-    /// A refined root is where the computed sign of `p` changes between two neighbouring
-    /// floating-point numbers, also when Newton's steps come from the side where the curve
-    /// bends away or the root is near an end of the bracket.
+    /// A motion that starts exactly on the switching surface and goes through it crosses at
+    /// the start, though its event function is monotone (the shortcut leaves it to the
+    /// search's rule for such a start).
     #[test]
-    fn a_refined_root_is_a_sign_change_between_neighbours() {
-        let mut seed = 0x2d35_8dcc_aa6c_78a5_u64;
-        let mut uniform = || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
-        for _ in 0..2000 {
-            let root = uniform().powi(3);
-            let bend = 10.0 * (uniform() - 0.5);
-            // (x − r)(1 + bend x) + small higher terms: one simple root in [0, 1].
-            let mut p = vec![-root, 1.0 - bend * root, bend, 0.0, 0.0, 0.0];
-            p[3] = 0.01 * (uniform() - 0.5);
-            if (0..=1000).any(|i| {
-                let x = i as f64 * 1e-3;
-                (1.0 + bend * x) * (1.0 + bend * (x + 1e-3)) <= 0.0
-            }) {
-                continue;
-            }
-            let (fa, fb) = (eval(&p, 0.0), eval(&p, 1.0));
-            if (fa < 0.0) == (fb < 0.0) {
-                continue;
-            }
-            let x = refine(&p, 0.0, 1.0, fa, fb);
-            let before = f64::from_bits(x.to_bits() - 1);
-            assert!((eval(&p, x) < 0.0) != (fa < 0.0), "{p:?}: {x}");
-            assert!((eval(&p, before) < 0.0) == (fa < 0.0), "{p:?}: {x}");
-        }
+    fn a_start_on_the_surface_going_through_it_is_an_event() {
+        let p = [0.0, 1.0, -0.2, 0.01];
+        let found = first_crossing(&p, Direction::Rising, 0.0);
+        assert!(matches!(found, Search::At(x) if x < 1e-9), "{found:?}");
+        assert_eq!(first_crossing(&p, Direction::Falling, 0.0), Search::None);
     }
 }
