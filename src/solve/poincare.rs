@@ -210,15 +210,15 @@ pub fn run_strobes<J: StrobeJob>(
         Ok(mut h) if engine == Engine::Auto => Tape::new(&mut h, TAYLOR_ORDER),
         _ => None,
     };
+    let mut ended = |mut job: J, outcome: Result<(), String>| {
+        if let Err(e) = outcome {
+            job.fail(e);
+        }
+        done(job);
+    };
     if let Some(mut tape) = tape {
         let (section, times) = strobe_run(forcing, periods);
         let see = |job: &mut J, p: &SectionPoint| job.see(period_index(p, forcing), &p.y);
-        let mut ended = |mut job: J, outcome: Result<(), String>| {
-            if let Err(e) = outcome {
-                job.fail(e);
-            }
-            done(job);
-        };
         integrate_lanes(
             sys,
             smooth_only,
@@ -239,10 +239,7 @@ pub fn run_strobes<J: StrobeJob>(
                 let mut see = |k: usize, y: &[f64]| job.see(k, y);
                 run_strobe(&mut h, tol, (forcing, periods), y0, engine, &mut see)
             });
-        if let Err(e) = outcome {
-            job.fail(e);
-        }
-        done(job);
+        ended(job, outcome);
     }
 }
 

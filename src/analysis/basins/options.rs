@@ -193,8 +193,7 @@ fn grid(
         return Err(opts.bad_value("grid", v.span(), "expected two coordinates", GRID_EXAMPLE));
     };
     let scope = section::param_scope(model);
-    let mut axes = Vec::new();
-    for e in [ex, ey] {
+    let axis = |e: &crate::lang::ast::OptionEntry| -> Result<Axis, AnalysisError> {
         let index = state_index(opts, "grid", &e.key, model, sys)?;
         let Value::Range(r) = &e.value else {
             return Err(opts.bad_value("grid", e.value.span(), "expected a range", GRID_EXAMPLE));
@@ -222,14 +221,13 @@ fn grid(
             false => format!("v({})", sys.dofs[index - sys.n()].name),
         };
         let values = (0..=n).map(|i| from + i as f64 * h).collect();
-        axes.push(Axis {
+        Ok(Axis {
             index,
             name,
             values,
-        });
-    }
-    let y = axes.pop().expect("two axes");
-    let x = axes.pop().expect("two axes");
+        })
+    };
+    let (x, y) = (axis(ex)?, axis(ey)?);
     if x.index == y.index {
         return Err(opts.bad_value(
             "grid",

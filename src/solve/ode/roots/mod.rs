@@ -13,9 +13,9 @@
 //! polynomial kept from zero by its low-degree part is excluded at once, and one whose
 //! derivative is so kept (monotone: one crossing at most) is decided by its end values.
 //!
-//! `bisect` (`refine.rs`), the bracket halving that ends the isolation, also serves the driver's searches
-//! on functions that are not polynomials (a held stop's contact force, a stuck contact's
-//! force).
+//! `bisect` (`refine.rs`), the bracket halving that ends the isolation, also serves the
+//! driver's searches on functions that are not polynomials (a held stop's contact force, a
+//! stuck contact's force).
 
 mod refine;
 
@@ -165,12 +165,15 @@ fn bernstein_search(p: &[f64], dir: Direction, x0: f64) -> Search {
 /// search would subdivide at `O(degree²)` per subinterval.
 fn monotone_crossing(p: &[f64], dir: Direction, x0: f64) -> Option<Search> {
     let degree = p.len() - 1;
+    if degree == 0 {
+        return None;
+    }
     let mut slope = [0.0; MAX_DEGREE];
     for (k, s) in slope[..degree].iter_mut().enumerate() {
         *s = (k + 1) as f64 * p[k + 1];
     }
     let slope = &slope[..degree];
-    if degree == 0 || !(quadratic_excludes(slope) || truncated_excludes(slope)) {
+    if !(quadratic_excludes(slope) || truncated_excludes(slope)) {
         return None;
     }
     let (fa, fb) = (eval(p, x0), eval(p, 1.0));
