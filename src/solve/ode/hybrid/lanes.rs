@@ -245,10 +245,11 @@ impl Tape {
         let (n, m) = (self.n, 2 * self.n);
         let yk = &self.coef[k * m..(k + 1) * m];
         for (i, f) in self.force.iter_mut().enumerate() {
-            *f = [if k == 0 { self.constant[i] } else { 0.0 }; LANES];
+            let mut acc = [if k == 0 { self.constant[i] } else { 0.0 }; LANES];
             for &(j, r) in &self.linear[i] {
-                add_scaled(f, r, &yk[j]);
+                add_scaled(&mut acc, r, &yk[j]);
             }
+            *f = acc;
         }
         for ((dof, _, scales), [cos, sin]) in self.harmonics.iter().zip(&self.phases) {
             // d^k/dt^k cos(θ) = cos(θ + kπ/2): cos, −sin, −cos, sin in turn.
@@ -303,12 +304,16 @@ fn rows(n: usize, columns: &[Vec<f64>]) -> Vec<Row> {
         .collect()
 }
 
-/// `acc += r · y`, lane-wise.
+/// `acc += r · y`, lane-wise, summed in a copy: written in place, each lane was stored
+/// before the next one's load (`acc` might alias `y` for all the compiler knows), and the
+/// sums stayed scalar.
 #[inline(always)]
 fn add_scaled(acc: &mut Lane, r: f64, y: &Lane) {
+    let mut sum = *acc;
     for l in 0..LANES {
-        acc[l] += r * y[l];
+        sum[l] += r * y[l];
     }
+    *acc = sum;
 }
 
 /// `acc += a · b`, lane-wise.
