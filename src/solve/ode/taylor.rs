@@ -45,7 +45,7 @@ impl StepCurve for Step<'_> {
         (self.t0, self.h)
     }
     fn state(&self, t: f64) -> Vec<f64> {
-        let mut y = vec![0.0; self.series.coef[0].len()];
+        let mut y = vec![0.0; self.series.row(0).len()];
         self.series.state_at(t - self.t0, &mut y);
         y
     }
@@ -333,7 +333,7 @@ fn earliest_crossing(
 fn step_size(series: &Series, y: &[f64], rtol: f64, atol: f64) -> f64 {
     let p = series.order();
     let norm = |k: usize| {
-        series.coef[k].iter().zip(y).fold(0.0_f64, |m, (c, yi)| {
+        series.row(k).iter().zip(y).fold(0.0_f64, |m, (c, yi)| {
             m.max(c.abs() / (TAYLOR_TIGHTENING * (atol + rtol * yi.abs())))
         })
     };

@@ -232,10 +232,8 @@ impl Tape {
         }
         let started = starts.iter().zip(out.iter_mut()).enumerate();
         for (l, (_, series)) in started.filter(|(_, (start, _))| start.is_some()) {
-            for (row, block) in series.coef.iter_mut().zip(self.coef.chunks_exact(m)) {
-                for (c, v) in row.iter_mut().zip(block) {
-                    *c = v[l];
-                }
+            for (c, v) in series.coef.iter_mut().zip(&self.coef) {
+                *c = v[l];
             }
         }
     }
@@ -437,7 +435,7 @@ model freeplay {
             h.modes = modes[l].to_vec();
             h.taylor(times[l], &states[l], &mut scalar);
             tape.fill(&lone(l), &mut alone);
-            for (k, (a, b)) in scalar.coef.iter().zip(&out[l].coef).enumerate() {
+            for (k, (a, b)) in scalar.rows().zip(out[l].rows()).enumerate() {
                 let size = a.iter().fold(1e-300_f64, |s, v| s.max(v.abs()));
                 for (x, y) in a.iter().zip(b) {
                     assert!((x - y).abs() <= 1e-13 * size, "lane {l}, k {k}: {x} vs {y}");

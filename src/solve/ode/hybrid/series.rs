@@ -24,8 +24,10 @@ use crate::model::time_fn::Prepared;
 /// The Taylor coefficients `Y_0 … Y_p` of the state at one instant, with the work arrays of
 /// their recurrence (one buffer per integration: no allocation per step).
 pub struct Series {
-    /// `Y_k` (each of the state's length): `y(t0 + s) = Σ_k Y_k s^k`.
-    pub coef: Vec<Vec<f64>>,
+    /// `Y_k` at `k · width … (k + 1) · width` (the state's length): `y(t0 + s) = Σ_k Y_k s^k`,
+    /// one block so that the lanes copy a motion's series out in one pass.
+    pub(super) coef: Vec<f64>,
+    width: usize,
     /// Per polynomial spring: the coefficients of its stretch `u`, of `u²`, and of `u` in
     /// reverse (`u_j` at `order − j`), so that a Cauchy product is a forward dot product.
     stretch: Vec<[Vec<f64>; 3]>,
@@ -41,7 +43,8 @@ impl Series {
     pub fn new(h: &Hybrid, order: usize) -> Series {
         let n = h.n;
         Series {
-            coef: vec![vec![0.0; 2 * n]; order + 1],
+            coef: vec![0.0; 2 * n * (order + 1)],
+            width: 2 * n,
             stretch: vec![
                 [
                     vec![0.0; order + 1],
@@ -58,19 +61,29 @@ impl Series {
 
     /// The highest power kept.
     pub fn order(&self) -> usize {
-        self.coef.len() - 1
+        self.coef.len() / self.width - 1
+    }
+
+    /// `Y_0 … Y_p` in order.
+    pub fn rows(&self) -> std::slice::ChunksExact<'_, f64> {
+        self.coef.chunks_exact(self.width)
+    }
+
+    /// `Y_k`.
+    pub fn row(&self, k: usize) -> &[f64] {
+        &self.coef[k * self.width..(k + 1) * self.width]
     }
 
     /// The state at `t0 + s` into `out` (Horner in `s`).
     pub fn state_at(&self, s: f64, out: &mut [f64]) {
         for (i, o) in out.iter_mut().enumerate() {
-            *o = self.coef.iter().rev().fold(0.0, |acc, c| acc * s + c[i]);
+            *o = self.rows().rev().fold(0.0, |acc, c| acc * s + c[i]);
         }
     }
 
     /// The monomial coefficients in the normalised time `θ = s/step` of `Σ wᵢ yᵢ + c`.
     pub fn linear_poly(&self, w: &[(usize, f64)], c: f64, step: f64) -> Vec<f64> {
-        let mut p = vec![0.0; self.coef.len()];
+        let mut p = vec![0.0; self.order() + 1];
         self.linear_poly_into(w, c, step, &mut p);
         p
     }
@@ -79,7 +92,7 @@ impl Series {
     /// of every step.
     pub fn linear_poly_into(&self, w: &[(usize, f64)], c: f64, step: f64, p: &mut [f64]) {
         let mut scale = 1.0;
-        for (pk, y) in p.iter_mut().zip(&self.coef) {
+        for (pk, y) in p.iter_mut().zip(self.rows()) {
             *pk = scale * w.iter().map(|&(i, wi)| wi * y[i]).sum::<f64>();
             scale *= step;
         }
@@ -155,14 +168,15 @@ impl Hybrid<'_> {
     /// (the model must pass `not_polynomial`).
     pub fn taylor(&mut self, t0: f64, y0: &[f64], s: &mut Series) {
         let n = self.n;
-        s.coef[0].copy_from_slice(y0);
+        let m = s.width;
+        s.coef[..m].copy_from_slice(y0);
         let mut force = std::mem::take(&mut s.force);
         for k in 0..s.order() {
             self.force_coefficient(t0, k, s, &mut force);
             self.mass.solve_into(&force, &mut s.acc);
             let inv = 1.0 / (k + 1) as f64;
-            let (done, next) = s.coef.split_at_mut(k + 1);
-            let (yk, y1) = (&done[k], &mut next[0]);
+            let (done, next) = s.coef.split_at_mut((k + 1) * m);
+            let (yk, y1) = (&done[k * m..], &mut next[..m]);
             for i in 0..n {
                 y1[i] = yk[n + i] * inv;
                 y1[n + i] = s.acc[i] * inv;
@@ -176,7 +190,8 @@ impl Hybrid<'_> {
     /// (the coefficients `Y_0 … Y_k` known).
     fn force_coefficient(&mut self, t0: f64, k: usize, s: &mut Series, f: &mut [f64]) {
         let n = self.n;
-        let (x, v) = s.coef[k].split_at(n);
+        let m = s.width;
+        let (x, v) = s.coef[k * m..(k + 1) * m].split_at(n);
         if k == 0 {
             f.copy_from_slice(&self.sys.static_load);
         } else {
