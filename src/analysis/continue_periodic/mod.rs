@@ -360,8 +360,7 @@ fn restarted(
     );
     let width = hi - lo;
     let mut parts = vec![first];
-    while parts.len() <= MAX_RESTARTS {
-        let last = parts.last().expect("one part at least");
+    while let Some(last) = parts.last().filter(|_| parts.len() <= MAX_RESTARTS) {
         let (Some(_), [.., before, end]) = (&last.stopped, last.points.as_slice()) else {
             break;
         };

@@ -153,25 +153,26 @@ impl<'a> Shooting<'a> {
 
     /// The monodromy at an evaluated point (computed once).
     pub fn monodromy_of(&self, point: &mut Evaluated) -> Result<DMatrix<f64>, String> {
-        if point.monodromy.is_none() {
-            let key = key(&point.x, point.p);
-            let known = self.memo.borrow().get(&key).cloned();
-            let m = match known {
-                Some(m) => m,
-                None => {
-                    let m = point
-                        .shot
-                        .monodromy(&point.sys, self.smooth_only, &self.tol)?;
-                    let mut memo = self.memo.borrow_mut();
-                    if (memo.len() + 1) * m.len() * 8 <= MONODROMY_MEMO_BYTES {
-                        memo.insert(key, m.clone());
-                    }
-                    m
-                }
-            };
-            point.monodromy = Some(m);
+        if let Some(m) = &point.monodromy {
+            return Ok(m.clone());
         }
-        Ok(point.monodromy.clone().expect("computed just above"))
+        let key = key(&point.x, point.p);
+        let known = self.memo.borrow().get(&key).cloned();
+        let m = match known {
+            Some(m) => m,
+            None => {
+                let m = point
+                    .shot
+                    .monodromy(&point.sys, self.smooth_only, &self.tol)?;
+                let mut memo = self.memo.borrow_mut();
+                if (memo.len() + 1) * m.len() * 8 <= MONODROMY_MEMO_BYTES {
+                    memo.insert(key, m.clone());
+                }
+                m
+            }
+        };
+        point.monodromy = Some(m.clone());
+        Ok(m)
     }
 
     /// The residual at `x` through a fresh shot (not cached).

@@ -353,12 +353,11 @@ impl<'a> Reduced<'a> {
     fn kept(&self, omega: f64) -> Vec<Kept> {
         let h = self.h as i64;
         let mut kept = Vec::new();
-        for k in -h..=h {
+        for (block, k) in (-h..=h).enumerate() {
             for (mode, &(plus, minus, inv)) in self.poles.iter().enumerate() {
                 for (lambda, residue, upper) in [(plus, inv, true), (minus, -inv, false)] {
                     let mu = lambda - C64::new(0.0, k as f64 * omega);
                     if self.near(mu, omega) {
-                        let block = usize::try_from(k + h).expect("k ≥ −H");
                         kept.push(Kept {
                             block,
                             mode,
