@@ -71,7 +71,7 @@ impl Series {
 
     /// `Y_k`.
     pub fn row(&self, k: usize) -> &[f64] {
-        &self.coef[k * self.width..(k + 1) * self.width]
+        row_of(&self.coef, self.width, k)
     }
 
     /// The state at `t0 + s` into `out` (Horner in `s`).
@@ -121,6 +121,11 @@ fn cauchy(a: &[f64], b_reversed: &[f64]) -> f64 {
         }
     }
     (parts[0] + parts[1]) + (parts[2] + parts[3]) + tail
+}
+
+/// `Y_k` of the block `coef` of rows of `width`.
+fn row_of(coef: &[f64], width: usize, k: usize) -> &[f64] {
+    &coef[k * width..(k + 1) * width]
 }
 
 /// The harmonics of a prepared load (none for a general function of time).
@@ -190,8 +195,8 @@ impl Hybrid<'_> {
     /// (the coefficients `Y_0 … Y_k` known).
     fn force_coefficient(&mut self, t0: f64, k: usize, s: &mut Series, f: &mut [f64]) {
         let n = self.n;
-        let m = s.width;
-        let (x, v) = s.coef[k * m..(k + 1) * m].split_at(n);
+        // Not `s.row(k)`: the harmonics and stretches of `s` are borrowed mutably below.
+        let (x, v) = row_of(&s.coef, s.width, k).split_at(n);
         if k == 0 {
             f.copy_from_slice(&self.sys.static_load);
         } else {
