@@ -25,7 +25,7 @@
 //! step size from the last two coefficients).
 
 use super::driver::{Section, SectionPoint, SectionSampler, SimError, StepCurve, Trajectory};
-use super::hybrid::{Action, EventFn, Hybrid, LaneStart, Series, Tape, LANES};
+use super::hybrid::{Action, EventFn, GapMode, Hybrid, LaneStart, Series, Tape, LANES};
 use super::roots::{first_crossing, Search, MAX_DEGREE};
 use super::tolerances::{
     MIN_SHORTENED_STEP, MIN_STEP, RESTART_SKIP, TAYLOR_ORDER, TAYLOR_SAFETY, TAYLOR_TIGHTENING,
@@ -171,7 +171,12 @@ struct Flow<'a> {
     strobe: Option<SectionSampler>,
     samples: &'a [f64],
     next_sample: usize,
-    events: Vec<EventFn>,
+    /// The event functions of each combination of gap modes met so far (a polynomial
+    /// model's events depend on its gap modes only): a switch looks its list up rather than
+    /// building it (three allocations per event otherwise).
+    catalogue: Vec<(Vec<GapMode>, Vec<EventFn>)>,
+    /// The current modes' entry in `catalogue`.
+    current: usize,
     /// Normalised time at which the next event search starts (past a restart point).
     skip: f64,
     /// The step's cap after an undecided event search.
@@ -205,10 +210,16 @@ impl<'a> Flow<'a> {
             strobe,
             samples,
             next_sample: 0,
-            events: h.events(),
+            catalogue: vec![(h.modes.clone(), h.events())],
+            current: 0,
             skip: 0.0,
             cut: f64::INFINITY,
         }
+    }
+
+    /// The event functions of the current modes.
+    fn events(&self) -> &[EventFn] {
+        &self.catalogue[self.current].1
     }
 
     /// Whether the end time is still ahead.
@@ -244,7 +255,7 @@ impl<'a> Flow<'a> {
         }
         // As in the DOP853 loop, a step already this short is taken as it is.
         let may_shorten = size > MIN_SHORTENED_STEP * t.abs().max(1.0);
-        let first = match earliest_crossing(series, &self.events, size, self.skip) {
+        let first = match earliest_crossing(series, self.events(), size, self.skip) {
             Some(first) => first,
             None if may_shorten => {
                 self.cut = TAYLOR_UNDECIDED_CUT * size;
@@ -284,11 +295,18 @@ impl<'a> Flow<'a> {
         self.t = end;
         self.skip = 0.0;
         if let Some((_, k)) = first.filter(|(x, _)| *x < 1.0) {
-            if let Action::Switch { gap, to } = self.events[k].action {
-                let speed = h.event_rate(&self.events[k], end, &self.y);
+            let event = &self.catalogue[self.current].1[k];
+            if let Action::Switch { gap, to } = event.action {
+                let speed = h.event_rate(event, end, &self.y);
                 h.switch_gap(gap, to, speed);
             }
-            self.events = h.events();
+            self.current = match self.catalogue.iter().position(|(m, _)| *m == h.modes) {
+                Some(known) => known,
+                None => {
+                    self.catalogue.push((h.modes.clone(), h.events()));
+                    self.catalogue.len() - 1
+                }
+            };
             self.skip = RESTART_SKIP;
         }
         Ok(false)

@@ -74,10 +74,14 @@ impl Series {
         row_of(&self.coef, self.width, k)
     }
 
-    /// The state at `t0 + s` into `out` (Horner in `s`).
+    /// The state at `t0 + s` into `out` (Horner in `s`, every component in one pass over
+    /// the rows: the components' chains run side by side instead of one after another).
     pub fn state_at(&self, s: f64, out: &mut [f64]) {
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = self.rows().rev().fold(0.0, |acc, c| acc * s + c[i]);
+        out.fill(0.0);
+        for row in self.rows().rev() {
+            for (o, c) in out.iter_mut().zip(row) {
+                *o = *o * s + c;
+            }
         }
     }
 
