@@ -5,8 +5,9 @@
 //! Each step expands the motion in the current modes to order `p = TAYLOR_ORDER` about its
 //! start (`Hybrid::taylor`) and takes the step size of Jorba and Zou from the last two
 //! coefficients, `h = safety · min_k (1/‖Y_k‖)^{1/k}` over `k = p − 1, p`, the norm scaled by
-//! `TAYLOR_TIGHTENING · (atol + rtol |y₀ᵢ|)`, so the truncation error of a step is below that
-//! (no error test, no rejected steps). The series is its own dense output: the event
+//! `atol + rtol |y₀ᵢ|`, so the truncation error of a step is below the asked tolerances (no
+//! error test, no rejected steps; sized a hundred times tighter, as the first version did,
+//! the basin map's labels were the same and its steps 17 % more). The series is its own dense output: the event
 //! functions (linear in the state) are polynomials of degree `p` over the step, searched for
 //! their first crossing with the guarantee of `roots/` (Bernstein subdivision, the root
 //! bisected to round-off); the earliest crossing ends the step, its mode switch is the
@@ -28,8 +29,7 @@ use super::driver::{Section, SectionPoint, SectionSampler, SimError, StepCurve, 
 use super::hybrid::{Action, EventFn, GapMode, Hybrid, LaneStart, Series, Tape, LANES};
 use super::roots::{first_crossing, Search, MAX_DEGREE};
 use super::tolerances::{
-    MIN_SHORTENED_STEP, MIN_STEP, RESTART_SKIP, TAYLOR_ORDER, TAYLOR_SAFETY, TAYLOR_TIGHTENING,
-    TAYLOR_UNDECIDED_CUT,
+    MIN_SHORTENED_STEP, MIN_STEP, RESTART_SKIP, TAYLOR_ORDER, TAYLOR_SAFETY, TAYLOR_UNDECIDED_CUT,
 };
 use crate::model::System;
 
@@ -347,12 +347,12 @@ fn earliest_crossing(
 }
 
 /// Jorba and Zou's step size from the last two coefficients of `series` (Sect. 3.2), the
-/// norm scaled componentwise by `TAYLOR_TIGHTENING · (atol + rtol |yᵢ|)`.
+/// norm scaled componentwise by `atol + rtol |yᵢ|`.
 fn step_size(series: &Series, y: &[f64], rtol: f64, atol: f64) -> f64 {
     let p = series.order();
     let norm = |k: usize| {
         series.row(k).iter().zip(y).fold(0.0_f64, |m, (c, yi)| {
-            m.max(c.abs() / (TAYLOR_TIGHTENING * (atol + rtol * yi.abs())))
+            m.max(c.abs() / (atol + rtol * yi.abs()))
         })
     };
     let radius = |k: usize| norm(k).powf(-1.0 / k as f64);

@@ -61,9 +61,11 @@ const TRUNCATED_DEGREE: usize = 6;
 /// 1e-20 of the coefficients, far below their rounding.
 const FIRST_ORDER_SHIFT: f64 = 1e-10;
 
-/// Evaluates `p[0] + p[1] x + … + p[d] xᵈ`.
+/// Evaluates `p[0] + p[1] x + … + p[d] xᵈ` (Horner's rule with fused multiply–adds: one
+/// rounding per degree and a shorter chain of dependent operations, which bounds the
+/// searches' and the refinement's many evaluations).
 pub fn eval(p: &[f64], x: f64) -> f64 {
-    p.iter().rev().fold(0.0, |acc, c| acc * x + c)
+    p.iter().rev().fold(0.0, |acc, c| acc.mul_add(x, *c))
 }
 
 /// Bernstein coefficients of `p` (degree `d = p.len() − 1 ≤ MAX_DEGREE`) on `[a, b]`, in

@@ -75,11 +75,11 @@ pub(super) fn refine(p: &[f64], mut a: f64, mut b: f64, fa: f64, fb: f64) -> f64
     bisect(a, b, ROOT_HALVINGS, |m| on_a_side(eval(p, m))).1
 }
 
-/// `p(x)` and `p′(x)` by one Horner pass.
+/// `p(x)` and `p′(x)` by one Horner pass (fused multiply–adds, as `eval`).
 fn eval_with_slope(p: &[f64], x: f64) -> (f64, f64) {
     p.iter()
         .rev()
-        .fold((0.0, 0.0), |(v, d), c| (v * x + c, d * x + v))
+        .fold((0.0, 0.0), |(v, d), c| (v.mul_add(x, *c), d.mul_add(x, v)))
 }
 
 /// Bisection of the bracket `[a, b]` to the last representable split or `halvings` halvings:
