@@ -5,9 +5,10 @@
 //!
 //! Polishing iterates the `p`-period stroboscopic map `P^p` from the cycle's first point
 //! until `|P^p(y) − y|∞` falls to `POLISH_FACTOR` times the integrator's error per step
-//! (`rtol·S + atol`, `S` the largest |coordinate|) or `POLISH_MAX_PERIODS` have passed: a
-//! stable orbit contracts toward itself, so the representative state returns to itself to
-//! the integration's accuracy, not only to the period detection's `tol`.
+//! (`rtol·S + atol` at `ATTRACTOR_TIGHTENING` times the map's tolerances, `S` the largest
+//! |coordinate|) or `POLISH_MAX_PERIODS` have passed: a stable orbit contracts toward
+//! itself, so the representative state returns to itself to the integration's accuracy, not
+//! only to the period detection's `tol`.
 
 use super::options::Options;
 use crate::analysis::sweep_bifurcation::chain::AMPLITUDE_SAMPLES;
@@ -18,6 +19,14 @@ use crate::solve::poincare::{distance, run_span};
 
 /// Return error, in units of the integrator's error per step, at which polishing stops.
 const POLISH_FACTOR: f64 = 10.0;
+
+/// Factor on the map's tolerances at which an attractor is polished and tabled (its cycle,
+/// points and return error): once per attractor, so its representative state returns to
+/// itself to ~1e-10 at the map's default 1e-9 (1.5e-8 at the map's own tolerances).
+const ATTRACTOR_TIGHTENING: f64 = 1e-2;
+/// Tightest tolerance the tightening goes to: near the rounding of the states, below which
+/// the steps stall.
+const TIGHTEST: f64 = 1e-13;
 
 /// Most forcing periods spent polishing one attractor (a slowly contracting orbit stops
 /// here with its return error in the table).
@@ -53,7 +62,7 @@ impl Attractor {
     ) -> Result<Attractor, String> {
         let mut hybrid = Hybrid::new(sys, opts.smooth_only).map_err(|e| e.to_string())?;
         let period = cycle.len();
-        let tol = (opts.rtol, opts.atol);
+        let tol = tightened(opts);
         let span = (0.0, period as f64 * forcing);
         let mut y = cycle.first().ok_or("an empty cycle")?.clone();
         let mut periods = 0;
@@ -64,9 +73,7 @@ impl Attractor {
             let error = distance(&next, &y);
             y = next;
             periods += period;
-            if error <= POLISH_FACTOR * (opts.rtol * scale + opts.atol)
-                || periods >= POLISH_MAX_PERIODS
-            {
+            if error <= POLISH_FACTOR * (tol.0 * scale + tol.1) || periods >= POLISH_MAX_PERIODS {
                 break;
             }
         }
@@ -128,6 +135,13 @@ impl Attractor {
     }
 }
 
+/// The map's `(rtol, atol)` times `ATTRACTOR_TIGHTENING`, not below `TIGHTEST` (nor above
+/// the map's own).
+fn tightened(opts: &Options) -> (f64, f64) {
+    let tighten = |t: f64| (t * ATTRACTOR_TIGHTENING).max(TIGHTEST).min(t);
+    (tighten(opts.rtol), tighten(opts.atol))
+}
+
 /// The `period` stroboscopic states from `y` (at forcing phase 0), `y` first.
 fn cycle_of(
     hybrid: &mut Hybrid,
@@ -141,10 +155,9 @@ fn cycle_of(
         period: forcing,
     };
     let span = (0.0, period as f64 * forcing);
-    let tol = (opts.rtol, opts.atol);
     let orbit = run_span(
         hybrid,
-        tol,
+        tightened(opts),
         span,
         y.to_vec(),
         Some(&strobe),
