@@ -2,19 +2,18 @@
 //! polynomial in the state and harmonic in time in every mode (`Hybrid::not_polynomial`):
 //! the free-play oscillators of paper 000 with linear or cubic springs.
 //!
-//! Each step expands the motion in the current modes to order `p = TAYLOR_ORDER` about its
-//! start (`Hybrid::taylor`) and takes the step size of Jorba and Zou from the last two
-//! coefficients, `h = safety · min_k (1/‖Y_k‖)^{1/k}` over `k = p − 1, p`, the norm scaled by
-//! `atol + rtol |y₀ᵢ|`, so the truncation error of a step is below the asked tolerances (no
-//! error test, no rejected steps; sized a hundred times tighter, as the first version did,
-//! the basin map's labels were the same and its steps 17 % more). The series is its own dense output: the event
-//! functions (linear in the state) are polynomials of degree `p` over the step, searched for
-//! their first crossing with the guarantee of `roots/` (Bernstein subdivision, the root
-//! bisected to round-off); the earliest crossing ends the step, its mode switch is the
-//! event-driven loop's own (`Hybrid::switch_gap`), and the next step starts there. Section
-//! points (`driver::SectionSampler`) and samples are read from the series too. The loop's
-//! state between steps is a `Flow`, so that `integrate_lanes` can run several motions whose
-//! series come from one recurrence in the vector lanes (`hybrid::Tape`).
+//! Each step expands the motion in the current modes to order `p = TAYLOR_ORDER` about its start
+//! (`Hybrid::taylor`) and takes the step size of Jorba and Zou from the last two coefficients, `h =
+//! safety · min_k (1/‖Y_k‖)^{1/k}` over `k = p − 1, p`, the norm scaled by `atol + rtol |y₀ᵢ|`, so
+//! the truncation error of a step is below the asked tolerances (no error test, no rejected steps;
+//! sized a hundred times tighter, as the first version did, the basin map's labels were the same
+//! and its steps 17 % more). The series is its own dense output: the event functions (linear in the
+//! state) are polynomials of degree `p` over the step, searched for their first crossing with the
+//! guarantee of `roots/` (Bernstein subdivision, the root bisected to round-off); the earliest
+//! crossing ends the step, its mode switch is the event-driven loop's own (`Hybrid::switch_gap`),
+//! and the next step starts there. Section points (`driver::SectionSampler`) and samples are read
+//! from the series too. The loop's state between steps is a `Flow`, so that `integrate_lanes` can
+//! run several motions whose series come from one recurrence in the vector lanes (`hybrid::Tape`).
 //!
 //! Against DOP853 at the same tolerances, a step of the free-play model costs about three
 //! right-hand sides instead of sixteen and is several times longer (`tests/taylor_flow.rs`
@@ -295,7 +294,7 @@ impl<'a> Flow<'a> {
         self.t = end;
         self.skip = 0.0;
         if let Some((_, k)) = first.filter(|(x, _)| *x < 1.0) {
-            let event = &self.catalogue[self.current].1[k];
+            let event = &self.events()[k];
             if let Action::Switch { gap, to } = event.action {
                 let speed = h.event_rate(event, end, &self.y);
                 h.switch_gap(gap, to, speed);
