@@ -299,7 +299,11 @@ impl<'a> Flow<'a> {
                 let speed = h.event_rate(event, end, &self.y);
                 h.switch_gap(gap, to, speed);
             }
-            self.current = match self.catalogue.iter().position(|(m, _)| *m == h.modes) {
+            self.current = match self
+                .catalogue
+                .iter()
+                .position(|(m, _)| m.iter().eq(&h.modes))
+            {
                 Some(known) => known,
                 None => {
                     self.catalogue.push((h.modes.clone(), h.events()));
@@ -346,14 +350,17 @@ fn earliest_crossing(
 }
 
 /// Jorba and Zou's step size from the last two coefficients of `series` (Sect. 3.2), the
-/// norm scaled componentwise by `atol + rtol |yᵢ|`.
+/// norm scaled componentwise by `atol + rtol |yᵢ|`: `safety · min_k ‖Y_k‖^(−1/k)` taken as
+/// `exp(min_k −ln ‖Y_k‖ / k)` (two logarithms and one exponential instead of two powers).
 fn step_size(series: &Series, y: &[f64], rtol: f64, atol: f64) -> f64 {
     let p = series.order();
-    let norm = |k: usize| {
-        series.row(k).iter().zip(y).fold(0.0_f64, |m, (c, yi)| {
-            m.max(c.abs() / (atol + rtol * yi.abs()))
-        })
-    };
-    let radius = |k: usize| norm(k).powf(-1.0 / k as f64);
-    TAYLOR_SAFETY * radius(p - 1).min(radius(p))
+    let (last, before) = (series.row(p), series.row(p - 1));
+    let (mut norm_p, mut norm_before) = (0.0_f64, 0.0_f64);
+    for ((c, d), yi) in last.iter().zip(before).zip(y) {
+        let scale = 1.0 / (atol + rtol * yi.abs());
+        norm_p = norm_p.max(c.abs() * scale);
+        norm_before = norm_before.max(d.abs() * scale);
+    }
+    let exponent = |norm: f64, k: usize| -norm.ln() / k as f64;
+    TAYLOR_SAFETY * exponent(norm_before, p - 1).min(exponent(norm_p, p)).exp()
 }

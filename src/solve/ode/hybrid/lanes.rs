@@ -43,11 +43,9 @@ type Lane = [f64; LANES];
 /// A row's nonzero entries `(column, value)`.
 type Row = Vec<(usize, f64)>;
 
-/// A polynomial spring: its stretch `u = wᵀx`, its sides and `k2 u² + k3 u³`.
+/// A polynomial spring: its stretch `u = wᵀx` and force `k2 u² + k3 u³`.
 struct Poly {
     w: Row,
-    a: Attach,
-    b: Attach,
     k2: f64,
     k3: f64,
 }
@@ -55,8 +53,6 @@ struct Poly {
 /// An exact gap with a law affine in `(δ, δ̇)`: force `k δ + c δ̇`.
 struct Gap {
     w: Row,
-    a: Attach,
-    b: Attach,
     k: f64,
     c: f64,
     g: f64,
@@ -74,14 +70,15 @@ pub struct LaneStart<'a> {
 pub struct Tape {
     n: usize,
     order: usize,
-    /// `−[K | C]` row by row: `f_i += Σ r_ij y_j` over the state `y = [x, ẋ]`.
+    /// `M⁻¹(−[K | C])` row by row: `ẍ_i += Σ r_ij y_j` over the state `y = [x, ẋ]`.
     linear: Vec<Row>,
-    /// `M⁻¹` row by row.
-    minv: Vec<Row>,
-    /// The constant force on each DOF (static load and the loads' constant terms).
+    /// `M⁻¹` times the elements' directions row by row: `ẍ_i += Σ d_ie f_e` over the
+    /// elements' forces (`forces`: the harmonics, the polynomial springs, the gaps).
+    elements: Vec<Row>,
+    /// `M⁻¹` times the constant force (static load and the loads' constant terms).
     constant: Vec<f64>,
-    /// Per harmonic: its DOF, phase data and `A ωᵏ/k!` for `k = 0 … order`.
-    harmonics: Vec<(usize, Harmonic, Vec<f64>)>,
+    /// Per harmonic: its phase data and `A ωᵏ/k!` for `k = 0 … order`.
+    harmonics: Vec<(Harmonic, Vec<f64>)>,
     poly: Vec<Poly>,
     gaps: Vec<Gap>,
     /// `Y_k` at `k · 2n + i`.
@@ -93,7 +90,10 @@ pub struct Tape {
     modes: Vec<(Lane, Lane)>,
     /// Per harmonic: `cos`, `sin` of its phase at each lane's start.
     phases: Vec<[Lane; 2]>,
-    force: Vec<Lane>,
+    /// The current coefficient of each element's force in every lane, in the order of
+    /// `elements`' columns: computed first, then summed row by row in registers (added into
+    /// the rows element by element, each addition waited on the store of the one before).
+    forces: Vec<Lane>,
 }
 
 impl Tape {
@@ -118,19 +118,29 @@ impl Tape {
             columns.push(f);
             unit[j] = 0.0;
         }
-        let linear = rows(n, &columns);
+        // `M⁻¹ e_j`: the mass inverse column by column.
         let inverse: Vec<Vec<f64>> = (0..n)
             .map(|j| h.mass.solve_sparse(n, &[(j, 1.0)]))
             .collect();
-        let minv = rows(n, &inverse);
+        let accelerate = |f: &[f64]| -> Vec<f64> {
+            (0..n)
+                .map(|i| f.iter().zip(&inverse).map(|(fq, col)| col[i] * fq).sum())
+                .collect()
+        };
+        let linear = rows(
+            n,
+            &columns.iter().map(|f| accelerate(f)).collect::<Vec<_>>(),
+        );
         let mut constant = h.sys.static_load.clone();
         let mut harmonics = Vec::new();
+        let mut directions = Vec::new();
         for (dof, load) in &h.loads {
             let Prepared::Harmonics(c0, hs) = load else {
                 return None;
             };
             constant[*dof] += c0;
-            for hm in hs {
+            // A harmonic of zero amplitude adds nothing (the seed model's `Q2 = 0`).
+            for hm in hs.iter().filter(|hm| hm.amplitude != 0.0) {
                 let mut scale = hm.amplitude;
                 let scales = (0..=order)
                     .map(|k| {
@@ -140,41 +150,50 @@ impl Tape {
                         scale
                     })
                     .collect();
-                harmonics.push((*dof, *hm, scales));
+                harmonics.push((*hm, scales));
+                directions.push(inverse[*dof].clone());
             }
         }
-        let poly = h
-            .poly
-            .iter()
-            .map(|&(a, b, k2, k3)| Poly {
+        let constant = accelerate(&constant);
+        // An element's force `f` acts as `−f` on side a's DOF and `+f` on side b's.
+        let direction = |a: Attach, b: Attach| {
+            let mut d = vec![0.0; n];
+            for (side, sign) in [(a, -1.0), (b, 1.0)] {
+                if let Attach::Dof(j) = side {
+                    for (di, mj) in d.iter_mut().zip(&inverse[j]) {
+                        *di += sign * mj;
+                    }
+                }
+            }
+            d
+        };
+        let mut poly = Vec::new();
+        for &(a, b, k2, k3) in &h.poly {
+            poly.push(Poly {
                 w: weights(a, b),
-                a,
-                b,
                 k2,
                 k3,
-            })
-            .collect();
+            });
+            directions.push(direction(a, b));
+        }
         // `not_polynomial` admits the laws affine in `(δ, δ̇)` only.
-        let gaps = h
-            .gaps
-            .iter()
-            .map(|g| {
-                let (k, c) = match g.law {
-                    ContactLaw::Linear { k } => (k, 0.0),
-                    ContactLaw::KelvinVoigt { k, c, .. } => (k, c),
-                    _ => return None,
-                };
-                let w = weights(g.a, g.b);
-                let (a, b, g) = (g.a, g.b, g.g);
-                Some(Gap { w, a, b, k, c, g })
-            })
-            .collect::<Option<Vec<_>>>()?;
+        let mut gaps = Vec::new();
+        for g in &h.gaps {
+            let (k, c) = match g.law {
+                ContactLaw::Linear { k } => (k, 0.0),
+                ContactLaw::KelvinVoigt { k, c, .. } => (k, c),
+                _ => return None,
+            };
+            let w = weights(g.a, g.b);
+            gaps.push(Gap { w, k, c, g: g.g });
+            directions.push(direction(g.a, g.b));
+        }
         let zeros = vec![[0.0; LANES]; order + 1];
         Some(Tape {
             n,
             order,
             linear,
-            minv,
+            elements: rows(n, &directions),
             constant,
             modes: vec![([0.0; LANES], [0.0; LANES]); gaps.len()],
             phases: vec![[[0.0; LANES]; 2]; harmonics.len()],
@@ -185,7 +204,7 @@ impl Tape {
             poly,
             gaps,
             coef: vec![[0.0; LANES]; (order + 1) * 2 * n],
-            force: vec![[0.0; LANES]; n],
+            forces: vec![[0.0; LANES]; directions.len()],
         })
     }
 
@@ -198,7 +217,7 @@ impl Tape {
                 self.coef[i][l] = start.map_or(0.0, |s| s.y[i]);
             }
         }
-        for (slot, (_, hm, _)) in self.phases.iter_mut().zip(&self.harmonics) {
+        for (slot, (hm, _)) in self.phases.iter_mut().zip(&self.harmonics) {
             for (l, start) in starts.iter().enumerate() {
                 let phase = hm.omega * start.map_or(0.0, |s| s.t0) + hm.phase;
                 (slot[0][l], slot[1][l]) = (phase.cos(), phase.sin());
@@ -214,19 +233,23 @@ impl Tape {
                 (acting[l], clearance[l]) = (side * side, side * gap.k * gap.g);
             }
         }
+        let n = self.n;
         for k in 0..self.order {
-            self.force_coefficient(k);
+            self.element_forces(k);
             let inv = 1.0 / (k + 1) as f64;
             let (done, next) = self.coef.split_at_mut((k + 1) * m);
-            let (yk, y1) = (&done[k * m..], &mut next[..m]);
-            for i in 0..self.n {
-                let mut acc = [0.0; LANES];
-                for &(j, r) in &self.minv[i] {
-                    add_scaled(&mut acc, r, &self.force[j]);
+            let (yk, (x1, v1)) = (&done[k * m..], next[..m].split_at_mut(n));
+            for i in 0..n {
+                let mut acc = [if k == 0 { self.constant[i] } else { 0.0 }; LANES];
+                for &(j, r) in &self.linear[i] {
+                    add_scaled(&mut acc, r, &yk[j]);
+                }
+                for &(e, d) in &self.elements[i] {
+                    add_scaled(&mut acc, d, &self.forces[e]);
                 }
                 for l in 0..LANES {
-                    y1[i][l] = yk[self.n + i][l] * inv;
-                    y1[self.n + i][l] = acc[l] * inv;
+                    x1[i][l] = yk[n + i][l] * inv;
+                    v1[i][l] = acc[l] * inv;
                 }
             }
         }
@@ -238,18 +261,15 @@ impl Tape {
         }
     }
 
-    /// `F_k` of every lane into `self.force` (`series.rs`'s `force_coefficient`, lane-wise).
-    fn force_coefficient(&mut self, k: usize) {
+    /// The `k`-th coefficient of every element's force in every lane into `self.forces`
+    /// (`series.rs`'s `force_coefficient`, lane-wise, before `M⁻¹`).
+    fn element_forces(&mut self, k: usize) {
         let (n, m) = (self.n, 2 * self.n);
         let yk = &self.coef[k * m..(k + 1) * m];
-        for (i, f) in self.force.iter_mut().enumerate() {
-            let mut acc = [if k == 0 { self.constant[i] } else { 0.0 }; LANES];
-            for &(j, r) in &self.linear[i] {
-                add_scaled(&mut acc, r, &yk[j]);
-            }
-            *f = acc;
-        }
-        for ((dof, _, scales), [cos, sin]) in self.harmonics.iter().zip(&self.phases) {
+        let (harmonic, rest) = self.forces.split_at_mut(self.harmonics.len());
+        let (spring, gap) = rest.split_at_mut(self.poly.len());
+        let phases = self.harmonics.iter().zip(&self.phases);
+        for (f, ((_, scales), [cos, sin])) in harmonic.iter_mut().zip(phases) {
             // d^k/dt^k cos(θ) = cos(θ + kπ/2): cos, −sin, −cos, sin in turn.
             let (trig, sign) = match k % 4 {
                 0 => (cos, 1.0),
@@ -257,9 +277,11 @@ impl Tape {
                 2 => (cos, -1.0),
                 _ => (sin, 1.0),
             };
-            add_scaled(&mut self.force[*dof], sign * scales[k], trig);
+            *f = [0.0; LANES];
+            add_scaled(f, sign * scales[k], trig);
         }
-        for (p, [u, u2]) in self.poly.iter().zip(&mut self.stretch) {
+        let springs = self.poly.iter().zip(&mut self.stretch);
+        for (f, (p, [u, u2])) in spring.iter_mut().zip(springs) {
             u[k] = combine(&p.w, yk);
             // (u²)_k = 2 Σ_{j < k−j} u_j u_{k−j} + u_{k/2}² (k even), (u³)_k = Σ_j (u²)_j u_{k−j}.
             let half = k.div_ceil(2);
@@ -273,21 +295,17 @@ impl Tape {
                 u2[k][l] = 2.0 * sq[l] + middle[l] * middle[l];
             }
             let cube = cauchy(&u2[..=k], &u[..=k]);
-            let mut force = [0.0; LANES];
             for l in 0..LANES {
-                force[l] = p.k2 * u2[k][l] + p.k3 * cube[l];
+                f[l] = p.k2 * u2[k][l] + p.k3 * cube[l];
             }
-            apply(p.a, p.b, &force, &mut self.force);
         }
-        for (gap, (acting, clearance)) in self.gaps.iter().zip(&self.modes) {
-            let u = combine(&gap.w, yk);
-            let rate = combine(&gap.w, &yk[n..]);
-            let mut force = [0.0; LANES];
+        for (f, (g, (acting, clearance))) in gap.iter_mut().zip(self.gaps.iter().zip(&self.modes)) {
+            let u = combine(&g.w, yk);
+            let rate = combine(&g.w, &yk[n..]);
             for l in 0..LANES {
                 let constant = if k == 0 { clearance[l] } else { 0.0 };
-                force[l] = acting[l] * (gap.k * u[l] + gap.c * rate[l]) - constant;
+                f[l] = acting[l] * (g.k * u[l] + g.c * rate[l]) - constant;
             }
-            apply(gap.a, gap.b, &force, &mut self.force);
         }
     }
 }
@@ -353,18 +371,6 @@ fn combine(w: &[(usize, f64)], y: &[Lane]) -> Lane {
         add_scaled(&mut out, wi, &y[i]);
     }
     out
-}
-
-/// An element's force `force` on its sides: `−force` on side a's DOF, `+force` on side b's
-/// (`rhs::apply`, lane-wise).
-#[inline(always)]
-fn apply(a: Attach, b: Attach, force: &Lane, f: &mut [Lane]) {
-    if let Attach::Dof(i) = a {
-        add_scaled(&mut f[i], -1.0, force);
-    }
-    if let Attach::Dof(j) = b {
-        add_scaled(&mut f[j], 1.0, force);
-    }
 }
 
 #[cfg(test)]

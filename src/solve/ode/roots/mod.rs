@@ -63,10 +63,39 @@ const FIRST_ORDER_SHIFT: f64 = 1e-10;
 
 /// Evaluates `p[0] + p[1] x + … + p[d] xᵈ` (Horner's rule with fused multiply–adds: one
 /// rounding per degree and a shorter chain of dependent operations, which bounds the
-/// searches' and the refinement's many evaluations).
+/// searches' and the refinement's many evaluations). At `x = 0` it is `p[0]`, as Horner's
+/// rule gives it for finite coefficients, without the chain (a search from a step's start).
 pub fn eval(p: &[f64], x: f64) -> f64 {
+    if x == 0.0 {
+        return p.first().copied().unwrap_or(0.0);
+    }
     p.iter().rev().fold(0.0, |acc, c| acc.mul_add(x, *c))
 }
+
+/// `Σ |p_k|` in four interleaved partial sums (the bounds of the exclusions, on every
+/// search: one running sum waited on each addition and was not vectorised).
+fn abs_sum(p: &[f64]) -> f64 {
+    let mut parts = [0.0; 4];
+    let quads = p.chunks_exact(4);
+    let tail: f64 = quads.remainder().iter().map(|c| c.abs()).sum();
+    for quad in quads {
+        for (part, c) in parts.iter_mut().zip(quad) {
+            *part += c.abs();
+        }
+    }
+    (parts[0] + parts[1]) + (parts[2] + parts[3]) + tail
+}
+
+/// The exponents `k = 1 … MAX_DEGREE` as numbers: the derivative's factors.
+const POWERS: [f64; MAX_DEGREE] = {
+    let mut k = [0.0; MAX_DEGREE];
+    let mut i = 0;
+    while i < MAX_DEGREE {
+        k[i] = (i + 1) as f64;
+        i += 1;
+    }
+    k
+};
 
 /// Bernstein coefficients of `p` (degree `d = p.len() − 1 ≤ MAX_DEGREE`) on `[a, b]`, in
 /// the first `d + 1` entries.
@@ -171,8 +200,8 @@ fn monotone_crossing(p: &[f64], dir: Direction, x0: f64) -> Option<Search> {
         return None;
     }
     let mut slope = [0.0; MAX_DEGREE];
-    for (k, s) in slope[..degree].iter_mut().enumerate() {
-        *s = (k + 1) as f64 * p[k + 1];
+    for ((s, c), k) in slope[..degree].iter_mut().zip(&p[1..]).zip(&POWERS) {
+        *s = k * c;
     }
     let slope = &slope[..degree];
     if !(quadratic_excludes(slope) || truncated_excludes(slope)) {
@@ -206,7 +235,7 @@ fn crosses(p: &[f64], dir: Direction, fa: f64, fb: f64, at_start: bool) -> bool 
 
 /// A value of `p` within round-off of zero (`ON_BOUNDARY` of its coefficients' size).
 fn on_boundary(p: &[f64], value: f64) -> bool {
-    value.abs() <= ON_BOUNDARY * p.iter().map(|c| c.abs()).sum::<f64>()
+    value.abs() <= ON_BOUNDARY * abs_sum(p)
 }
 
 /// Cheap exclusion before the Bernstein search: on `[0, 1]`, `p` lies within
@@ -217,7 +246,7 @@ fn on_boundary(p: &[f64], value: f64) -> bool {
 fn quadratic_excludes(p: &[f64]) -> bool {
     let c = |k: usize| p.get(k).copied().unwrap_or(0.0);
     let (p0, p1, p2) = (c(0), c(1), c(2));
-    let rest: f64 = p.iter().skip(3).map(|c| c.abs()).sum();
+    let rest = abs_sum(p.get(3..).unwrap_or_default());
     let (mut lo, mut hi) = (p0.min(p0 + p1 + p2), p0.max(p0 + p1 + p2));
     if p2 != 0.0 {
         let vertex = -p1 / (2.0 * p2);
@@ -239,7 +268,7 @@ fn truncated_excludes(p: &[f64]) -> bool {
         return false;
     }
     let m = TRUNCATED_DEGREE;
-    let rest: f64 = p[m + 1..].iter().map(|c| c.abs()).sum();
+    let rest = abs_sum(&p[m + 1..]);
     let columns = conversion(m);
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for i in 0..=m {
