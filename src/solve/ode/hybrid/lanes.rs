@@ -118,18 +118,10 @@ impl Tape {
             columns.push(f);
             unit[j] = 0.0;
         }
-        // `M⁻¹ e_j`: the mass inverse column by column.
-        let inverse: Vec<Vec<f64>> = (0..n)
-            .map(|j| h.mass.solve_sparse(n, &[(j, 1.0)]))
-            .collect();
-        let accelerate = |f: &[f64]| -> Vec<f64> {
-            (0..n)
-                .map(|i| f.iter().zip(&inverse).map(|(fq, col)| col[i] * fq).sum())
-                .collect()
-        };
+        let mass = &h.mass;
         let linear = rows(
             n,
-            &columns.iter().map(|f| accelerate(f)).collect::<Vec<_>>(),
+            &columns.iter().map(|f| mass.solve(f)).collect::<Vec<_>>(),
         );
         let mut constant = h.sys.static_load.clone();
         let mut harmonics = Vec::new();
@@ -151,21 +143,15 @@ impl Tape {
                     })
                     .collect();
                 harmonics.push((*hm, scales));
-                directions.push(inverse[*dof].clone());
+                directions.push(mass.solve_sparse(n, &[(*dof, 1.0)]));
             }
         }
-        let constant = accelerate(&constant);
-        // An element's force `f` acts as `−f` on side a's DOF and `+f` on side b's.
+        let constant = mass.solve(&constant);
+        // An element's force `f` acts as `−f` on side a's DOF and `+f` on side b's: the
+        // negated stretch weights.
         let direction = |a: Attach, b: Attach| {
-            let mut d = vec![0.0; n];
-            for (side, sign) in [(a, -1.0), (b, 1.0)] {
-                if let Attach::Dof(j) = side {
-                    for (di, mj) in d.iter_mut().zip(&inverse[j]) {
-                        *di += sign * mj;
-                    }
-                }
-            }
-            d
+            let sides: Vec<_> = weights(a, b).iter().map(|&(i, w)| (i, -w)).collect();
+            mass.solve_sparse(n, &sides)
         };
         let mut poly = Vec::new();
         for &(a, b, k2, k3) in &h.poly {

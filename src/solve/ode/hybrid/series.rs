@@ -122,17 +122,9 @@ impl Series {
     /// of every step.
     pub fn linear_poly_into(&self, w: &[(usize, f64)], c: f64, step: f64, p: &mut [f64]) {
         let mut scale = 1.0;
-        if let [(i, wi)] = *w {
-            // One component (an event on one DOF): the same numbers without the inner sum.
-            for (pk, y) in p.iter_mut().zip(self.rows()) {
-                *pk = scale * (wi * y[i]);
-                scale *= step;
-            }
-        } else {
-            for (pk, y) in p.iter_mut().zip(self.rows()) {
-                *pk = scale * w.iter().map(|&(i, wi)| wi * y[i]).sum::<f64>();
-                scale *= step;
-            }
+        for (pk, y) in p.iter_mut().zip(self.rows()) {
+            *pk = scale * w.iter().map(|&(i, wi)| wi * y[i]).sum::<f64>();
+            scale *= step;
         }
         p[0] += c;
     }
