@@ -43,11 +43,23 @@ type Lane = [f64; LANES];
 /// A row's nonzero entries `(column, value)`.
 type Row = Vec<(usize, f64)>;
 
-/// A polynomial spring: its stretch `u = wᵀx` and force `k2 u² + k3 u³`.
-struct Poly {
-    w: Row,
-    k2: f64,
-    k3: f64,
+/// Polynomial springs taken `S` at a time: each one's stretch `u = wᵀx` and force
+/// `k2 u² + k3 u³`, with the coefficients `u_k` and `(u²)_k` of the block's springs side by
+/// side, so that one pass over `j` sums the Cauchy products of all `S` (independent sums
+/// that do not wait on each other, each pair of terms loaded once per spring).
+struct Springs<const S: usize> {
+    w: [Row; S],
+    k2: [f64; S],
+    k3: [f64; S],
+    u: Vec<[Lane; S]>,
+    u2: Vec<[Lane; S]>,
+}
+
+/// The springs in blocks of three, the last of one or two (the kernels compiled per size).
+enum SpringBlock {
+    One(Springs<1>),
+    Two(Springs<2>),
+    Three(Springs<3>),
 }
 
 /// An exact gap with a law affine in `(δ, δ̇)`: force `k δ + c δ̇`.
@@ -79,12 +91,10 @@ pub struct Tape {
     constant: Vec<f64>,
     /// Per harmonic: its phase data and `A ωᵏ/k!` for `k = 0 … order`.
     harmonics: Vec<(Harmonic, Vec<f64>)>,
-    poly: Vec<Poly>,
+    springs: Vec<SpringBlock>,
     gaps: Vec<Gap>,
     /// `Y_k` at `k · 2n + i`.
     coef: Vec<Lane>,
-    /// Per polynomial spring: `u_k` and `(u²)_k`.
-    stretch: Vec<[Vec<Lane>; 2]>,
     /// Per gap and lane: `a` (acting or not) and `s k g` (the clearance's force), from the
     /// lanes' modes at their starts.
     modes: Vec<(Lane, Lane)>,
@@ -153,15 +163,14 @@ impl Tape {
             let sides: Vec<_> = weights(a, b).iter().map(|&(i, w)| (i, -w)).collect();
             mass.solve_sparse(n, &sides)
         };
-        let mut poly = Vec::new();
-        for &(a, b, k2, k3) in &h.poly {
-            poly.push(Poly {
-                w: weights(a, b),
-                k2,
-                k3,
-            });
+        for &(a, b, ..) in &h.poly {
             directions.push(direction(a, b));
         }
+        let springs = h
+            .poly
+            .chunks(3)
+            .map(|c| SpringBlock::new(c, order))
+            .collect();
         // `not_polynomial` admits the laws affine in `(δ, δ̇)` only.
         let mut gaps = Vec::new();
         for g in &h.gaps {
@@ -174,7 +183,6 @@ impl Tape {
             gaps.push(Gap { w, k, c, g: g.g });
             directions.push(direction(g.a, g.b));
         }
-        let zeros = vec![[0.0; LANES]; order + 1];
         Some(Tape {
             n,
             order,
@@ -184,10 +192,7 @@ impl Tape {
             modes: vec![([0.0; LANES], [0.0; LANES]); gaps.len()],
             phases: vec![[[0.0; LANES]; 2]; harmonics.len()],
             harmonics,
-            stretch: (0..h.poly.len())
-                .map(|_| [zeros.clone(), zeros.clone()])
-                .collect(),
-            poly,
+            springs,
             gaps,
             coef: vec![[0.0; LANES]; (order + 1) * 2 * n],
             forces: vec![[0.0; LANES]; directions.len()],
@@ -253,7 +258,7 @@ impl Tape {
         let (n, m) = (self.n, 2 * self.n);
         let yk = &self.coef[k * m..(k + 1) * m];
         let (harmonic, rest) = self.forces.split_at_mut(self.harmonics.len());
-        let (spring, gap) = rest.split_at_mut(self.poly.len());
+        let (mut spring, gap) = rest.split_at_mut(rest.len() - self.gaps.len());
         let phases = self.harmonics.iter().zip(&self.phases);
         for (f, ((_, scales), [cos, sin])) in harmonic.iter_mut().zip(phases) {
             // d^k/dt^k cos(θ) = cos(θ + kπ/2): cos, −sin, −cos, sin in turn.
@@ -266,24 +271,10 @@ impl Tape {
             *f = [0.0; LANES];
             add_scaled(f, sign * scales[k], trig);
         }
-        let springs = self.poly.iter().zip(&mut self.stretch);
-        for (f, (p, [u, u2])) in spring.iter_mut().zip(springs) {
-            u[k] = combine(&p.w, yk);
-            // (u²)_k = 2 Σ_{j < k−j} u_j u_{k−j} + u_{k/2}² (k even), (u³)_k = Σ_j (u²)_j u_{k−j}.
-            let half = k.div_ceil(2);
-            let sq = cauchy(&u[..half], &u[k + 1 - half..=k]);
-            let middle = if k.is_multiple_of(2) {
-                u[k / 2]
-            } else {
-                [0.0; LANES]
-            };
-            for l in 0..LANES {
-                u2[k][l] = 2.0 * sq[l] + middle[l] * middle[l];
-            }
-            let cube = cauchy(&u2[..=k], &u[..=k]);
-            for l in 0..LANES {
-                f[l] = p.k2 * u2[k][l] + p.k3 * cube[l];
-            }
+        for block in &mut self.springs {
+            let (now, later) = spring.split_at_mut(block.len());
+            block.forces(k, yk, now);
+            spring = later;
         }
         for (f, (g, (acting, clearance))) in gap.iter_mut().zip(self.gaps.iter().zip(&self.modes)) {
             let u = combine(&g.w, yk);
@@ -291,6 +282,75 @@ impl Tape {
             for l in 0..LANES {
                 let constant = if k == 0 { clearance[l] } else { 0.0 };
                 f[l] = acting[l] * (g.k * u[l] + g.c * rate[l]) - constant;
+            }
+        }
+    }
+}
+
+impl SpringBlock {
+    /// The block of the springs `(a, b, k2, k3)` (one to three), for series of `order`.
+    fn new(springs: &[(Attach, Attach, f64, f64)], order: usize) -> SpringBlock {
+        fn block<const S: usize>(
+            springs: &[(Attach, Attach, f64, f64)],
+            order: usize,
+        ) -> Springs<S> {
+            Springs {
+                w: std::array::from_fn(|s| weights(springs[s].0, springs[s].1)),
+                k2: std::array::from_fn(|s| springs[s].2),
+                k3: std::array::from_fn(|s| springs[s].3),
+                u: vec![[[0.0; LANES]; S]; order + 1],
+                u2: vec![[[0.0; LANES]; S]; order + 1],
+            }
+        }
+        match springs.len() {
+            1 => SpringBlock::One(block(springs, order)),
+            2 => SpringBlock::Two(block(springs, order)),
+            _ => SpringBlock::Three(block(springs, order)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            SpringBlock::One(_) => 1,
+            SpringBlock::Two(_) => 2,
+            SpringBlock::Three(_) => 3,
+        }
+    }
+
+    /// The `k`-th coefficient of the block's spring forces into `out` (its springs' slots).
+    fn forces(&mut self, k: usize, yk: &[Lane], out: &mut [Lane]) {
+        match self {
+            SpringBlock::One(b) => b.forces(k, yk, out),
+            SpringBlock::Two(b) => b.forces(k, yk, out),
+            SpringBlock::Three(b) => b.forces(k, yk, out),
+        }
+    }
+}
+
+impl<const S: usize> Springs<S> {
+    /// (u²)_k = 2 Σ_{j < k−j} u_j u_{k−j} + u_{k/2}² (k even), (u³)_k = Σ_j (u²)_j u_{k−j},
+    /// force `k2 (u²)_k + k3 (u³)_k`, for the block's springs at once.
+    #[inline(always)]
+    fn forces(&mut self, k: usize, yk: &[Lane], out: &mut [Lane]) {
+        for s in 0..S {
+            self.u[k][s] = combine(&self.w[s], yk);
+        }
+        let half = k.div_ceil(2);
+        let sq = cauchy(&self.u[..half], &self.u[k + 1 - half..=k]);
+        let middle = if k.is_multiple_of(2) {
+            self.u[k / 2]
+        } else {
+            [[0.0; LANES]; S]
+        };
+        for ((u2, sq), middle) in self.u2[k].iter_mut().zip(&sq).zip(&middle) {
+            for l in 0..LANES {
+                u2[l] = 2.0 * sq[l] + middle[l] * middle[l];
+            }
+        }
+        let cube = cauchy(&self.u2[..=k], &self.u[..=k]);
+        for (s, f) in out.iter_mut().enumerate() {
+            for l in 0..LANES {
+                f[l] = self.k2[s] * self.u2[k][s][l] + self.k3[s] * cube[s][l];
             }
         }
     }
@@ -326,27 +386,26 @@ fn add_product(acc: &mut Lane, a: &Lane, b: &Lane) {
     }
 }
 
-/// `Σ_j a_j b_{n−1−j}` lane-wise over `n = a.len() = b.len()` pairs (a Cauchy product's
-/// coefficient, `b` read backwards), in four interleaved partial sums so that the additions
-/// do not wait on each other.
+/// `Σ_j a_j b_{n−1−j}` lane-wise for each of `S` series side by side, over `n = a.len() =
+/// b.len()` pairs (a Cauchy product's coefficient, `b` read backwards), in two interleaved
+/// partial sums per series: with the `S` series, `2 S` sums that do not wait on each other.
 #[inline(always)]
-fn cauchy(a: &[Lane], b: &[Lane]) -> Lane {
-    let mut parts = [[0.0; LANES]; 4];
-    let (a4, b4) = (a.chunks_exact(4), b.rchunks_exact(4));
-    let (ra, rb) = (a4.remainder(), b4.remainder());
-    for (x, y) in a4.zip(b4) {
-        for (j, part) in parts.iter_mut().enumerate() {
-            add_product(part, &x[j], &y[3 - j]);
+fn cauchy<const S: usize>(a: &[[Lane; S]], b: &[[Lane; S]]) -> [Lane; S] {
+    let mut parts = [[[0.0; LANES]; S]; 2];
+    let (a2, b2) = (a.chunks_exact(2), b.rchunks_exact(2));
+    let (ra, rb) = (a2.remainder(), b2.remainder());
+    for (x, y) in a2.zip(b2) {
+        for s in 0..S {
+            add_product(&mut parts[0][s], &x[0][s], &y[1][s]);
+            add_product(&mut parts[1][s], &x[1][s], &y[0][s]);
         }
     }
-    for (x, y) in ra.iter().zip(rb.iter().rev()) {
-        add_product(&mut parts[0], x, y);
+    for (x, y) in ra.iter().zip(rb) {
+        for s in 0..S {
+            add_product(&mut parts[0][s], &x[s], &y[s]);
+        }
     }
-    let mut out = [0.0; LANES];
-    for l in 0..LANES {
-        out[l] = (parts[0][l] + parts[1][l]) + (parts[2][l] + parts[3][l]);
-    }
-    out
+    std::array::from_fn(|s| std::array::from_fn(|l| parts[0][s][l] + parts[1][s][l]))
 }
 
 /// `Σ wᵢ yᵢ`, lane-wise.
