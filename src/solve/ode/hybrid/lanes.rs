@@ -373,7 +373,7 @@ fn rows(n: usize, columns: &[Vec<f64>]) -> Vec<Row> {
 fn add_scaled(acc: &mut Lane, r: f64, y: &Lane) {
     let mut sum = *acc;
     for l in 0..LANES {
-        sum[l] += r * y[l];
+        sum[l] = r.mul_add(y[l], sum[l]);
     }
     *acc = sum;
 }
@@ -382,7 +382,7 @@ fn add_scaled(acc: &mut Lane, r: f64, y: &Lane) {
 #[inline(always)]
 fn add_product(acc: &mut Lane, a: &Lane, b: &Lane) {
     for l in 0..LANES {
-        acc[l] += a[l] * b[l];
+        acc[l] = a[l].mul_add(b[l], acc[l]);
     }
 }
 
