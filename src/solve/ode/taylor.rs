@@ -26,7 +26,7 @@
 
 use super::driver::{Section, SectionPoint, SectionSampler, SimError, StepCurve, Trajectory};
 use super::hybrid::{Action, EventFn, GapMode, Hybrid, LaneStart, Series, Tape, LANES};
-use super::roots::{first_crossing, Search, MAX_DEGREE};
+use super::roots::{crossing_near, Bounds, Search, MAX_DEGREE};
 use super::tolerances::{
     MIN_SHORTENED_STEP, MIN_STEP, RESTART_SKIP, TAYLOR_ORDER, TAYLOR_SAFETY, TAYLOR_UNDECIDED_CUT,
 };
@@ -336,14 +336,30 @@ fn earliest_crossing(
     skip: f64,
 ) -> Option<Option<(f64, usize)>> {
     let mut first: Option<(f64, usize)> = None;
-    let mut buffer = [0.0; MAX_DEGREE + 1];
-    let poly = &mut buffer[..=series.order()];
-    for (k, ev) in events.iter().enumerate() {
-        series.linear_poly_into(&ev.w, ev.c, size, poly);
-        match first_crossing(poly, ev.dir, skip) {
-            Search::At(x) if first.is_none_or(|(f, _)| x < f) => first = Some((x, k)),
-            Search::Undecided => return None,
-            _ => {}
+    let (mut shared, mut buffer) = ([0.0; MAX_DEGREE + 1], [0.0; MAX_DEGREE + 1]);
+    let (shared, poly) = (
+        &mut shared[..=series.order()],
+        &mut buffer[..=series.order()],
+    );
+    let mut index = 0;
+    // Events on one combination of the state (a two-sided gap's) share its polynomial and
+    // its bounds; each adds its own constant.
+    for group in events.chunk_by(|a, b| a.w == b.w) {
+        series.linear_poly_into(&group[0].w, 0.0, size, shared);
+        let mut bounds = Bounds::of(shared);
+        for ev in group {
+            let k = index;
+            index += 1;
+            if bounds.exclude(ev.c) {
+                continue;
+            }
+            poly.copy_from_slice(shared);
+            poly[0] += ev.c;
+            match crossing_near(poly, ev.dir, skip) {
+                Search::At(x) if first.is_none_or(|(f, _)| x < f) => first = Some((x, k)),
+                Search::Undecided => return None,
+                _ => {}
+            }
         }
     }
     Some(first)

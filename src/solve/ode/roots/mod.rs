@@ -54,7 +54,7 @@ const ON_BOUNDARY: f64 = 1e-14;
 /// change is bisected as it is.
 const NARROWEST_SUBINTERVAL: f64 = 1e-13;
 /// Degree of the truncated part whose Bernstein hull, widened by the rest's bound, may
-/// exclude a root before the full search (`truncated_excludes`).
+/// exclude a root before the full search (`Bounds::truncated`).
 const TRUNCATED_DEGREE: usize = 6;
 /// Largest `a · degree` for which the shift of a polynomial to start at `a` keeps the first
 /// order in `a` only (dimensionless): the rest is below `(a · degree)² Σ|p_k|`, here under
@@ -171,7 +171,17 @@ pub fn first_crossing(p: &[f64], dir: Direction, x0: f64) -> Search {
     // A function identically zero over the step (a stuck contact's margin that nothing
     // moves) never changes sign: no event, rather than subdividing to the budget at every
     // step.
-    if quadratic_excludes(p) || truncated_excludes(p) || p.iter().all(|c| *c == 0.0) {
+    if Bounds::of(p).exclude(0.0) {
+        return Search::None;
+    }
+    crossing_near(p, dir, x0)
+}
+
+/// `first_crossing` of a `p` that the cheap bounds did not exclude (`Bounds::exclude`):
+/// callers that search several constants added to one polynomial (a two-sided gap's
+/// events) exclude them with one `Bounds` and search the rest here.
+pub fn crossing_near(p: &[f64], dir: Direction, x0: f64) -> Search {
+    if p.iter().all(|c| *c == 0.0) {
         return Search::None;
     }
     if let Some(found) = monotone_crossing(p, dir, x0) {
@@ -204,7 +214,7 @@ fn monotone_crossing(p: &[f64], dir: Direction, x0: f64) -> Option<Search> {
         *s = k * c;
     }
     let slope = &slope[..degree];
-    if !(quadratic_excludes(slope) || truncated_excludes(slope)) {
+    if !Bounds::of(slope).exclude(0.0) {
         return None;
     }
     let (fa, fb) = (eval(p, x0), eval(p, 1.0));
@@ -238,35 +248,70 @@ fn on_boundary(p: &[f64], value: f64) -> bool {
     value.abs() <= ON_BOUNDARY * abs_sum(p)
 }
 
-/// Cheap exclusion before the Bernstein search: on `[0, 1]`, `p` lies within
-/// `R = Σ_{k≥3} |p_k|` of its quadratic part `q(x) = p₀ + p₁x + p₂x²`, whose range there is
-/// spanned by its values at 0, 1 and its vertex; a range farther than `R` from zero leaves
-/// no root. It decides the usual steps (far from contact, or moving away from it) in
-/// `O(degree)`; it subsumes the constant-term test `|p₀| > Σ_{k≥1} |p_k|`.
-fn quadratic_excludes(p: &[f64]) -> bool {
-    let c = |k: usize| p.get(k).copied().unwrap_or(0.0);
-    let (p0, p1, p2) = (c(0), c(1), c(2));
-    let rest = abs_sum(p.get(3..).unwrap_or_default());
-    let (mut lo, mut hi) = (p0.min(p0 + p1 + p2), p0.max(p0 + p1 + p2));
-    if p2 != 0.0 {
-        let vertex = -p1 / (2.0 * p2);
-        if vertex > 0.0 && vertex < 1.0 {
-            let q = p0 + vertex * (p1 + vertex * p2);
-            (lo, hi) = (lo.min(q), hi.max(q));
+/// The cheap exclusions before the Bernstein search, of `p + c` for any constant `c`: on
+/// `[0, 1]`, a polynomial lies within the sum `R` of its higher coefficients' sizes of its
+/// low-degree part; a range of that part farther than `R` from zero leaves no root. Shifting
+/// `p` by `c` shifts both ranges below by `c` (the Bernstein basis sums to one), so the
+/// events of a two-sided gap, one polynomial with two constants, share them.
+pub struct Bounds<'a> {
+    p: &'a [f64],
+    /// The quadratic part `q(x) = p₀ + p₁x + p₂x²`: its range (spanned by its values at 0,
+    /// 1 and its vertex) and `R = Σ_{k≥3} |p_k|`. It decides the usual steps (far from
+    /// contact, or moving away from it) in `O(degree)`; it subsumes the constant-term test
+    /// `|p₀| > Σ_{k≥1} |p_k|`.
+    quadratic: (f64, f64, f64),
+    /// For the steps the quadratic part leaves undecided (near a switching surface): the
+    /// hull of the Bernstein coefficients of the part of degree `m = TRUNCATED_DEGREE` and
+    /// `R = Σ_{k>m} |p_k|`, `O(m²)` against the full search's `O(degree²)` per subinterval;
+    /// computed when first asked.
+    truncated: Option<(f64, f64, f64)>,
+}
+
+impl<'a> Bounds<'a> {
+    pub fn of(p: &'a [f64]) -> Bounds<'a> {
+        let c = |k: usize| p.get(k).copied().unwrap_or(0.0);
+        let (p0, p1, p2) = (c(0), c(1), c(2));
+        let rest = abs_sum(p.get(3..).unwrap_or_default());
+        let (mut lo, mut hi) = (p0.min(p0 + p1 + p2), p0.max(p0 + p1 + p2));
+        if p2 != 0.0 {
+            let vertex = -p1 / (2.0 * p2);
+            if vertex > 0.0 && vertex < 1.0 {
+                let q = p0 + vertex * (p1 + vertex * p2);
+                (lo, hi) = (lo.min(q), hi.max(q));
+            }
+        }
+        Bounds {
+            p,
+            quadratic: (lo, hi, rest),
+            truncated: None,
         }
     }
+
+    /// Whether `p + c` has no root on `[0, 1]` by the quadratic part's bound, else the
+    /// truncated part's.
+    pub fn exclude(&mut self, c: f64) -> bool {
+        let away = |(lo, hi, rest): (f64, f64, f64)| lo + c > rest || hi + c < -rest;
+        if away(self.quadratic) {
+            return true;
+        }
+        if self.p.len() <= TRUNCATED_DEGREE + 1 {
+            return false;
+        }
+        let p = self.p;
+        away(*self.truncated.get_or_insert_with(|| truncated_hull(p)))
+    }
+}
+
+/// The quadratic exclusion alone (`Bounds::quadratic`).
+#[cfg(test)]
+fn quadratic_excludes(p: &[f64]) -> bool {
+    let (lo, hi, rest) = Bounds::of(p).quadratic;
     lo > rest || hi < -rest
 }
 
-/// The second exclusion, for the steps the quadratic part leaves undecided (near a
-/// switching surface): on `[0, 1]`, `p` lies within `R = Σ_{k>m} |p_k|` of its part of
-/// degree `m = TRUNCATED_DEGREE`, which lies within the hull of its Bernstein coefficients;
-/// a hull farther than `R` from zero leaves no root. `O(m²)` against the full search's
-/// `O(degree²)` per subinterval.
-fn truncated_excludes(p: &[f64]) -> bool {
-    if p.len() <= TRUNCATED_DEGREE + 1 {
-        return false;
-    }
+/// The range of the Bernstein coefficients of `p`'s part of degree `TRUNCATED_DEGREE` on
+/// `[0, 1]` and the sum of the rest's sizes (`p` longer than that part).
+fn truncated_hull(p: &[f64]) -> (f64, f64, f64) {
     let m = TRUNCATED_DEGREE;
     let rest = abs_sum(&p[m + 1..]);
     let columns = conversion(m);
@@ -275,7 +320,7 @@ fn truncated_excludes(p: &[f64]) -> bool {
         let b: f64 = (0..=i).map(|k| columns[k * (m + 1) + i] * p[k]).sum();
         (lo, hi) = (lo.min(b), hi.max(b));
     }
-    lo > rest || hi < -rest
+    (lo, hi, rest)
 }
 
 /// The first crossing of `p` in `[a, b]`, whose Bernstein coefficients there are `full`
@@ -447,7 +492,7 @@ mod tests {
 
     #[test]
     fn the_truncated_exclusion_never_hides_a_root() {
-        let alone = |p: &[f64]| truncated_excludes(p) && !quadratic_excludes(p);
+        let alone = |p: &[f64]| Bounds::of(p).exclude(0.0) && !quadratic_excludes(p);
         let excluded = excluded_without_a_root(0x9e37_79b9_7f4a_7c15, 0.8, alone);
         assert!(excluded > 10, "{excluded} of 2000 excluded by it alone");
     }
