@@ -20,6 +20,7 @@
 
 use super::laws::GapMode;
 use super::mass::MassSolver;
+use super::trig::cos_sin;
 use super::{weights, Hybrid, Series};
 use crate::model::flat::ContactLaw;
 use crate::model::system::Attach;
@@ -38,7 +39,7 @@ pub const LANES: usize = 8;
 const TAPE_MAX_DOFS: usize = 32;
 
 /// One number per lane.
-type Lane = [f64; LANES];
+pub(super) type Lane = [f64; LANES];
 
 /// A row's nonzero entries `(column, value)`.
 type Row = Vec<(usize, f64)>;
@@ -209,10 +210,8 @@ impl Tape {
             }
         }
         for (slot, (hm, _)) in self.phases.iter_mut().zip(&self.harmonics) {
-            for (l, start) in starts.iter().enumerate() {
-                let phase = hm.omega * start.map_or(0.0, |s| s.t0) + hm.phase;
-                (slot[0][l], slot[1][l]) = (phase.cos(), phase.sin());
-            }
+            let phase = starts.map(|start| hm.omega * start.map_or(0.0, |s| s.t0) + hm.phase);
+            (slot[0], slot[1]) = cos_sin(&phase);
         }
         for (gi, (gap, (acting, clearance))) in self.gaps.iter().zip(&mut self.modes).enumerate() {
             for (l, start) in starts.iter().enumerate() {

@@ -26,6 +26,7 @@ mod series;
 mod settle;
 mod stops;
 mod tangent;
+mod trig;
 
 pub use contact2d::{Contact2d, ContactMode};
 pub use events::{Action, EventFn};
