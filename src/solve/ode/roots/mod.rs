@@ -312,16 +312,43 @@ fn quadratic_excludes(p: &[f64]) -> bool {
 /// The range of the Bernstein coefficients of `p`'s part of degree `TRUNCATED_DEGREE` on
 /// `[0, 1]` and the sum of the rest's sizes (`p` longer than that part).
 fn truncated_hull(p: &[f64]) -> (f64, f64, f64) {
-    let m = TRUNCATED_DEGREE;
-    let rest = abs_sum(&p[m + 1..]);
-    let columns = conversion(m);
+    const M: usize = TRUNCATED_DEGREE;
+    let rest = abs_sum(&p[M + 1..]);
+    let low: &[f64; M + 1] = p[..=M].try_into().expect("p is longer than its truncated part");
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for i in 0..=m {
-        let b: f64 = (0..=i).map(|k| columns[k * (m + 1) + i] * p[k]).sum();
+    for (i, row) in TRUNCATED_CONVERSION.iter().enumerate() {
+        // Summed from −0 in ascending k, as `Sum` does (the table's zeros past i skipped).
+        let b = row[..=i].iter().zip(low).fold(-0.0, |b, (r, pk)| b + r * pk);
         (lo, hi) = (lo.min(b), hi.max(b));
     }
     (lo, hi, rest)
 }
+
+/// `conversion(TRUNCATED_DEGREE)` at compile time, row `i` holding `C(i, k) / C(m, k)` at
+/// `k` (the same products in the same order, so the same numbers): the truncated bound runs
+/// on most steps, and a fixed-size table lets its sums unroll.
+const TRUNCATED_CONVERSION: [[f64; TRUNCATED_DEGREE + 1]; TRUNCATED_DEGREE + 1] = {
+    const fn binom(n: usize, k: usize) -> f64 {
+        let (mut acc, mut j) = (1.0, 0);
+        while j < k {
+            acc = acc * (n - j) as f64 / (j + 1) as f64;
+            j += 1;
+        }
+        acc
+    }
+    let m = TRUNCATED_DEGREE;
+    let mut table = [[0.0; TRUNCATED_DEGREE + 1]; TRUNCATED_DEGREE + 1];
+    let mut i = 0;
+    while i <= m {
+        let mut k = 0;
+        while k <= i {
+            table[i][k] = binom(i, k) / binom(m, k);
+            k += 1;
+        }
+        i += 1;
+    }
+    table
+};
 
 /// The first crossing of `p` in `[a, b]`, whose Bernstein coefficients there are `full`
 /// (the first `p.len()`); a subinterval with more than one sign change is halved, its
@@ -488,6 +515,17 @@ mod tests {
         assert!(away[0] < away[1..].iter().map(|c| c.abs()).sum::<f64>());
         let excluded = excluded_without_a_root(0x2545_f491_4f6c_dd1d, 0.6, quadratic_excludes);
         assert!(excluded > 100, "{excluded} of 2000 excluded");
+    }
+
+    /// The compile-time table of the truncated bound is `conversion`'s, bit for bit.
+    #[test]
+    fn the_truncated_table_is_the_conversion() {
+        let (m, columns) = (TRUNCATED_DEGREE, conversion(TRUNCATED_DEGREE));
+        for (i, row) in TRUNCATED_CONVERSION.iter().enumerate() {
+            for (k, r) in row.iter().enumerate().take(i + 1) {
+                assert_eq!(r.to_bits(), columns[k * (m + 1) + i].to_bits(), "({i}, {k})");
+            }
+        }
     }
 
     #[test]
