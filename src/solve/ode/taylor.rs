@@ -341,15 +341,13 @@ fn earliest_crossing(
         &mut shared[..=series.order()],
         &mut buffer[..=series.order()],
     );
-    let mut index = 0;
+    let mut start = 0;
     // Events on one combination of the state (a two-sided gap's) share its polynomial and
     // its bounds; each adds its own constant.
     for group in events.chunk_by(|a, b| a.w == b.w) {
         series.linear_poly_into(&group[0].w, 0.0, size, shared);
         let mut bounds = Bounds::of(shared);
-        for ev in group {
-            let k = index;
-            index += 1;
+        for (k, ev) in (start..).zip(group) {
             if bounds.exclude(ev.c) {
                 continue;
             }
@@ -361,6 +359,7 @@ fn earliest_crossing(
                 _ => {}
             }
         }
+        start += group.len();
     }
     Some(first)
 }

@@ -1,6 +1,7 @@
-//! `cos` and `sin` of the lanes' forcing phases (`lanes.rs`), all lanes at once: the
-//! library's `sincos`, called lane by lane, took ~3 % of a basin map; this one runs as vector
-//! instructions, branch-free, and stays within a few rounding errors of it.
+//! `cos` and `sin` of the lanes' forcing phases (`lanes.rs`), all lanes in one loop of the
+//! same operations, which the compiler can keep in vector registers: the library's `sincos`,
+//! called lane by lane, took ~3.5 % of a basin map's profile. Within two rounding errors of
+//! the library (tested).
 //!
 //! The argument is reduced by the multiple `n` of π/2 nearest to it, `r = x − n π/2` with π/2
 //! split in two doubles (each product taken by a fused multiply–add, so `r` is exact to a few
@@ -69,11 +70,14 @@ mod tests {
 
     /// Within two units in the last place of the library's `cos` and `sin` (or 1e-16 of an
     /// absolute error near their zeros) from −10⁴ to 10⁴ rad, the forcing phases of long
-    /// runs, and exact at the quadrant boundaries' neighbourhoods.
+    /// runs, at 1.6 million points that cross every quadrant boundary.
     #[test]
     fn lanes_cos_sin_match_the_library() {
         let mut x = [0.0; LANES];
-        let close = |a: f64, b: f64| (a - b).abs() <= (2.0 * f64::EPSILON * b.abs()).max(1e-16);
+        let check = |name: &str, x: f64, got: f64, want: f64| {
+            let close = (got - want).abs() <= (2.0 * f64::EPSILON * want.abs()).max(1e-16);
+            assert!(close, "{name} {x}: {got} vs {want}");
+        };
         for i in 0..200_000 {
             for (l, v) in x.iter_mut().enumerate() {
                 let k = (i * LANES + l) as f64;
@@ -81,20 +85,8 @@ mod tests {
             }
             let (c, s) = cos_sin(&x);
             for l in 0..LANES {
-                assert!(
-                    close(c[l], x[l].cos()),
-                    "cos {}: {} vs {}",
-                    x[l],
-                    c[l],
-                    x[l].cos()
-                );
-                assert!(
-                    close(s[l], x[l].sin()),
-                    "sin {}: {} vs {}",
-                    x[l],
-                    s[l],
-                    x[l].sin()
-                );
+                check("cos", x[l], c[l], x[l].cos());
+                check("sin", x[l], s[l], x[l].sin());
             }
         }
     }

@@ -74,15 +74,13 @@ fn quadratic_excludes(p: &[f64]) -> bool {
 fn truncated_hull(p: &[f64]) -> (f64, f64, f64) {
     const M: usize = TRUNCATED_DEGREE;
     let rest = abs_sum(&p[M + 1..]);
-    let low: &[f64; M + 1] = p[..=M]
-        .try_into()
-        .expect("p is longer than its truncated part");
+    let low: [f64; M + 1] = std::array::from_fn(|k| p[k]);
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for (i, row) in TRUNCATED_CONVERSION.iter().enumerate() {
         // Summed from −0 in ascending k, as `Sum` does (the table's zeros past i skipped).
         let b = row[..=i]
             .iter()
-            .zip(low)
+            .zip(&low)
             .fold(-0.0, |b, (r, pk)| b + r * pk);
         (lo, hi) = (lo.min(b), hi.max(b));
     }

@@ -167,9 +167,6 @@ pub fn first_crossing(p: &[f64], dir: Direction, x0: f64) -> Search {
         !p.is_empty() && p.len() <= MAX_DEGREE + 1,
         "degree within MAX_DEGREE"
     );
-    // A function identically zero over the step (a stuck contact's margin that nothing
-    // moves) never changes sign: no event, rather than subdividing to the budget at every
-    // step.
     if Bounds::of(p).exclude(0.0) {
         return Search::None;
     }
@@ -180,6 +177,9 @@ pub fn first_crossing(p: &[f64], dir: Direction, x0: f64) -> Search {
 /// callers that search several constants added to one polynomial (a two-sided gap's
 /// events) exclude them with one `Bounds` and search the rest here.
 pub fn crossing_near(p: &[f64], dir: Direction, x0: f64) -> Search {
+    // A function identically zero over the step (a stuck contact's margin that nothing
+    // moves) never changes sign: no event, rather than subdividing to the budget at every
+    // step.
     if p.iter().all(|c| *c == 0.0) {
         return Search::None;
     }
