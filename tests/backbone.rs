@@ -91,6 +91,23 @@ fn undamped_duffing_dnnm_is_the_closed_form_backbone() {
     assert!((top - 3.0).abs() < 1e-9, "ends at A = {top}");
 }
 
+/// Issue 43, item 1.5: over levels, the dNNM backbone of a damped Duffing oscillator
+/// (c = 0.05, k3 = 0.5, H = 3, levels 0.1..2) ends on the last level itself — before, its
+/// continuation stepped past level 2 and the backbone stopped at 1.35 with nothing said —
+/// and a branch that reaches it has no `stopped`.
+#[test]
+fn damped_duffing_dnnm_reaches_its_last_level() {
+    let hb = balance_of(FILE, "duffing", 3, &["c=0.05", "k3=0.5", "F=0.1"]);
+    let f = Forced::new(&hb, 0, Spacing::Log).expect("forced");
+    let s = settings((0.1, 2.0), (0.5, 3.0));
+    let curve = backbone::dnnm(&f, &s).expect("dnnm");
+    assert!(curve.stopped.is_none(), "{:?}", curve.stopped);
+    let last = curve.points.last().expect("points").level;
+    assert!((last - 2.0).abs() < 1e-8, "ends at level {last}");
+    let first = curve.points.first().expect("points").level;
+    assert!((0.1..2.0).contains(&first), "starts at level {first}");
+}
+
 /// Jenkins element (kt = 3, slip force 0.5) on a unit oscillator, one harmonic: the mode's
 /// frequency follows the describing function, ω² = 1 + k_eq(A) with k_eq = kt below the
 /// slip amplitude F/kt and (kt/π)(θ − ½ sin 2θ), cos θ = 1 − 2F/(kt A), above — from

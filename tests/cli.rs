@@ -505,3 +505,52 @@ fn analysis_arguments_set_model_parameters_and_set_has_the_last_word() {
     let runs = run_json(text, "cli/analysis_arguments_set", &["--set", "k=9"]);
     assert_eq!(omega(&runs), vec![3.0, 3.0, 1.5]);
 }
+
+/// A Duffing oscillator (m = k = 1, c = 0.05, k3 = 0.5), forced on its one DOF.
+const DUFFING: &str = "model duffing(Omega = 1, F = 0.1) {
+  mass m1 = 1
+  spring ground -- m1 { k = 1, k3 = 0.5 }
+  damper ground -- m1 { c = 0.05 }
+  force m1 = F * cos(Omega * t)
+}
+";
+
+/// Issue 43, item 1.5: a continuation that runs out of `max_points` inside its range says
+/// so — `stopped` in the summary, a warning in `meta.json`, exit 2 with the points kept —
+/// instead of reporting a peak at the cut as if the range were done (exit 0 before).
+#[test]
+fn continuations_cut_short_by_max_points_exit_2() {
+    let cases = [
+        (
+            "frf",
+            "continue frf duffing as cut { param = Omega in 0.8..1.5, harmonics = 3, max_points = 3 }\n",
+        ),
+        (
+            "periodic",
+            "continue periodic duffing as cut { param = Omega in 0.8..1.5, x0 = { m1 = 0.1 }, transient = 200, max_points = 3 }\n",
+        ),
+    ];
+    for (tag, analysis) in cases {
+        let text = DUFFING.to_string() + analysis;
+        let (code, stdout, stderr, dir) =
+            run_text(&text, &format!("cli/max_points_{tag}"), &["--json"]);
+        assert_eq!(code, 2, "{tag}: {stderr}");
+        let run: Value =
+            serde_json::from_str(stdout.lines().next().expect("a record")).expect("JSON");
+        let stopped = run["summary"]["stopped"].as_str().unwrap_or_default();
+        assert!(stopped.contains("max_points"), "{tag}: {run}");
+        let meta: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("cut/meta.json")).expect("meta.json"),
+        )
+        .expect("JSON");
+        let warnings = meta["warnings"].to_string();
+        assert!(warnings.contains("max_points"), "{tag}: {warnings}");
+        let rows = read_csv(&dir.join("cut/data.csv")).1;
+        assert_eq!(rows.len(), 3, "{tag}: the points before the cut are kept");
+    }
+    // A range the points cover ends with exit 0 and no `stopped`.
+    let text = DUFFING.to_string()
+        + "continue frf duffing as whole { param = Omega in 0.8..1.5, harmonics = 3 }\n";
+    let runs = run_json(&text, "cli/max_points_whole", &[]);
+    assert!(runs[0]["summary"].get("stopped").is_none(), "{}", runs[0]);
+}

@@ -326,7 +326,7 @@ fn continue_frf_analysis_writes_the_curve_with_folds_and_stability() {
 fn continue_frf_keeps_the_branch_when_it_stops_early() {
     // The tour's free-play oscillator with a minimum step too coarse for its superharmonic
     // folds near Ω = 0.38: the step cannot shrink enough, so the run exits with 2 and writes
-    // the points before, with `failed` in the summary.
+    // the points before, with `stopped` (why, and where) in the summary.
     let (code, _, stderr, dir) = frf_run(
         "models/tour.nsd",
         "continue frf freeplay as frf { param = Omega in 0.3..2.5, harmonics = 5, step = 0.02, min_step = 0.01, max_step = 0.02 }",
@@ -338,7 +338,7 @@ fn continue_frf_keeps_the_branch_when_it_stops_early() {
         "{stderr}"
     );
     let meta = std::fs::read_to_string(dir.join("frf/meta.json")).expect("meta");
-    assert!(meta.contains("\"failed\""), "{meta}");
+    assert!(meta.contains("\"stopped\""), "{meta}");
     let rows = std::fs::read_to_string(dir.join("frf/data.csv"))
         .expect("data")
         .lines()

@@ -143,13 +143,13 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     };
     let results = report.results(&curve, &frfs, &s, wall_s);
     match &curve.stopped {
-        Some(why) if method == Method::Ridge || curve.points.is_empty() => Err(Partial {
+        Some(why) => Err(Partial {
             error: fail(BackboneError::Newton(format!(
                 "the continuation stopped short of the last level: {why}"
             ))),
             results: Some(Box::new(results)),
         }),
-        _ => Ok(results),
+        None => Ok(results),
     }
 }
 

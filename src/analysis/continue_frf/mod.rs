@@ -182,7 +182,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         settings.insert("reduce".into(), super::reduce::summary(r, sys));
     }
     if let Some(e) = &curve.stopped {
-        summary.insert("failed".into(), json!(failure(e).to_string()));
+        summary.insert("stopped".into(), json!(failure(e).to_string()));
         warnings.push(format!(
             "{}; the results cover the branch up to there",
             failure(e)

@@ -22,6 +22,7 @@ mod compare;
 mod report;
 
 use report::Part;
+use serde_json::json;
 
 use super::diagnostics::{AnalysisError, Partial};
 use super::options::OptionReader;
@@ -29,7 +30,7 @@ use crate::lang::ast::Analysis;
 use crate::lang::units::Dim;
 use crate::lang::{Override, Program};
 use crate::model::{Model, System};
-use crate::solve::cont::{follow, Branch, Scale, Settings};
+use crate::solve::cont::{follow, Branch, ContError, Scale, Settings};
 use crate::solve::hb::Balance;
 use crate::solve::ode::Tolerances;
 use crate::solve::periodic::doubling::doubled_start;
@@ -198,10 +199,18 @@ pub fn run(
     compare::add(&mut results, &overlays, &req);
     match stopped {
         None => Ok(results),
-        Some(error) => Err(Partial {
-            error,
-            results: Some(Box::new(results)),
-        }),
+        Some(error) => {
+            // The branch ended inside its range: said in the summary and the warnings too.
+            let why = error.to_string();
+            results.summary.insert("stopped".into(), json!(why));
+            results
+                .warnings
+                .push(format!("{why}; the results cover the branch up to there"));
+            Err(Partial {
+                error,
+                results: Some(Box::new(results)),
+            })
+        }
     }
 }
 
@@ -361,7 +370,10 @@ fn restarted(
     let width = hi - lo;
     let mut parts = vec![first];
     while let Some(last) = parts.last().filter(|_| parts.len() <= MAX_RESTARTS) {
-        let (Some(_), [.., before, end]) = (&last.stopped, last.points.as_slice()) else {
+        // Only a stall is restarted past; a branch out of points ends there.
+        let (Some(ContError::StepUnderflow { .. }), [.., before, end]) =
+            (&last.stopped, last.points.as_slice())
+        else {
             break;
         };
         let heading = (end.p - before.p).signum();

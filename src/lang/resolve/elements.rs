@@ -170,10 +170,19 @@ impl Resolver<'_> {
                     value_span(opts, "kt", span),
                     "kt > 0; for a rigid slider use the default `coulomb` law",
                 )?;
-                Ok(Friction::Jenkins {
-                    kt,
-                    slip_force: slip_force(opts, s, span)?,
-                })
+                // A zero slip force would let the stuck spring carry load it cannot hold: the
+                // element transmits nothing, so it is refused rather than run wrongly.
+                let at = match options::value(opts, "force") {
+                    Some(_) => value_span(opts, "force", span),
+                    None => value_span(opts, "mu", span),
+                };
+                let slip_force = Bound::Positive.check(
+                    slip_force(opts, s, span)?,
+                    "the slip force of a Jenkins element",
+                    at,
+                    "a slider of zero slip force carries no force at all: remove the element",
+                )?;
+                Ok(Friction::Jenkins { kt, slip_force })
             }
             "contact2d" => self.contact2d(opts, s, span, a, b),
             other => Err(ResolveError::UnknownLaw {
@@ -220,6 +229,14 @@ impl Resolver<'_> {
         let mu = need("mu", "a friction coefficient", Dim::NONE)?;
         let n0 = need("N0", "a normal preload", Dim::FORCE)?;
         check_mu(Some(mu), opts, span)?;
+        // μ = 0 leaves a normal contact that transmits no tangential force; its stick mode
+        // would hold the tangent by the penalty spring, so it is refused.
+        Bound::Positive.check(
+            mu,
+            "the friction coefficient of a 2-D contact",
+            value_span(opts, "mu", span),
+            "mu = 0 transmits no tangential force: model the normal contact alone with a `gap` (law = linear(kn))",
+        )?;
         for (k, v) in [("kt", kt), ("kn", kn)] {
             Bound::Positive.check(
                 v,

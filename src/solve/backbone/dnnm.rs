@@ -27,6 +27,58 @@ const AMPLITUDE_MARGIN: f64 = 100.0;
 /// are not reported).
 const LINEAR_START: f64 = 1e-3;
 
+/// Relative shortfall of the last point's level below the last asked level within which the
+/// backbone counts as reaching it (the regula falsi's tolerance, `LEVEL_ITERATIONS`)
+/// (dimensionless).
+const LEVEL_REACHED: f64 = 1e-9;
+
+/// Most regula falsi iterations placing the last point on the last level (count).
+const LEVEL_ITERATIONS: usize = 60;
+
+/// The point on the last level `s.levels.1` between two branch points that bracket it
+/// (`below` and `above`: scaled state, parameter, level), by the Illinois variant of regula
+/// falsi on the parameter, each trial solved by Newton's method at fixed parameter from the
+/// state interpolated between the bracket's ends; `None` where a trial does not converge.
+fn last_level<P: Problem>(
+    weighted: &Weighted<P>,
+    at: &dyn Fn(&DVector<f64>, f64) -> Point,
+    below: (DVector<f64>, f64, f64),
+    above: (&DVector<f64>, f64, f64),
+    s: &Settings,
+) -> Option<Point> {
+    let target = s.levels.1;
+    let (mut lo, mut hi) = (below, (weighted.scaled(above.0), above.1, above.2));
+    let (mut side, mut point) = (0, None);
+    for _ in 0..LEVEL_ITERATIONS {
+        let (flo, fhi) = (lo.2 - target, hi.2 - target);
+        let t = (flo / (flo - fhi)).clamp(0.0, 1.0);
+        let p = lo.1 + t * (hi.1 - lo.1);
+        let guess = &lo.0 + (&hi.0 - &lo.0) * t;
+        let (zs, _) = newton(weighted, guess, p, s.tol)?;
+        let found = at(&weighted.unscaled(&zs), p);
+        let level = found.level;
+        if (level - target).abs() <= LEVEL_REACHED * target {
+            return Some(found);
+        }
+        point = Some(found);
+        // Illinois: the end kept twice in a row has its value halved, so both ends move.
+        if level < target {
+            lo = (zs, p, level);
+            if side == -1 {
+                hi.2 = target + 0.5 * (hi.2 - target);
+            }
+            side = -1;
+        } else {
+            hi = (zs, p, level);
+            if side == 1 {
+                lo.2 = target + 0.5 * (lo.2 - target);
+            }
+            side = 1;
+        }
+    }
+    point.filter(|p| (p.level - target).abs() <= LEVEL_REACHED * target)
+}
+
 /// The mode system in `[ψ (N); ω; ξ]` with `p` the modal amplitude's parameter; equations
 /// `[(D̄ a ψ + F_nl(a ψ) − F_c)/a; ψ₁ᵀMψ₁ − 1; ψ_s1,k]`.
 struct Mode<'a> {
@@ -214,28 +266,51 @@ pub fn dnnm(f: &Forced, s: &Settings) -> Result<Curve, BackboneError> {
             .map(|pt| (weighted.unscaled(&pt.x), pt.p))
             .collect(),
     };
-    let mut points = Vec::new();
-    for (z, p) in solved {
+    // The point of the mode `z` at the parameter `p`, at its equivalent level.
+    let at = |z: &DVector<f64>, p: f64| {
         let a = f.level(p);
         let (q, omega, xi) = (z.rows(0, n) * a, z[n], z[n + 1]);
         let level = equivalent_level(f, &q, dissipated(f, &q, omega, xi));
-        if s.amplitudes.is_none() && level > s.levels.1 {
-            break;
-        }
-        if s.amplitudes.is_none() && level < s.levels.0 {
-            continue;
-        }
-        points.push(Point {
+        Point {
             q,
             omega,
             level,
             stage: 3,
             segment: 0,
             xi: Some(xi),
-        });
+        }
+    };
+    let mut points = Vec::new();
+    let mut before: Option<(DVector<f64>, f64, f64)> = None;
+    for (z, p) in solved {
+        let point = at(&z, p);
+        let level = point.level;
+        if s.amplitudes.is_none() && level > s.levels.1 {
+            // The branch stepped past the last level: its last point is solved on it.
+            let last = before
+                .take()
+                .and_then(|below| last_level(&weighted, &at, below, (&z, p, level), s));
+            points.extend(last);
+            break;
+        }
+        before = Some((weighted.scaled(&z), p, level));
+        if s.amplitudes.is_none() && level < s.levels.0 {
+            continue;
+        }
+        points.push(point);
     }
-    Ok(Curve {
-        points,
-        stopped: branch.stopped.as_ref().map(ToString::to_string),
-    })
+    let reached = s.amplitudes.is_some()
+        || points
+            .last()
+            .is_some_and(|p| p.level >= s.levels.1 * (1.0 - LEVEL_REACHED));
+    let stopped = match &branch.stopped {
+        Some(e) => Some(e.to_string()),
+        None if !reached => Some(format!(
+            "the modal amplitudes continued (up to {a_end:e}) reach the level {:e} of {:e}",
+            points.last().map_or(0.0, |p| p.level),
+            s.levels.1
+        )),
+        None => None,
+    };
+    Ok(Curve { points, stopped })
 }

@@ -180,6 +180,8 @@ pub enum ContError {
     Start(f64),
     #[error("the step fell below its minimum at p = {p} after {points} points")]
     StepUnderflow { p: f64, points: usize },
+    #[error("the branch reached `max_points` = {points} at p = {p}, inside its range")]
+    MaxPoints { p: f64, points: usize },
 }
 
 /// The tangent at `(x, p)` oriented along `previous` (`[J, R_p; prevᵀ] τ = [0; 1]`).
@@ -342,8 +344,7 @@ pub fn newton<P: Problem>(
     None
 }
 
-/// The points of a branch, and why it stopped early (`None`: it left the range or reached
-/// `max_points`).
+/// The points of a branch, and why it stopped early (`None`: it left the range).
 #[derive(Debug, Clone)]
 pub struct Branch {
     pub points: Vec<Point>,
@@ -455,10 +456,16 @@ pub fn follow<P: Problem>(
             return Ok(Branch { points, stopped });
         }
     }
-    Ok(Branch {
-        points,
-        stopped: None,
-    })
+    // Out of points with the last one still inside the range: the branch is cut short, and
+    // says so (a result that stops early is never silent).
+    let stopped = points
+        .last()
+        .filter(|last| (lo..=hi).contains(&last.p))
+        .map(|last| ContError::MaxPoints {
+            p: last.p,
+            points: points.len(),
+        });
+    Ok(Branch { points, stopped })
 }
 
 /// Steps across a corner of the branch after `last` (scaled variables, `tangent` its unit

@@ -17,8 +17,8 @@
 
 use super::aft::interval_gram;
 use super::tolerances::{
-    GAP_CELLS_PER_HARMONIC, GAP_REFINE_MAX_ITERATIONS, GAP_REFINE_STEP_TOL, GAP_ROOT_MERGE,
-    GAP_TANGENCY_WIDTH,
+    GAP_CELLS_PER_HARMONIC, GAP_ON_LEVEL, GAP_REFINE_MAX_ITERATIONS, GAP_REFINE_STEP_TOL,
+    GAP_ROOT_MERGE, GAP_TANGENCY_WIDTH,
 };
 use crate::model::flat::Sides;
 use nalgebra::DMatrix;
@@ -31,6 +31,8 @@ struct Trig<'a> {
     level: f64,
     /// Bound on `|u''|`.
     curvature: f64,
+    /// Size of `u − level` below which a cell counts as on the level (`GAP_ON_LEVEL`).
+    on_level: f64,
 }
 
 impl Trig<'_> {
@@ -77,7 +79,12 @@ impl Trig<'_> {
         let w = b - a;
         let same_sign = (fa > 0.0 && fb > 0.0) || (fa < 0.0 && fb < 0.0);
         // Below the chord by at most curvature·w²/8: no root when both ends clear it.
-        if same_sign && fa.abs().min(fb.abs()) > self.curvature * w * w / 8.0 {
+        let bow = self.curvature * w * w / 8.0;
+        if same_sign && fa.abs().min(fb.abs()) > bow {
+            return;
+        }
+        // On the level to round-off over the whole cell: no force, and no root to find.
+        if fa.abs().max(fb.abs()) + bow <= self.on_level {
             return;
         }
         let m = 0.5 * (a + b);
@@ -187,10 +194,12 @@ fn levels(u: &[f64], g: f64, sides: Sides) -> Vec<(Trig<'_>, f64)> {
     let curvature: f64 = (1..=u.len() / 2)
         .map(|h| (h * h) as f64 * (u[2 * h - 1].abs() + u[2 * h].abs()))
         .sum();
+    let size: f64 = u.iter().map(|c| c.abs()).sum::<f64>() + g.abs();
     let trig = |level| Trig {
         q: u,
         level,
         curvature,
+        on_level: GAP_ON_LEVEL * size,
     };
     let mut active = Vec::with_capacity(2);
     if sides != Sides::Negative {

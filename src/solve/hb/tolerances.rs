@@ -72,6 +72,12 @@ pub(super) const GAP_ROOT_MERGE: f64 = 1e-14;
 /// Cells narrower than this are not halved further: a tangency there is a contact of zero
 /// length and no force (rad).
 pub(super) const GAP_TANGENCY_WIDTH: f64 = 1e-12;
+/// Size of `u ∓ g`, relative to its coefficients' and the clearance's, within which a cell
+/// counts as on the level: no root is looked for in it (a relative displacement that stays
+/// on the clearance, e.g. at rest with `clearance = 0`, whose every point is a root and whose
+/// force `k(u ∓ g)` vanishes there; halving such a cell down to `GAP_TANGENCY_WIDTH` would
+/// never end) (dimensionless, a few rounding errors).
+pub(super) const GAP_ON_LEVEL: f64 = 1e-14;
 
 /// Safeguarded Newton iterations at most when refining a bracketed root (count).
 pub(super) const GAP_REFINE_MAX_ITERATIONS: usize = 100;

@@ -25,10 +25,13 @@
 //! step size from the last two coefficients).
 
 use super::driver::{Section, SectionPoint, SectionSampler, SimError, StepCurve, Trajectory};
-use super::hybrid::{Action, EventFn, GapMode, Hybrid, LaneStart, Series, Tape, LANES};
-use super::roots::{crossing_near, Bounds, Search, MAX_DEGREE};
+use super::hybrid::{
+    Action, EventFn, GapMode, Hybrid, JustSwitched, LaneStart, Series, Tape, LANES,
+};
+use super::roots::{crosses_at_start, crossing_near, Bounds, Search, MAX_DEGREE};
 use super::tolerances::{
-    MIN_SHORTENED_STEP, MIN_STEP, RESTART_SKIP, TAYLOR_ORDER, TAYLOR_SAFETY, TAYLOR_UNDECIDED_CUT,
+    INSTANT_ROUNDING, MIN_SHORTENED_STEP, MIN_STEP, RESTART_SKIP, TAYLOR_ORDER, TAYLOR_SAFETY,
+    TAYLOR_UNDECIDED_CUT,
 };
 use crate::model::System;
 
@@ -176,8 +179,9 @@ struct Flow<'a> {
     catalogue: Vec<(Vec<GapMode>, Vec<EventFn>)>,
     /// The current modes' entry in `catalogue`.
     current: usize,
-    /// Normalised time at which the next event search starts (past a restart point).
-    skip: f64,
+    /// The gaps switched at the point the next step starts from, whose searches start just
+    /// past it.
+    switched: JustSwitched,
     /// The step's cap after an undecided event search.
     cut: f64,
 }
@@ -211,7 +215,7 @@ impl<'a> Flow<'a> {
             next_sample: 0,
             catalogue: vec![(h.modes.clone(), h.events())],
             current: 0,
-            skip: 0.0,
+            switched: JustSwitched::default(),
             cut: f64::INFINITY,
         }
     }
@@ -254,7 +258,8 @@ impl<'a> Flow<'a> {
         }
         // As in the DOP853 loop, a step already this short is taken as it is.
         let may_shorten = size > MIN_SHORTENED_STEP * t.abs().max(1.0);
-        let first = match earliest_crossing(series, self.events(), size, self.skip) {
+        let instant = INSTANT_ROUNDING * t.abs().max(1.0) / size;
+        let first = match earliest_crossing(series, self.events(), size, &self.switched, instant) {
             Some(first) => first,
             None if may_shorten => {
                 self.cut = TAYLOR_UNDECIDED_CUT * size;
@@ -292,26 +297,29 @@ impl<'a> Flow<'a> {
             return Ok(true);
         }
         self.t = end;
-        self.skip = 0.0;
-        if let Some((_, k)) = first.filter(|(x, _)| *x < 1.0) {
-            let event = &self.events()[k];
-            if let Action::Switch { gap, to } = event.action {
-                let speed = h.event_rate(event, end, &self.y);
-                h.switch_gap(gap, to, speed);
-            }
-            self.current = match self
-                .catalogue
-                .iter()
-                .position(|(m, _)| m.iter().eq(&h.modes))
-            {
-                Some(known) => known,
-                None => {
-                    self.catalogue.push((h.modes.clone(), h.events()));
-                    self.catalogue.len() - 1
-                }
-            };
-            self.skip = RESTART_SKIP;
+        let Some((x, k)) = first.filter(|(x, _)| *x < 1.0) else {
+            self.switched.clear();
+            return Ok(false);
+        };
+        let event = &self.catalogue[self.current].1[k];
+        if let Action::Switch { gap, to } = event.action {
+            let speed = h.event_rate(event, end, &self.y);
+            h.switch_gap(gap, to, speed, RESTART_SKIP * size);
         }
+        // A switch inside the skipped sliver of the last one is at the same instant.
+        self.switched
+            .record([event.action.element()], x <= RESTART_SKIP);
+        self.current = match self
+            .catalogue
+            .iter()
+            .position(|(m, _)| m.iter().eq(&h.modes))
+        {
+            Some(known) => known,
+            None => {
+                self.catalogue.push((h.modes.clone(), h.events()));
+                self.catalogue.len() - 1
+            }
+        };
         Ok(false)
     }
 
@@ -326,14 +334,17 @@ impl<'a> Flow<'a> {
     }
 }
 
-/// The earliest crossing `(x, event index)` of `events` over the step of size `size` from
-/// the normalised time `skip` on, `Some(None)` for none; `None` when a crossing could not be
-/// decided (the step is then shortened).
+/// The earliest crossing `(x, event index)` of `events` over the step of size `size`, each
+/// searched from its gap's `JustSwitched::skip`, `Some(None)` for none; `None` when a
+/// crossing could not be decided (the step is then shortened). At a restart, another gap on
+/// its switching surface and heading through it (within `instant`, the start time's rounding
+/// in normalised step time) crosses there (`roots::crosses_at_start`).
 fn earliest_crossing(
     series: &Series,
     events: &[EventFn],
     size: f64,
-    skip: f64,
+    switched: &JustSwitched,
+    instant: f64,
 ) -> Option<Option<(f64, usize)>> {
     let mut first: Option<(f64, usize)> = None;
     let (mut shared, mut buffer) = ([0.0; MAX_DEGREE + 1], [0.0; MAX_DEGREE + 1]);
@@ -348,11 +359,24 @@ fn earliest_crossing(
         series.linear_poly_into(&group[0].w, 0.0, size, shared);
         let mut bounds = Bounds::of(shared);
         for (k, ev) in (start..).zip(group) {
-            if bounds.exclude(ev.c) {
+            let skip = switched.skip(ev.action.element());
+            let fill = |poly: &mut [f64]| {
+                poly.copy_from_slice(shared);
+                poly[0] += ev.c;
+            };
+            if switched.at_restart() && skip == 0.0 {
+                fill(poly);
+                if crosses_at_start(poly, ev.dir, instant) {
+                    return Some(Some((0.0, k)));
+                }
+                if bounds.exclude(ev.c) {
+                    continue;
+                }
+            } else if bounds.exclude(ev.c) {
                 continue;
+            } else {
+                fill(poly);
             }
-            poly.copy_from_slice(shared);
-            poly[0] += ev.c;
             match crossing_near(poly, ev.dir, skip) {
                 Search::At(x) if first.is_none_or(|(f, _)| x < f) => first = Some((x, k)),
                 Search::Undecided => return None,

@@ -33,6 +33,11 @@ pub const MIN_STEP_AFTER_EVENT: f64 = 1e-8;
 /// Normalised step time past a restart point where the next event search starts, so that the
 /// switch just made is not found again (fraction of the step).
 pub const RESTART_SKIP: f64 = 1e-12;
+/// Rounding of a located instant, relative to the time scale `max(|t|, 1 s)`: a switch's time
+/// `t + x h` is represented to about an ulp of `t`, so an event function within its rate times
+/// this of zero there (and heading through zero) crosses at the same instant, and is switched
+/// there too (dimensionless, four rounding units).
+pub const INSTANT_ROUNDING: f64 = 4.0 * f64::EPSILON;
 
 // Event location and actions (driver).
 

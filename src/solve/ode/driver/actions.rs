@@ -5,8 +5,8 @@
 //! Zeno watch and persistent contact), a stuck contact starting to slip, a held stop's
 //! lift-off. Each ends with the restart of the integration at the located state.
 
-use super::super::hybrid::{Action, ContactMode, FrictionMode, GapMode};
-use super::super::tolerances::{NO_REBOUND, TINY, ZENO_INTERVAL};
+use super::super::hybrid::{Action, ContactMode, Element, FrictionMode, GapMode};
+use super::super::tolerances::{NO_REBOUND, RESTART_SKIP, TINY, ZENO_INTERVAL};
 use super::crossings::Crossing;
 use super::stepper::Accepted;
 use super::{Cause, Pass, Run};
@@ -167,26 +167,37 @@ impl Run<'_, '_> {
         let te = self.t + at.x * step.h;
         let mut ye = self.stepper.dense().eval(te);
         self.sample_until(te);
-        match self.events[at.which].action {
+        let action = self.events[at.which].action;
+        let switched = match action {
             Action::Jenkins { element, to } => self.switch_jenkins(at.which, element, to, te, &ye),
             Action::Contact2d { element, to } => self.switch_contact(element, to, te, &ye),
             Action::Switch { gap, to } => self.switch_gap(at.which, gap, to, te, &ye),
             Action::SlipEnds { contact } => {
-                if !self.end_slip(contact, te, &mut ye) {
-                    self.restart(te, ye, Cause::Event(self.events[at.which].clone()));
+                let (changed, settled) = self.end_slip(contact, te, &mut ye);
+                if !changed {
+                    let cause = Cause::Event(self.events[at.which].clone());
+                    self.restart(te, ye, cause, settled);
                     return Pass::Restarted;
                 }
+                settled
             }
             Action::Impact { .. } => self.impact(at.which, te, &mut ye),
-        }
+        };
         let cause = Cause::Event(self.events[at.which].clone());
-        let remembered = self.restart(te, ye, cause);
+        let remembered = self.restart(te, ye, cause, switched);
         self.stepper.after_event(remembered, step, te);
         Pass::Advanced
     }
 
-    /// A Jenkins element sticks or starts to slip (event function `k`).
-    fn switch_jenkins(&mut self, k: usize, element: usize, to: FrictionMode, te: f64, ye: &[f64]) {
+    /// A Jenkins element sticks or starts to slip (event function `k`); returns it.
+    fn switch_jenkins(
+        &mut self,
+        k: usize,
+        element: usize,
+        to: FrictionMode,
+        te: f64,
+        ye: &[f64],
+    ) -> Vec<Element> {
         // Its event functions watch the spring (positions) or the sliding (velocities); the
         // logged velocity is the DOFs' relative velocity either way.
         let n = self.h.dim() / 2;
@@ -199,31 +210,48 @@ impl Run<'_, '_> {
         self.h.switch_jenkins(element, to, te, ye);
         let event = Event::friction(te, &self.h.jenkins[element].name, from, to, velocity);
         self.log(event);
+        vec![Element::Jenkins(element)]
     }
 
     /// A 2-D friction contact changes mode towards `to` (the one a touch-down takes is
-    /// decided by the contact).
-    fn switch_contact(&mut self, element: usize, to: ContactMode, te: f64, ye: &[f64]) {
+    /// decided by the contact); returns it.
+    fn switch_contact(
+        &mut self,
+        element: usize,
+        to: ContactMode,
+        te: f64,
+        ye: &[f64],
+    ) -> Vec<Element> {
         let from = self.h.contacts[element].mode;
         let velocity = self.h.contact_slip_rate(element, ye);
         let to = self.h.switch_contact(element, to, ye);
         let event = Event::contact2d(te, &self.h.contacts[element].name, from, to, velocity);
         self.log(event);
+        vec![Element::Contact(element)]
     }
 
     /// A gap enters or leaves contact (event function `k`); the entry speed is kept for the
-    /// laws that scale their damping by it.
-    fn switch_gap(&mut self, k: usize, gap: usize, to: GapMode, te: f64, ye: &[f64]) {
+    /// laws that scale their damping by it. Returns the gap.
+    fn switch_gap(
+        &mut self,
+        k: usize,
+        gap: usize,
+        to: GapMode,
+        te: f64,
+        ye: &[f64],
+    ) -> Vec<Element> {
         let velocity = self.h.event_rate(&self.events[k], te, ye);
-        let from = self.h.switch_gap(gap, to, velocity);
+        let sliver = RESTART_SKIP * self.stepper.span().1;
+        let (from, to) = self.h.switch_gap(gap, to, velocity, sliver);
         let event = Event::contact(te, &self.h.gaps[gap].name, from, to, velocity);
         self.log(event);
+        vec![Element::Gap(gap)]
     }
 
     /// A sliding contact comes to rest: it settles together with every contact at rest at
     /// this instant. Returns whether any of them changed mode (a contact starting from rest
-    /// may slide on the same way).
-    fn end_slip(&mut self, contact: usize, te: f64, ye: &mut [f64]) -> bool {
+    /// may slide on the same way), and the contacts settled.
+    fn end_slip(&mut self, contact: usize, te: f64, ye: &mut [f64]) -> (bool, Vec<Element>) {
         let mut set = vec![contact];
         set.extend(self.h.also_at_rest(contact, te, ye));
         let before: Vec<(FrictionMode, f64)> = set
@@ -240,18 +268,20 @@ impl Run<'_, '_> {
             let event = Event::friction(te, &self.h.friction[c].name, from, to, velocity);
             self.log(event);
         }
-        changed
+        (changed, set.into_iter().map(Element::Friction).collect())
     }
 
     /// A rigid stop is hit (event function `k`): every stop closing at this instant takes its
     /// impulse together; a stop without rebound, or whose impacts accumulate (Zeno), is held
-    /// in persistent contact while the loads push into it.
-    fn impact(&mut self, k: usize, te: f64, ye: &mut [f64]) {
+    /// in persistent contact while the loads push into it. Returns the stops hit.
+    fn impact(&mut self, k: usize, te: f64, ye: &mut [f64]) -> Vec<Element> {
         let set = self.h.simultaneous(&self.events, k, te, ye);
         let jumps = self.h.impacts(&self.events, &set, te, ye);
         self.traj.impacts += jumps.len();
+        let mut hit = Vec::with_capacity(jumps.len());
         for (&idx, jump) in set.iter().zip(jumps) {
             let (stop, before, after) = (jump.stop, jump.before, jump.after);
+            hit.push(Element::Stop(stop));
             let element = self.h.stops[stop].name.clone();
             match self.zeno.check(stop, te) {
                 Ok(()) => {
@@ -279,6 +309,7 @@ impl Run<'_, '_> {
         }
         // The post-impact state is a new initial point of the output.
         self.out.record_point(&mut self.traj, self.h, te, ye);
+        hit
     }
 
     /// The stuck contact `at.which` starts to slip at the located crossing `at` of `step`,
@@ -297,7 +328,8 @@ impl Run<'_, '_> {
         self.h.friction[c].mode = to;
         let event = Event::friction(tb, &self.h.friction[c].name, FrictionMode::Stick, to, 0.0);
         self.log(event);
-        self.restart(tb, yb, Cause::StickBreak { contact: c });
+        let switched = vec![Element::Friction(c)];
+        self.restart(tb, yb, Cause::StickBreak { contact: c }, switched);
     }
 
     /// The held stop `stop` lets go at `tl` (located inside the current step).
@@ -307,6 +339,6 @@ impl Run<'_, '_> {
         self.h.release(stop);
         let event = Event::lift_off(tl, &self.h.stops[stop].name);
         self.log(event);
-        self.restart(tl, yl, Cause::LiftOff { stop });
+        self.restart(tl, yl, Cause::LiftOff { stop }, vec![Element::Stop(stop)]);
     }
 }

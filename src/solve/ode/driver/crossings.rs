@@ -6,9 +6,9 @@
 
 use super::super::dense::DenseStep;
 use super::super::dop853::Tolerances;
-use super::super::hybrid::{EventFn, FrictionMode, Hybrid};
+use super::super::hybrid::{Element, EventFn, FrictionMode, Hybrid, JustSwitched};
 use super::super::roots::{self, bisect, first_crossing, Direction, Search};
-use super::super::tolerances::{FORCE_FIT_MISFIT, TINY};
+use super::super::tolerances::{FORCE_FIT_MISFIT, INSTANT_ROUNDING, TINY};
 use super::stepper::Stepper;
 
 /// Most Newton iterations polishing a root against a moving wall.
@@ -48,14 +48,14 @@ pub(super) enum StickBreaks {
     First(Option<Crossing>),
 }
 
-/// The earliest crossing of any of `events` on the accepted step of `step`, searched from
-/// `skip` (on the step's polynomials of the event functions: its coefficient vectors are not
-/// built).
+/// The earliest crossing of any of `events` on the accepted step of `step`, each searched
+/// from its element's `JustSwitched::skip` (on the step's polynomials of the event
+/// functions: its coefficient vectors are not built).
 pub(super) fn first_event(
     h: &Hybrid,
     events: &[EventFn],
     step: &Stepper,
-    skip: f64,
+    switched: &JustSwitched,
     tol: &Tolerances,
 ) -> EventSearch {
     let mut found = EventSearch {
@@ -63,6 +63,7 @@ pub(super) fn first_event(
         undecided: false,
     };
     for (which, ev) in events.iter().enumerate() {
+        let skip = switched.skip(ev.action.element());
         let (search, poor_fit) = event_crossing(h, ev, step, skip, tol);
         found.undecided |= poor_fit;
         match search {
@@ -88,10 +89,22 @@ fn event_crossing(
     tol: &Tolerances,
 ) -> (Search, bool) {
     let mut p = step.event_poly(&ev.w, ev.c);
-    let Some((d, coef, order)) = ev.wall else {
-        return (first_crossing(&p, ev.dir, skip), false);
-    };
+    // From the step's start, a function on its switching surface and heading through it
+    // crosses there (`roots::crosses_at_start`); an element just switched is searched from
+    // past its restart point instead (its own surfaces are where it starts, and its rate
+    // there may be round-off: a slider stuck at the instant its sliding stopped).
     let (t0, size) = step.span();
+    let instant = INSTANT_ROUNDING * t0.abs().max(1.0) / size;
+    let search_from = |p: &[f64]| {
+        if skip == 0.0 && roots::crosses_at_start(p, ev.dir, instant) {
+            Search::At(0.0)
+        } else {
+            first_crossing(p, ev.dir, skip)
+        }
+    };
+    let Some((d, coef, order)) = ev.wall else {
+        return (search_from(&p), false);
+    };
     let motion = |x: f64| h.wall_motion(d, t0 + x * size, order);
     let wall = fit(motion);
     // The fit must be as good as the integration, or a crossing could be found in the wrong
@@ -100,7 +113,7 @@ fn event_crossing(
     for (pk, wk) in p.iter_mut().zip(wall.poly) {
         *pk += coef * wk;
     }
-    let search = match first_crossing(&p, ev.dir, skip) {
+    let search = match search_from(&p) {
         // Against a moving wall the root is polished on the true wall motion (the fit is only
         // good to its interpolation error, ~(ωh/2)⁸/8!/2⁷).
         Search::At(x) => Search::At(polish(&p, x, skip, |x| {
@@ -116,14 +129,15 @@ pub(super) fn any_stuck(h: &Hybrid) -> bool {
     h.friction.iter().any(|f| f.mode == FrictionMode::Stick)
 }
 
-/// The earliest instant on the step `dense`, from `skip`, at which a stuck contact needs
-/// more than its slip force: the force sticking needs is fitted by a polynomial over the
-/// step, whose first crossing of `±F` is refined by bisection on the true force. A poor fit
-/// asks for a shorter step when `may_shorten`.
+/// The earliest instant on the step `dense`, each contact searched from its
+/// `JustSwitched::skip`, at which a stuck contact needs more than its slip force: the force
+/// sticking needs is fitted by a polynomial over the step, whose first crossing of `±F` is
+/// refined by bisection on the true force. A poor fit asks for a shorter step when
+/// `may_shorten`.
 pub(super) fn first_stick_break(
     h: &mut Hybrid,
     dense: &DenseStep,
-    skip: f64,
+    switched: &JustSwitched,
     may_shorten: bool,
 ) -> StickBreaks {
     let sticking: Vec<usize> = (0..h.friction.len())
@@ -131,6 +145,7 @@ pub(super) fn first_stick_break(
         .collect();
     let mut first: Option<Crossing> = None;
     for c in sticking {
+        let skip = switched.skip(Element::Friction(c));
         let slip = h.friction[c].slip;
         let mut need = |x: f64| {
             h.stick_force(

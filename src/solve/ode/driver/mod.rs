@@ -20,7 +20,7 @@ pub use actions::Event;
 pub use section::{Section, SectionPoint};
 
 use super::dop853::{initial_step, Tolerances};
-use super::hybrid::{EventFn, Hybrid, ModeState};
+use super::hybrid::{Element, EventFn, Hybrid, JustSwitched, ModeState};
 use super::tolerances::{
     MIN_SHORTENED_STEP, MIN_STEP, POOR_FIT_STEP_CUT, RESTART_SKIP, UNDECIDED_STEP_CUT,
 };
@@ -200,8 +200,9 @@ struct Run<'r, 's> {
     y: Vec<f64>,
     /// `f(t, y)`, the next attempt's first stage.
     f0: Vec<f64>,
-    /// Normalised time from which the next event search starts (just past a restart point).
-    skip: f64,
+    /// The elements switched at the point the next step starts from, whose searches start
+    /// just past it.
+    switched: JustSwitched,
 }
 
 impl<'r, 's> Run<'r, 's> {
@@ -249,7 +250,7 @@ impl<'r, 's> Run<'r, 's> {
             t,
             y,
             f0,
-            skip: 0.0,
+            switched: JustSwitched::default(),
         }
     }
 
@@ -271,7 +272,7 @@ impl<'r, 's> Run<'r, 's> {
             self.h,
             &self.events,
             &self.stepper,
-            self.skip,
+            &self.switched,
             &self.cfg.tol,
         );
         if found.undecided && may_shorten {
@@ -279,7 +280,7 @@ impl<'r, 's> Run<'r, 's> {
         }
         let breaks = if crossings::any_stuck(self.h) {
             let dense = self.stepper.dense();
-            crossings::first_stick_break(self.h, dense, self.skip, may_shorten)
+            crossings::first_stick_break(self.h, dense, &self.switched, may_shorten)
         } else {
             StickBreaks::First(None)
         };
@@ -359,7 +360,7 @@ impl<'r, 's> Run<'r, 's> {
         self.t = t1;
         std::mem::swap(&mut self.y, &mut self.stepper.attempt.y1);
         std::mem::swap(&mut self.f0, &mut self.stepper.attempt.f1);
-        self.skip = 0.0;
+        self.switched.clear();
         self.stepper.advanced(step);
     }
 
@@ -375,13 +376,20 @@ impl<'r, 's> Run<'r, 's> {
         }
     }
 
-    /// Restarts the integration at a located switch `(t, y)` in the new modes: the event
-    /// functions of the new modes and the first stage are recomputed, the method choice
-    /// starts afresh and the next event search starts just past the restart point; returns
+    /// Restarts the integration at a located switch `(t, y)` of the elements `switched` in
+    /// the new modes: the event functions of the new modes and the first stage are
+    /// recomputed, the method choice starts afresh and the next search of the switched
+    /// elements' crossings starts just past the restart point (of the others', at it); returns
     /// the step remembered for the new modes. (Modes change only here, so the event
     /// functions are built once per smooth segment.) The switch is recorded with its `cause`
     /// when the system asks for it.
-    fn restart(&mut self, t: f64, y: Vec<f64>, cause: Cause) -> Option<f64> {
+    fn restart(
+        &mut self,
+        t: f64,
+        y: Vec<f64>,
+        cause: Cause,
+        switched: Vec<Element>,
+    ) -> Option<f64> {
         if self.h.record_switches {
             self.traj.switches.push(Switch {
                 t,
@@ -393,7 +401,10 @@ impl<'r, 's> Run<'r, 's> {
         self.events = self.h.events();
         self.h.rhs(t, &y, &mut self.f0);
         Sampler::refresh_forces(&mut self.traj, self.h, t, &y);
-        (self.t, self.y, self.skip) = (t, y, RESTART_SKIP);
+        let (t0, size) = self.stepper.span();
+        let same_instant = t0 == self.t && t - t0 <= RESTART_SKIP * size;
+        self.switched.record(switched, same_instant);
+        (self.t, self.y) = (t, y);
         self.stepper.restart(self.h)
     }
 

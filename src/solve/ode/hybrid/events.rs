@@ -10,6 +10,7 @@ use super::{weights, Hybrid};
 use crate::model::flat::{Dir, Sides};
 use crate::model::system::Attach;
 use crate::solve::ode::roots::Direction;
+use crate::solve::ode::tolerances::RESTART_SKIP;
 
 /// What the crossing of an event function does.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,6 +26,73 @@ pub enum Action {
     /// A 2-D friction contact's stick, slip, separation or touch-down (`to` is `Stick` for a
     /// touch-down, whose mode is decided at the switch).
     Contact2d { element: usize, to: ContactMode },
+}
+
+/// The element whose mode an event function watches. After a switch, the event functions of
+/// the elements just switched are searched from just past the restart point (their own
+/// switching surface is where the motion starts); every other element's from the restart
+/// point itself, so that its crossing at the same instant is not lost (two identical parts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Element {
+    Gap(usize),
+    Stop(usize),
+    Friction(usize),
+    Jenkins(usize),
+    Contact(usize),
+}
+
+impl Action {
+    /// The element whose mode this action changes.
+    pub fn element(&self) -> Element {
+        match *self {
+            Action::Switch { gap, .. } => Element::Gap(gap),
+            Action::Impact { stop } => Element::Stop(stop),
+            Action::SlipEnds { contact } => Element::Friction(contact),
+            Action::Jenkins { element, .. } => Element::Jenkins(element),
+            Action::Contact2d { element, .. } => Element::Contact(element),
+        }
+    }
+}
+
+/// The elements switched at the instant the current step starts from (none after an
+/// ordinary step end): where each element's crossing search starts.
+#[derive(Debug, Default)]
+pub struct JustSwitched(Vec<Element>);
+
+impl JustSwitched {
+    /// `elements` switched at a restart: with those switched before when the restart is at
+    /// the same instant (`same_instant`: inside the skipped sliver of the last restart), so
+    /// that none of them switches back and forth there; in their place otherwise.
+    pub fn record(&mut self, elements: impl IntoIterator<Item = Element>, same_instant: bool) {
+        if !same_instant {
+            self.0.clear();
+        }
+        self.0.extend(elements);
+    }
+
+    /// The step starts at no switch.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// Whether the step starts at a switch.
+    pub fn at_restart(&self) -> bool {
+        !self.0.is_empty()
+    }
+
+    /// Normalised step time from which `element`'s crossings are searched: just past the
+    /// restart point (`RESTART_SKIP`) for an element switched there, whose own switching
+    /// surface the motion starts on; from the restart point itself for every other element
+    /// (a crossing there tested first, `roots::crosses_at_start`), so that its crossing at
+    /// the same instant (two identical parts, started alike) is found and switched too
+    /// rather than lost in the skipped sliver.
+    pub fn skip(&self, element: Element) -> f64 {
+        if self.0.contains(&element) {
+            RESTART_SKIP
+        } else {
+            0.0
+        }
+    }
 }
 
 /// An event function `Σ w_i y_i + c`, the crossing direction that triggers it, and its action.

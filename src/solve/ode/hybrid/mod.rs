@@ -29,7 +29,7 @@ mod tangent;
 mod trig;
 
 pub use contact2d::{Contact2d, ContactMode};
-pub use events::{Action, EventFn};
+pub use events::{Action, Element, EventFn, JustSwitched};
 pub use lanes::{LaneStart, Tape, LANES};
 pub use laws::{
     law_force, law_potential, ContactGap, Coulomb, FrictionMode, GapMode, Jenkins, RigidStop,
@@ -399,10 +399,32 @@ impl<'s> Hybrid<'s> {
     }
 
     /// Gap `gap` enters or leaves contact (mode `to`) at the relative velocity `speed`, kept
-    /// for the laws that scale their damping by it; the mode it leaves.
-    pub fn switch_gap(&mut self, gap: usize, to: GapMode, speed: f64) -> GapMode {
+    /// for the laws that scale their damping by it; the mode it leaves and the one it takes.
+    /// A two-sided gap leaving one side for the other goes straight into it when the open
+    /// passage, `2g/|u̇|`, would end within `sliver` (the time the next search skips past
+    /// the restart, where the other side's entry would be lost): a clearance of zero, or
+    /// within round-off of it, is no open mode.
+    pub fn switch_gap(
+        &mut self,
+        gap: usize,
+        to: GapMode,
+        speed: f64,
+        sliver: f64,
+    ) -> (GapMode, GapMode) {
+        let to = match (self.gaps.get(gap), self.modes[gap], to) {
+            (Some(g), from, GapMode::Open)
+                if g.sides == Sides::Both && 2.0 * g.g <= speed.abs() * sliver =>
+            {
+                match from {
+                    GapMode::Plus if speed < 0.0 => GapMode::Minus,
+                    GapMode::Minus if speed > 0.0 => GapMode::Plus,
+                    _ => to,
+                }
+            }
+            _ => to,
+        };
         let from = std::mem::replace(&mut self.modes[gap], to);
         self.enter(gap, speed);
-        from
+        (from, to)
     }
 }

@@ -173,6 +173,25 @@ pub fn first_crossing(p: &[f64], dir: Direction, x0: f64) -> Search {
     crossing_near(p, dir, x0)
 }
 
+/// Whether `p` starts within round-off of zero, on either side, and its slope there heads
+/// through zero in direction `dir` by more than round-off: the crossing is at the start.
+/// Round-off is `ON_BOUNDARY` of the coefficients' size plus the slope times `instant`, the
+/// rounding of the start time in normalised step time. At a restart this is the crossing of
+/// another element at the switch's instant (two identical parts started alike), which a
+/// search would miss when rounding has already put its value a hair past zero: the hull of
+/// values of one sign excludes it.
+pub fn crosses_at_start(p: &[f64], dir: Direction, instant: f64) -> bool {
+    let (Some(&value), Some(&slope)) = (p.first(), p.get(1)) else {
+        return false;
+    };
+    let size = abs_sum(p);
+    let heading = match dir {
+        Direction::Rising => slope > ON_BOUNDARY * size,
+        Direction::Falling => slope < -ON_BOUNDARY * size,
+    };
+    heading && value.abs() <= ON_BOUNDARY * size + slope.abs() * instant
+}
+
 /// `first_crossing` of a `p` that the cheap bounds did not exclude (`Bounds::exclude`):
 /// callers that search several constants added to one polynomial (a two-sided gap's
 /// events) exclude them with one `Bounds` and search the rest here.
