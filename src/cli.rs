@@ -403,7 +403,7 @@ fn run_shard(
 /// `merge DIR…`: every `shard-*.json` in the folders (or in their `*.shards` subfolders),
 /// grouped by analysis, joined and written as a single run's results. The exit code.
 fn merge(args: &MergeArgs) -> i32 {
-    let mut groups: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+    let mut groups: std::collections::BTreeMap<String, Vec<(String, Value)>> = Default::default();
     for dir in &args.dirs {
         let files = match crate::io::report::shard_files(dir) {
             Ok(f) => f,
@@ -416,7 +416,10 @@ fn merge(args: &MergeArgs) -> i32 {
             match crate::io::report::read_json(&f) {
                 Ok(v) => {
                     let name = v["name"].as_str().unwrap_or_default().to_string();
-                    groups.entry(name).or_default().push(v);
+                    groups
+                        .entry(name)
+                        .or_default()
+                        .push((f.display().to_string(), v));
                 }
                 Err(e) => {
                     eprintln!("error[nsd::io::read]: {}: {e}", f.display());
@@ -426,19 +429,23 @@ fn merge(args: &MergeArgs) -> i32 {
         }
     }
     if groups.is_empty() {
-        eprintln!("error[nsd::merge::empty]: no shard files (shard-*.json) in the folders given");
+        eprintln!("{:?}", miette::Report::new(analysis::MergeError::Empty));
         return 1;
     }
     let mut code = 0;
     for (name, shards) in groups {
-        let hash = shards[0]["source_hash"]
+        // `merge_shards` checks that every shard has the first one's hash.
+        let hash = shards[0].1["source_hash"]
             .as_str()
             .unwrap_or_default()
             .to_string();
         match analysis::merge_shards(&shards) {
             Ok(r) => code = code.max(written(&r, &args.out, &hash, args.json)),
             Err(e) => {
-                eprintln!("error[nsd::merge::inconsistent]: `{name}`: {e}");
+                eprintln!(
+                    "{:?}",
+                    miette::Report::new(e).wrap_err(format!("cannot merge `{name}`"))
+                );
                 code = 1;
             }
         }

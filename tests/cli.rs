@@ -554,3 +554,101 @@ fn continuations_cut_short_by_max_points_exit_2() {
     let runs = run_json(&text, "cli/max_points_whole", &[]);
     assert!(runs[0]["summary"].get("stopped").is_none(), "{}", runs[0]);
 }
+
+/// A one-DOF free-play map of 5 × 5 cells in two blocks of 13, for the shard tests (0.1 s).
+const SHARDED_MAP: &str = "model duo {
+  param Omega = 1.2
+  mass m1 = 1
+  spring ground -- m1 { k = 1, k3 = 0.1 }
+  damper ground -- m1 { c = 0.02 }
+  gap m1 -- ground { clearance = 0.05, sides = both, law = linear(10) }
+  force m1 = 0.1 * cos(Omega * t)
+}
+basins duo as b { grid = { m1 = -1..1 by 0.5, v.m1 = -1..1 by 0.5 }, block = 13 }
+";
+
+/// Runs shard `i/2` of `text` (written to `dir/map.nsd`) into `dir/out`.
+fn shard_of(dir: &std::path::Path, text: &str, i: usize) {
+    let file = dir.join("map.nsd");
+    std::fs::write(&file, text).expect("write");
+    let shard = format!("{i}/2");
+    let (code, _, stderr) = nsd(&[
+        "run",
+        file.to_str().expect("utf-8"),
+        "--shard",
+        &shard,
+        "--out",
+        dir.join("out").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "shard {shard}: {stderr}");
+}
+
+/// `nsd merge` of `dir/out/b.shards` into `dir/merged`: (exit code, stderr).
+fn merged(dir: &std::path::Path) -> (i32, String) {
+    let (code, _, stderr) = nsd(&[
+        "merge",
+        dir.join("out/b.shards").to_str().expect("utf-8"),
+        "--out",
+        dir.join("merged").to_str().expect("utf-8"),
+    ]);
+    (code, stderr)
+}
+
+/// Shards of one source merge into the single run's map; shards computed before and after
+/// an edit of the model's source (a spring's `k3`: the parameters and the settings are the
+/// same) would join into a map of neither model, so merge refuses them with
+/// `nsd::merge::inconsistent`, naming both files and what differs.
+#[test]
+fn merge_joins_shards_of_one_source_and_refuses_stale_ones() {
+    let dir = root().join("target/test-out/cli-merge");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    shard_of(&dir, SHARDED_MAP, 0);
+    shard_of(&dir, SHARDED_MAP, 1);
+    let (code, stderr) = merged(&dir);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = nsd(&[
+        "run",
+        dir.join("map.nsd").to_str().expect("utf-8"),
+        "--out",
+        dir.join("single").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let read = |d: &str| std::fs::read(dir.join(d).join("b/data.csv")).expect("data.csv");
+    assert!(
+        read("merged") == read("single"),
+        "the merged map is the single run's"
+    );
+
+    let _ = std::fs::remove_dir_all(dir.join("merged"));
+    shard_of(&dir, &SHARDED_MAP.replace("k3 = 0.1", "k3 = 0.3"), 1);
+    let (code, stderr) = merged(&dir);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("nsd::merge::inconsistent"), "{stderr}");
+    // miette wraps long lines (also after a hyphen): compare without whitespace.
+    let squeezed = |t: &str| t.split_whitespace().collect::<String>();
+    for said in [
+        "shard-0-of-2.json",
+        "shard-1-of-2.json",
+        "the model's source differs",
+        "rerun the stale shards",
+    ] {
+        assert!(
+            squeezed(&stderr).contains(&squeezed(said)),
+            "`{said}` not in: {stderr}"
+        );
+    }
+    assert!(!dir.join("merged/b").exists(), "nothing written");
+    // A setting that differs is named too.
+    shard_of(
+        &dir,
+        &SHARDED_MAP.replace("block = 13", "block = 13, tol = 1e-5"),
+        1,
+    );
+    let (code, stderr) = merged(&dir);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        squeezed(&stderr).contains(&squeezed("settings `tol`")),
+        "{stderr}"
+    );
+}

@@ -261,3 +261,68 @@ fn a_file_that_is_not_utf8_is_named_with_the_offset() {
     assert_eq!(f.codes(), vec!["nsd::resolve::not_utf8".to_string()]);
     assert!(f.render_plain().contains("imported here"));
 }
+
+/// Every analysis statement's `unknown_option` help lists its options. It ended "the options
+/// of `X` are" and nothing for the statements with more than a dozen options (`continue
+/// frf`, `continue backbone`, `continue periodic`, `basins`, `sweep bifurcation`): the
+/// suggestion listed a closed vocabulary only when it was short. The statements are those
+/// `docs/language.md` documents (its "### `KIND`" headings under "Analyses"), so a new one is
+/// checked once documented; each comes with a real option of its own.
+#[test]
+fn every_analysis_lists_its_options_for_an_unknown_one() {
+    let known = [
+        ("modes", "count"),
+        ("simulate", "rtol"),
+        ("sweep bifurcation", "starts"),
+        ("basins", "grid"),
+        ("sweep regimes", "cycles"),
+        ("continue frf", "max_points"),
+        ("continue backbone", "amplitude"),
+        ("continue periodic", "shooting"),
+        ("nsmodes", "period"),
+    ];
+    let docs = std::fs::read_to_string("docs/language.md").expect("docs/language.md");
+    let section = docs
+        .split("\n## Analyses")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("an Analyses section");
+    let mut documented: Vec<&str> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("### `")?.strip_suffix('`'))
+        .collect();
+    documented.sort_unstable();
+    let mut listed: Vec<&str> = known.iter().map(|k| k.0).collect();
+    listed.sort_unstable();
+    assert_eq!(documented, listed, "an analysis without a case here");
+    let dir = std::env::temp_dir().join(format!("nsd-option-help-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp folder");
+    for (kind, option) in known {
+        let path = dir.join(format!("{}.nsd", kind.replace(' ', "_")));
+        let text = format!(
+            "model m {{\n  mass m1 = 1\n  spring m1 -- ground {{ k = 1 }}\n}}\n{kind} m {{ zzzz = 1 }}\n"
+        );
+        std::fs::write(&path, text).expect("temp file");
+        let prog = Program::load(&path).expect("loads");
+        let a = prog.analyses.first().expect("one analysis");
+        let Err(e) = nsd::analysis::run(&prog, a, &[]) else {
+            panic!("`{kind}` accepted `zzzz`");
+        };
+        let report = e.failure.reports.first().expect("a report");
+        assert_eq!(
+            report.code().map(|c| c.to_string()).as_deref(),
+            Some("nsd::analysis::unknown_option"),
+            "{kind}: {report:?}"
+        );
+        let help = report.help().map(|h| h.to_string()).unwrap_or_default();
+        assert!(
+            help.contains(" are `") && help.contains(&format!("`{option}`")),
+            "{kind}: the help does not list `{option}`: {help}"
+        );
+        assert!(
+            !help.contains('…'),
+            "{kind}: every option, not some: {help}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).expect("cleaned up");
+}

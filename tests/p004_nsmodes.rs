@@ -353,6 +353,48 @@ fn points_that_penetrate_show_an_extra_contact_in_simulate() {
     }
 }
 
+/// A period is a duration: `period = -1..6` wrote rows of negative T (issue 43, item 1.9)
+/// and `0..6` a T = 0 row with ω = inf. Every range or list of periods must be > 0 and the grid of a sane size; each is
+/// `nsd::analysis::bad_option` on its value, with a help line, and nothing is written.
+#[test]
+fn nonpositive_periods_and_huge_grids_are_refused() {
+    let _ = std::fs::remove_dir_all(root().join("target/test-out/ns_refused"));
+    for (options, said) in [
+        // Before the check, T = 0 was a row with ω = inf, and a negative range did not end
+        // on this chain (hence this case first: it fails fast on the old code).
+        (
+            "period = 0..6, points = 7",
+            "periods must be positive, not 0",
+        ),
+        ("period = -1..6", "periods must be positive, not -1"),
+        (
+            "period = 3.7..3.8, show = at(3.75, 0)",
+            "a shown period must be positive, not 0",
+        ),
+        (
+            "period = 3.7..3.8, show = every(3.75)",
+            "expected `at(T, …)`",
+        ),
+        (
+            "period = 3.7..3.8, points = 1e9",
+            "more than 100000 periods",
+        ),
+    ] {
+        let (code, _, stderr, dir) = run_text(
+            &format!("{MODEL}nsmodes serial_impact as ns {{ {options} }}\n"),
+            "ns_refused",
+            &[],
+        );
+        assert_eq!(code, 1, "{options}: {stderr}");
+        assert!(
+            stderr.contains("nsd::analysis::bad_option") && stderr.contains(said),
+            "{options}: {stderr}"
+        );
+        assert!(stderr.contains("help:"), "{options}: {stderr}");
+        assert!(!exists(&dir.join("ns/data.csv")), "{options}: no rows");
+    }
+}
+
 #[test]
 fn the_paper_file_runs_its_sect_7_analyses() {
     let dir = root().join("target/test-out/ns_seed4");

@@ -21,7 +21,7 @@ mod sweep_bifurcation;
 mod sweep_regimes;
 mod tolerances;
 
-pub use diagnostics::{AnalysisError, Partial};
+pub use diagnostics::{AnalysisError, MergeError, Partial};
 pub use results::{Cell, CellMap, Plot, Results, Series, Table};
 
 use crate::lang::ast::{Analysis, AnalysisKind};
@@ -153,14 +153,17 @@ pub fn run_shard(
     Ok(v)
 }
 
-/// `nsd merge`: the shards of one analysis (as `run_shard` wrote them) joined into the
-/// results of a single run.
-pub fn merge_shards(shards: &[serde_json::Value]) -> Result<Results, String> {
+/// `nsd merge`: the shards of one analysis (as `run_shard` wrote them), each with the file
+/// it was read from, joined into the results of a single run.
+pub fn merge_shards(shards: &[(String, serde_json::Value)]) -> Result<Results, MergeError> {
     let mut r = basins::merge(shards)?;
-    r.name = shards
-        .first()
-        .and_then(|s| s["name"].as_str())
-        .ok_or("a shard without the analysis's name")?
+    let (file, first) = shards.first().ok_or(MergeError::Empty)?;
+    r.name = first["name"]
+        .as_str()
+        .ok_or_else(|| MergeError::Malformed {
+            file: file.clone(),
+            reason: "it does not name its analysis".into(),
+        })?
         .into();
     Ok(r)
 }

@@ -11,7 +11,7 @@ use super::diagnostics::AnalysisError;
 use crate::lang::ast::{Analysis, Expr, ExprKind, Options, Segment, Value};
 use crate::lang::diagnostics::{suggest, ResolveError};
 use crate::lang::eval::{self, Scope};
-use crate::lang::options::{self, bare_name, check_keys};
+use crate::lang::options::{self, bare_name, check_keys, Bound};
 use crate::model::Model;
 use crate::span::Span;
 
@@ -296,6 +296,32 @@ impl<'a> OptionReader<'a> {
     /// `key = a..b` (times) as `(a, b)` with `a < b`.
     pub fn interval(&self, key: &str) -> R<Option<(f64, f64)>> {
         self.interval_in(key, crate::lang::units::Dim::TIME)
+    }
+
+    /// `key = a..b` (times) as `(a, b)` with `0 < a < b`, for periods and durations: the
+    /// start checked by `Bound::Positive` as the model's quantities are, refused on its value.
+    pub fn positive_interval(&self, key: &str, subject: &str, help: &str) -> R<Option<(f64, f64)>> {
+        let range = self.interval(key)?;
+        if let (Some((a, _)), Some(Value::Range(r))) = (range, self.get(key)) {
+            self.bounded(key, Bound::Positive, a, subject, r.from.span, help)?;
+        }
+        Ok(range)
+    }
+
+    /// `value`, written at `at`, checked against `bound` by `Bound::check` (the rule the
+    /// model's quantities obey); a refusal is this analysis's `bad_option` on `key`.
+    pub(crate) fn bounded(
+        &self,
+        key: &str,
+        bound: Bound,
+        value: f64,
+        subject: &str,
+        at: Span,
+        help: &str,
+    ) -> R<f64> {
+        bound
+            .check(value, subject, at, help)
+            .map_err(|e| AnalysisError::out_of_bound(key, e))
     }
 
     /// `key = a..b` in the dimension `dim` as `(a, b)` with `a < b`.

@@ -389,38 +389,73 @@ pub enum ResolveError {
     },
 }
 
+/// Most candidates `suggest` lists after its lead: a model may have thousands of DOFs or
+/// parameters, and a help line is one line.
+const LISTED_MAX: usize = 12;
+
 /// "did you mean `x`?" from the closest candidate (Jaro–Winkler ≥ 0.8); otherwise the lead
-/// followed by the candidates when there are few ("sides are `positive`, …"), or the lead
-/// alone. A lead that does not end in "are" gets the list in parentheses.
+/// followed by the candidates ("sides are `positive`, …"): all of them when there are at most
+/// a dozen, else the dozen closest to `name` and how many there are, so that the lead never
+/// ends the line on its own. A lead that does not end in "are" gets the list in parentheses.
 pub fn suggest<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
     lead: &str,
 ) -> String {
+    suggest_listing(name, candidates, lead, LISTED_MAX)
+}
+
+/// `suggest` listing every candidate: for a closed vocabulary such as a statement's option
+/// names, whose whole list is the help (an analysis has up to 17 options).
+pub fn suggest_every<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    lead: &str,
+) -> String {
+    suggest_listing(name, candidates, lead, usize::MAX)
+}
+
+/// `suggest` with at most `max` candidates listed.
+fn suggest_listing<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    lead: &str,
+    max: usize,
+) -> String {
     let mut best: Option<(&str, f64)> = None;
-    let mut all: Vec<&str> = Vec::new();
+    let mut all: Vec<(&str, f64)> = Vec::new();
     for c in candidates {
         let score = strsim::jaro_winkler(name, c);
         if score >= 0.8 && best.is_none_or(|(_, s)| score > s) {
             best = Some((c, score));
         }
-        all.push(c);
+        all.push((c, score));
     }
-    match best {
-        Some((c, _)) => format!("did you mean `{c}`?"),
-        None if !all.is_empty() && all.len() <= 12 => {
-            all.sort_unstable();
-            let list = all
-                .iter()
-                .map(|c| format!("`{c}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            if lead.ends_with(" are") {
-                format!("{lead} {list}")
-            } else {
-                format!("{lead} (known: {list})")
-            }
-        }
-        None => lead.to_string(),
+    if let Some((c, _)) = best {
+        return format!("did you mean `{c}`?");
+    }
+    if all.is_empty() {
+        return lead.to_string();
+    }
+    let total = all.len();
+    if total > max {
+        // The closest first; ties keep the candidates' order.
+        all.sort_by(|a, b| b.1.total_cmp(&a.1));
+        all.truncate(max);
+    }
+    let mut shown: Vec<&str> = all.into_iter().map(|(c, _)| c).collect();
+    shown.sort_unstable();
+    let mut list = shown
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if total > shown.len() {
+        list.push_str(&format!(", … ({total} in all)"));
+    }
+    if lead.ends_with(" are") {
+        format!("{lead} {list}")
+    } else {
+        format!("{lead} (known: {list})")
     }
 }

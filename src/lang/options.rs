@@ -8,7 +8,7 @@
 //! check, lookup and name matching, so a key is found, refused or suggested one way.
 
 use super::ast::{Arg, Expr, ExprKind, Ident, Options, Value};
-use super::diagnostics::{suggest, ResolveError};
+use super::diagnostics::{suggest, suggest_every, ResolveError};
 use super::eval::{self, describe, Scope};
 use super::units::Dim;
 use crate::model::flat::Dir;
@@ -37,7 +37,8 @@ pub(crate) fn check_keys(opts: Option<&Options>, allowed: &[&str], owner: &str) 
     for (n, e) in opts.entries.iter().enumerate() {
         let k = e.key.head().name.as_str();
         if !allowed.contains(&k) || e.key.simple().is_none() {
-            let help = suggest(
+            // An option table is a closed list: all of it is the help, however long.
+            let help = suggest_every(
                 k,
                 allowed.iter().copied(),
                 &format!("the options of {owner} are"),
