@@ -1,7 +1,14 @@
 //! Property tests: random and mutated model texts go through parse → resolve → assemble →
-//! modes without a panic (bounded case count; `fuzz/` has the long-running target).
+//! modes without a panic (bounded case count; `fuzz/` has the long-running target). Hostile
+//! nesting (issue 43, section 2) is refused with a coded diagnostic, in bounded time, by
+//! `nsd check`, `nsd fmt` and the language server alike.
 
 use proptest::prelude::*;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 const SEED: &str = r#"
 model two_mass(m = 1, k = 1, a = 0.05) {
@@ -284,4 +291,306 @@ proptest! {
         let codes = outcome.unwrap_or_else(|_| panic!("panicked on:\n{text}"));
         prop_assert!(codes.iter().all(|c| c.starts_with("nsd::")), "uncoded {:?} on:\n{}", codes, text);
     }
+}
+
+/// `n` parentheses around `1`.
+fn nested(n: usize) -> String {
+    format!("{}1{}", "(".repeat(n), ")".repeat(n))
+}
+
+/// A one-mass model whose mass is `value`.
+fn mass_of(value: &str) -> String {
+    format!("model hostile {{\n  mass m1 = {value}\n  spring ground -- m1 {{ k = 1 }}\n}}\n")
+}
+
+/// `mass` values that aborted every tool on a stack overflow (a 100,000-term sum, 100,000
+/// unary `-`, 100,000 nested parentheses: exit 134) or never finished parsing (1,000 nested
+/// parentheses, each level parsed twice: time 2ⁿ, 22 levels 15 s).
+fn hostile_values() -> Vec<(&'static str, String)> {
+    let n = 100_000;
+    vec![
+        ("a 100,000-term sum", vec!["1"; n].join(" + ")),
+        ("100,000 unary minus signs", format!("{}1", "-".repeat(n))),
+        ("1,000 nested parentheses", nested(1000)),
+        ("100,000 nested parentheses", nested(n)),
+    ]
+}
+
+/// How long a tool may take on a hostile text: each is refused in well under a second (a
+/// loaded machine allowed for); before, the nested parentheses never finished.
+const TIME_LIMIT: Duration = Duration::from_secs(10);
+
+/// `nsd ARGS…`, killed if it runs past `TIME_LIMIT` (a failed assertion then); the exit
+/// code (`None` for a signal, as on an abort) and stderr.
+fn nsd_bounded(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nsd"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the nsd binary runs");
+    // Read stderr on the side, so that a full pipe cannot hold the child up.
+    let mut stderr = child.stderr.take().expect("stderr is piped");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the child can be waited for") {
+            break status;
+        }
+        if start.elapsed() > TIME_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`nsd {}` ran past {TIME_LIMIT:?}", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    (
+        status.code(),
+        reader.join().expect("the stderr reader ends"),
+    )
+}
+
+/// Issue 43, section 2: every hostile value is exit 1 with `nsd::parse::too_deep` from
+/// `nsd check` and `nsd fmt --check`, within the time limit.
+#[test]
+fn hostile_nesting_is_too_deep_for_check_and_fmt() {
+    let dir = std::env::temp_dir().join(format!("nsd-too-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    for (i, (what, value)) in hostile_values().into_iter().enumerate() {
+        let file = dir.join(format!("hostile{i}.nsd"));
+        std::fs::write(&file, mass_of(&value)).expect("the model is written");
+        let file = file.display().to_string();
+        for command in [
+            &["check", file.as_str()][..],
+            &["fmt", "--check", file.as_str()],
+        ] {
+            let (code, stderr) = nsd_bounded(command);
+            let head: String = stderr.chars().take(300).collect();
+            assert_eq!(code, Some(1), "{what}, `nsd {command:?}`: {head}");
+            assert!(
+                stderr.contains("nsd::parse::too_deep"),
+                "{what}, `nsd {command:?}`: {head}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).expect("the temporary folder is removed");
+}
+
+/// A language client on `nsd lsp` whose every read is bounded by `TIME_LIMIT`: frames are
+/// read on a thread of their own and handed over a channel.
+struct BoundedClient {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    frames: mpsc::Receiver<Value>,
+    next_id: i64,
+}
+
+impl BoundedClient {
+    fn start() -> BoundedClient {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_nsd"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nsd lsp starts");
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        let (tx, frames) = mpsc::channel();
+        std::thread::spawn(move || loop {
+            let mut len = None;
+            loop {
+                let mut line = String::new();
+                match stdout.read_line(&mut line) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(n) = line.strip_prefix("Content-Length: ") {
+                    len = n.parse::<usize>().ok();
+                }
+            }
+            let mut body = vec![0; len.unwrap_or(0)];
+            if stdout.read_exact(&mut body).is_err() {
+                return;
+            }
+            let Ok(frame) = serde_json::from_slice(&body) else {
+                return;
+            };
+            if tx.send(frame).is_err() {
+                return;
+            }
+        });
+        let mut c = BoundedClient {
+            child,
+            stdin,
+            frames,
+            next_id: 0,
+        };
+        c.request("initialize", json!({ "capabilities": {} }), "the handshake");
+        c.notify("initialized", json!({}));
+        c
+    }
+
+    fn send(&mut self, msg: Value) {
+        let body = msg.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len())
+            .and_then(|()| self.stdin.flush())
+            .expect("the server reads its input");
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
+    }
+
+    /// The next frame that `wanted` accepts, within `TIME_LIMIT` (else the server is
+    /// killed and the test fails, naming `what` it was waiting for).
+    fn wait_for(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + TIME_LIMIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.frames.recv_timeout(left) {
+                Ok(frame) if wanted(&frame) => return frame,
+                Ok(_) => {}
+                Err(e) => {
+                    let _ = self.child.kill();
+                    let status = self.child.wait().ok();
+                    panic!("nsd lsp gave no answer to {what} ({e:?}); the server: {status:?}");
+                }
+            }
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value, what: &str) -> Value {
+        self.next_id += 1;
+        let id = json!(self.next_id);
+        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        self.wait_for(what, |f| f["id"] == id)
+    }
+}
+
+/// Issue 43, section 2: the language server publishes `nsd::parse::too_deep` for each
+/// hostile document and keeps serving; the `shutdown` after them is answered, and the
+/// server ends cleanly (before, it died on the overflow or blocked on the parentheses).
+#[test]
+fn hostile_nesting_does_not_stop_the_language_server() {
+    let mut c = BoundedClient::start();
+    for (i, (what, value)) in hostile_values().into_iter().enumerate() {
+        let uri = format!("untitled:hostile{i}");
+        let doc = json!({ "uri": uri, "languageId": "nsd", "version": 1, "text": mass_of(&value) });
+        c.notify("textDocument/didOpen", json!({ "textDocument": doc }));
+        let published = c.wait_for(what, |f| {
+            f["method"] == "textDocument/publishDiagnostics" && f["params"]["uri"] == json!(uri)
+        });
+        let codes: Vec<&Value> = published["params"]["diagnostics"]
+            .as_array()
+            .expect("a list of diagnostics")
+            .iter()
+            .map(|d| &d["code"])
+            .collect();
+        assert_eq!(codes, [&json!("nsd::parse::too_deep")], "{what}");
+    }
+    let answer = c.request(
+        "shutdown",
+        Value::Null,
+        "shutdown after the hostile documents",
+    );
+    assert_eq!(answer["result"], Value::Null, "{answer}");
+    c.notify("exit", Value::Null);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = c.child.try_wait().expect("the server can be waited for") {
+            break status;
+        }
+        assert!(start.elapsed() < TIME_LIMIT, "nsd lsp did not exit");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(status.success(), "{status}");
+}
+
+/// The parse time of a `mass` value in `n` nested parentheses, the fastest of ten (in a
+/// thread of its own: `None` if it takes longer than `limit`, as exponential time did).
+fn nested_parse_time(n: usize, limit: Duration) -> Option<Duration> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let text = mass_of(&nested(n));
+        let best = (0..10)
+            .map(|_| {
+                let start = Instant::now();
+                let prog = nsd::lang::Program::from_source("<nested>", &text, None);
+                assert!(prog.is_ok(), "{n} nested parentheses parse");
+                start.elapsed()
+            })
+            .min();
+        let _ = tx.send(best);
+    });
+    rx.recv_timeout(limit).ok().flatten()
+}
+
+/// Issue 43, section 2: parsing is linear in the nesting. Before, each level parsed its
+/// contents twice (a vector and a parenthesised expression were two alternatives that both
+/// began with `(`): 20 levels took 4 s, 22 levels 15 s, 24 levels 55 s; and each span walked
+/// down to its pair's last token, time quadratic in the nesting. The bounds: every depth up to
+/// 250 (the model's `{` the 251st bracket) within 0.5 s, and 250 levels within twice the time
+/// of linear growth from 20 levels plus 5 ms (a loaded machine allowed for).
+#[test]
+fn nested_parentheses_parse_in_linear_time() {
+    let limit = Duration::from_millis(500);
+    let times: Vec<(usize, Duration)> = [20, 40, 80, 250]
+        .into_iter()
+        .map(|n| {
+            let t = nested_parse_time(n, limit)
+                .unwrap_or_else(|| panic!("{n} nested parentheses took more than {limit:?}"));
+            (n, t)
+        })
+        .collect();
+    eprintln!("parse time by nesting: {times:?}");
+    let (t20, t250) = (times[0].1, times[3].1);
+    assert!(
+        t250 <= 2 * 250 / 20 * t20 + Duration::from_millis(5),
+        "not linear: {times:?}"
+    );
+}
+
+/// The limits refuse only what no model needs: at exactly 256 levels (a sum of 257 terms,
+/// 256 unary `-`, 255 calls nested in a force with the model's `{` the 256th bracket) the
+/// model resolves, and its force compiles and runs, on a test thread's 2 MiB stack; one level
+/// more is `too_deep`, also for a `--set` value.
+#[test]
+fn nesting_at_the_limit_resolves_and_runs_one_more_is_too_deep() {
+    let sum = |terms: usize| vec!["1"; terms].join(" + ");
+    for value in [sum(257), format!("{}1", "-".repeat(256))] {
+        assert_eq!(nsd::check_text(&mass_of(&value)), 1, "{}", &value[..20]);
+    }
+    let calls = format!("{}t{}", "sin(".repeat(255), ")".repeat(255));
+    let text = format!(
+        "model deep {{\n  mass m1 = 1\n  spring ground -- m1 {{ k = 1 }}\n  force m1 = {calls}\n}}\nsimulate deep {{ t = 0..0.5 }}\n"
+    );
+    let prog = nsd::lang::Program::from_source("<deep>", &text, None).expect("255 calls parse");
+    let run = nsd::analysis::run(&prog, prog.analyses.first().expect("one analysis"), &[]);
+    assert!(run.is_ok(), "the deep force runs");
+
+    let too_deep = |text: &str| match nsd::lang::Program::from_source("<deep>", text, None) {
+        Ok(_) => panic!("accepted: {}", &text[..40]),
+        Err(f) => f.codes(),
+    };
+    for value in [sum(258), format!("{}1", "-".repeat(257))] {
+        assert_eq!(too_deep(&mass_of(&value)), ["nsd::parse::too_deep"]);
+    }
+    assert_eq!(
+        too_deep(&text.replace("force m1 = ", "force m1 = sin(")),
+        ["nsd::parse::too_deep"]
+    );
+    let set = nsd::lang::parse_override(&format!("k={}", nested(1000)));
+    assert_eq!(
+        set.err().map(|f| f.codes()),
+        Some(vec!["nsd::parse::too_deep".to_string()])
+    );
 }

@@ -30,6 +30,17 @@ pub enum ParseError {
         #[label("not part of the expression")]
         at: Span,
     },
+    /// Nesting past `parse::limits`' bounds, refused before anything recursed that deep.
+    #[error("{what} nested deeper than {limit} levels")]
+    #[diagnostic(code(nsd::parse::too_deep), help("{help}"))]
+    TooDeep {
+        what: &'static str,
+        limit: usize,
+        #[label("{here}")]
+        at: Span,
+        here: String,
+        help: String,
+    },
 }
 
 /// One or more errors (and the source they point into), ready to render.

@@ -4,11 +4,14 @@
 //! span of its pair, so later stages can point at exactly what the user wrote.
 //!
 //! This module holds the entry points and the items, options and values; statements are
-//! built in `stmt.rs`, expressions in `expr.rs`, and pest's errors become `ParseError`s in
-//! `syntax_error.rs`.
+//! built in `stmt.rs`, expressions in `expr.rs`, pest's errors become `ParseError`s in
+//! `syntax_error.rs`, and `limits.rs` bounds the nesting (brackets before pest runs,
+//! expression depth while the builder runs), so nothing downstream recurses past a stack.
 
 mod expect;
 mod expr;
+mod limits;
+mod scan;
 mod stmt;
 mod syntax_error;
 
@@ -17,16 +20,22 @@ use super::diagnostics::ParseError;
 use crate::span::{FileId, Span};
 use pest::iterators::Pair;
 use pest::Parser;
+use scan::CodeEnds;
 use syntax_error::syntax_error;
 
 #[derive(pest_derive::Parser)]
 #[grammar = "../grammar/nsd.pest"]
 struct NsdParser;
 
+/// What a builder returns: the node, or the one error it can meet (`ParseError::TooDeep`,
+/// an expression past `limits::MAX_DEPTH`); every other shape is the grammar's guarantee.
+type Built<T> = Result<T, ParseError>;
+
 /// Parses one file. The first syntax error stops the parse (pest reports one position).
 pub fn parse_file(text: &str, file: FileId) -> Result<File, ParseError> {
+    limits::brackets(text, file)?;
     let mut pairs = NsdParser::parse(Rule::file, text).map_err(|e| syntax_error(e, file, text))?;
-    let p = Builder { file };
+    let p = Builder::new(file, text);
     let root = pairs
         .next()
         .expect("grammar: `file` always yields one pair");
@@ -35,54 +44,44 @@ pub fn parse_file(text: &str, file: FileId) -> Result<File, ParseError> {
         .filter(not_token)
         .filter(|i| i.as_rule() != Rule::EOI)
         .map(|i| p.item(i))
-        .collect();
+        .collect::<Built<_>>()?;
     Ok(File { items })
 }
 
 /// Parses a single expression (used for `--set NAME=VALUE` and the REPL's `:set`).
 pub fn parse_expr(text: &str, file: FileId) -> Result<Expr, ParseError> {
+    limits::brackets(text, file)?;
     let mut pairs = NsdParser::parse(Rule::expr, text).map_err(|e| syntax_error(e, file, text))?;
     let pair = pairs.next().expect("grammar: `expr` yields one pair");
     if pair.as_span().end() != text.trim_end().len() {
         let at = Span::new(file, pair.as_span().end(), text.len());
         return Err(ParseError::Trailing { at });
     }
-    Ok(Builder { file }.expr(pair))
-}
-
-/// The end of a pair's own text. pest skips the implicit `WHITESPACE` (comments included)
-/// before trying an optional part, and keeps what it skipped when the part is absent, so a
-/// rule ending in one (`… for_clause?`) would span the blank lines and comments after it:
-/// the end is taken after the last token instead.
-fn content_end(p: &Pair<Rule>) -> usize {
-    let span = p.as_span();
-    let from = p
-        .clone()
-        .into_inner()
-        .last()
-        .map_or(span.start(), |last| content_end(&last));
-    let mut end = from;
-    let mut in_comment = false;
-    for (i, c) in p.as_str()[from - span.start()..].char_indices() {
-        if in_comment {
-            in_comment = c != '\n';
-        } else if c == '#' {
-            in_comment = true;
-        } else if !c.is_whitespace() {
-            end = from + i + c.len_utf8();
-        }
-    }
-    end
+    Builder::new(file, text).expr(pair)
 }
 
 /// Converts pairs; carries the file id into every span.
 struct Builder {
     file: FileId,
+    /// pest skips the implicit `WHITESPACE` (comments included) before trying an optional
+    /// part, and keeps what it skipped when the part is absent, so a rule ending in one
+    /// (`… for_clause?`) would span the blank lines and comments after it: a span ends after
+    /// its last token instead, looked up here (walking down to a pair's last token instead
+    /// cost time quadratic in the nesting).
+    code_ends: CodeEnds,
 }
 
 impl Builder {
+    fn new(file: FileId, text: &str) -> Builder {
+        Builder {
+            file,
+            code_ends: CodeEnds::of(text),
+        }
+    }
+
     fn span(&self, p: &Pair<Rule>) -> Span {
-        Span::new(self.file, p.as_span().start(), content_end(p))
+        let (start, end) = (p.as_span().start(), p.as_span().end());
+        Span::new(self.file, start, self.code_ends.token_end(start, end))
     }
 
     fn ident(&self, p: Pair<Rule>) -> Ident {
@@ -92,9 +91,9 @@ impl Builder {
         }
     }
 
-    fn item(&self, p: Pair<Rule>) -> Item {
+    fn item(&self, p: Pair<Rule>) -> Built<Item> {
         let span = self.span(&p);
-        match p.as_rule() {
+        Ok(match p.as_rule() {
             Rule::import => {
                 let s = p
                     .into_inner()
@@ -105,15 +104,15 @@ impl Builder {
                     span,
                 }
             }
-            Rule::model => Item::Model(self.template(p)),
-            Rule::component => Item::Component(self.template(p)),
-            Rule::analysis => Item::Analysis(self.analysis(p)),
+            Rule::model => Item::Model(self.template(p)?),
+            Rule::component => Item::Component(self.template(p)?),
+            Rule::analysis => Item::Analysis(self.analysis(p)?),
             Rule::expect => Item::Expect(self.expect(p)),
             r => unreachable!("grammar: unexpected item {r:?}"),
-        }
+        })
     }
 
-    fn template(&self, p: Pair<Rule>) -> Template {
+    fn template(&self, p: Pair<Rule>) -> Built<Template> {
         let span = self.span(&p);
         let mut inner = p.into_inner().filter(not_token);
         let name = self.ident(inner.next().expect("grammar: template name"));
@@ -126,41 +125,41 @@ impl Builder {
                         .into_inner()
                         .filter(not_token)
                         .map(|d| self.param_decl(d))
-                        .collect()
+                        .collect::<Built<_>>()?
                 }
-                _ => body.push(self.stmt(q)),
+                _ => body.push(self.stmt(q)?),
             }
         }
-        Template {
+        Ok(Template {
             name,
             params,
             body,
             span,
-        }
+        })
     }
 
-    fn param_decl(&self, p: Pair<Rule>) -> ParamDecl {
+    fn param_decl(&self, p: Pair<Rule>) -> Built<ParamDecl> {
         let mut inner = p.into_inner().filter(not_token);
         let name = self.ident(inner.next().expect("grammar: param name"));
-        let default = inner.next().map(|e| self.expr(e));
-        ParamDecl { name, default }
+        let default = inner.next().map(|e| self.expr(e)).transpose()?;
+        Ok(ParamDecl { name, default })
     }
 
-    fn index(&self, p: Pair<Rule>) -> Expr {
+    fn index(&self, p: Pair<Rule>) -> Built<Expr> {
         self.expr(p.into_inner().find(not_token).expect("grammar: index expr"))
     }
 
-    fn node_ref(&self, p: Pair<Rule>) -> NodeRef {
+    fn node_ref(&self, p: Pair<Rule>) -> Built<NodeRef> {
         let segments: Vec<Segment> = p
             .into_inner()
             .filter(not_token)
             .map(|seg| {
                 let mut inner = seg.into_inner().filter(not_token);
                 let name = self.ident(inner.next().expect("grammar: segment name"));
-                let index = inner.next().map(|i| self.index(i));
-                Segment { name, index }
+                let index = inner.next().map(|i| self.index(i)).transpose()?;
+                Ok(Segment { name, index })
             })
-            .collect();
+            .collect::<Built<_>>()?;
         // The pair's own span can include trailing blanks; the segments' cannot.
         let first = segments
             .first()
@@ -177,16 +176,16 @@ impl Builder {
         } else {
             last.end
         };
-        NodeRef {
+        Ok(NodeRef {
             segments,
             span: Span {
                 end,
                 ..first.join(last)
             },
-        }
+        })
     }
 
-    fn options(&self, p: Pair<Rule>) -> Options {
+    fn options(&self, p: Pair<Rule>) -> Built<Options> {
         let span = self.span(&p);
         let entries = p
             .into_inner()
@@ -194,51 +193,51 @@ impl Builder {
             .map(|o| {
                 let span = self.span(&o);
                 let mut inner = o.into_inner().filter(not_token);
-                let key = self.node_ref(inner.next().expect("grammar: option key"));
-                let value = self.value(inner.next().expect("grammar: option value"));
-                OptionEntry { key, value, span }
+                let key = self.node_ref(inner.next().expect("grammar: option key"))?;
+                let value = self.value(inner.next().expect("grammar: option value"))?;
+                Ok(OptionEntry { key, value, span })
             })
-            .collect();
-        Options { entries, span }
+            .collect::<Built<_>>()?;
+        Ok(Options { entries, span })
     }
 
-    fn value(&self, p: Pair<Rule>) -> Value {
+    fn value(&self, p: Pair<Rule>) -> Built<Value> {
         let mut inner = p.into_inner().filter(not_token);
         let q = inner.next().expect("grammar: value body");
-        match q.as_rule() {
+        Ok(match q.as_rule() {
             Rule::sweep => {
                 let span = self.span(&q);
                 let mut parts = q.into_inner().filter(not_token);
                 let param = self.ident(parts.next().expect("grammar: sweep param"));
                 let from = parts.next().expect("grammar: sweep from");
                 let tail = parts.next().expect("grammar: sweep range");
-                let range = self.range(from, tail);
+                let range = self.range(from, tail)?;
                 Value::Sweep { param, range, span }
             }
-            Rule::options => Value::Block(self.options(q)),
+            Rule::options => Value::Block(self.options(q)?),
             _ => match inner.next() {
-                Some(tail) => Value::Range(self.range(q, tail)),
-                None => Value::Expr(self.expr(q)),
+                Some(tail) => Value::Range(self.range(q, tail)?),
+                None => Value::Expr(self.expr(q)?),
             },
-        }
+        })
     }
 
     /// A range from its first expression and its `range_tail`.
-    fn range(&self, from: Pair<Rule>, tail: Pair<Rule>) -> Range {
+    fn range(&self, from: Pair<Rule>, tail: Pair<Rule>) -> Built<Range> {
         let span = self.span(&from).join(self.span(&tail));
-        let from = self.expr(from);
+        let from = self.expr(from)?;
         let mut inner = tail.into_inner().filter(not_token);
-        let to = self.expr(inner.next().expect("grammar: range to"));
-        let step = inner.next().map(|s| self.expr(s));
-        Range {
+        let to = self.expr(inner.next().expect("grammar: range to"))?;
+        let step = inner.next().map(|s| self.expr(s)).transpose()?;
+        Ok(Range {
             from,
             to,
             step,
             span,
-        }
+        })
     }
 
-    fn analysis(&self, p: Pair<Rule>) -> Analysis {
+    fn analysis(&self, p: Pair<Rule>) -> Built<Analysis> {
         let span = self.span(&p);
         let mut inner = p.into_inner().filter(not_token);
         let kind_pair = inner.next().expect("grammar: analysis kind");
@@ -261,31 +260,23 @@ impl Builder {
             match q.as_rule() {
                 Rule::ident => name = Some(self.ident(q)),
                 Rule::call_args => {
-                    args = self.args(q.into_inner().find(not_token).expect("grammar: args"));
+                    args = self.args(q.into_inner().find(not_token).expect("grammar: args"))?;
                 }
-                _ => options = Some(self.options(q)),
+                _ => options = Some(self.options(q)?),
             }
         }
-        Analysis {
+        Ok(Analysis {
             kind,
             model,
             args,
             name,
             options,
             span,
-        }
+        })
     }
 
-    fn args(&self, p: Pair<Rule>) -> Vec<Arg> {
-        p.into_inner()
-            .filter(not_token)
-            .map(|a| {
-                let mut inner = a.into_inner().filter(not_token).collect::<Vec<_>>();
-                let value = self.expr(inner.pop().expect("grammar: arg value"));
-                let name = inner.pop().map(|n| self.ident(n));
-                Arg { name, value }
-            })
-            .collect()
+    fn args(&self, p: Pair<Rule>) -> Built<Vec<Arg>> {
+        Ok(self.sized_args(p)?.into_iter().map(|(a, _)| a).collect())
     }
 }
 

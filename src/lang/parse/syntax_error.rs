@@ -93,7 +93,7 @@ fn rule_name(rule: Rule) -> &'static str {
         Rule::named => "a name or a call",
         Rule::call_args => "`(`",
         Rule::args | Rule::arg => "an argument",
-        Rule::tuple => "`(`",
+        Rule::parens => "`(`",
         Rule::quantity | Rule::number => "a number",
         Rule::unit | Rule::unit_atom => "a unit",
         Rule::string | Rule::string_body => "a quoted string",
