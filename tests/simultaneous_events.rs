@@ -63,6 +63,13 @@ fn run(text: &str, tag: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The position of the column `name` in a table's header.
+fn index_of(head: &[String], name: &str) -> usize {
+    head.iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {head:?}"))
+}
+
 /// The summary's `final` state as (m1.x, m2.x, v(m1.x), v(m2.x)).
 fn final_state(v: &Value) -> [f64; 4] {
     let f = &v["summary"]["final"];
@@ -147,7 +154,7 @@ fn bifurcation_sweeps_keep_the_twins_equal() {
     let text = FORCED_TWINS.to_string() + &sweep("taylor", "auto") + &sweep("dop", "dop853");
     for v in run(&text, "bifurcation") {
         let (head, rows) = table(&v, "data.csv");
-        let col = |name: &str| head.iter().position(|h| h == name).expect(name);
+        let col = |name: &str| index_of(&head, name);
         let (x1, x2, v1, v2) = (col("m1.x"), col("m2.x"), col("v(m1.x)"), col("v(m2.x)"));
         assert!(rows.len() >= 200, "{} points", rows.len());
         for r in &rows {
@@ -186,7 +193,7 @@ fn basin_map_of_twins_is_symmetric() {
         *image.expect("every attractor's mirror image is an attractor")
     };
     let (head, cells) = table(v, "data.csv");
-    let col = |name: &str| head.iter().position(|h| h == name).expect(name);
+    let col = |name: &str| index_of(&head, name);
     let (x1, x2, label) = (col("m1.x"), col("m2.x"), col("attractor"));
     let key = |a: f64, b: f64| ((a * 10.0).round() as i64, (b * 10.0).round() as i64);
     let labels: std::collections::HashMap<_, f64> = cells
@@ -219,7 +226,7 @@ fn periodic_branch_of_twins_is_symmetric() {
         + "continue periodic ftwin as per { param = Omega in 1.1..1.3, x0 = { m1 = 0.2, m2 = 0.2 }, transient = 300 }\n";
     let v = &run(&text, "periodic")[0];
     let (head, rows) = table(v, "data.csv");
-    let col = |name: &str| head.iter().position(|h| h == name).expect(name);
+    let col = |name: &str| index_of(&head, name);
     let (a1, a2, switches) = (col("max|m1.x|"), col("max|m2.x|"), col("switches"));
     assert!(rows.len() >= 5, "{} orbits", rows.len());
     for r in &rows {
@@ -275,7 +282,7 @@ fn zero_clearance_gap_sweeps_period_one() {
     let text = ZERO_CLEARANCE.to_string() + &sweep("taylor", "auto") + &sweep("dop", "dop853");
     for v in run(&text, "zero_clearance_sweep") {
         let (head, rows) = table(&v, "values.csv");
-        let col = |name: &str| head.iter().position(|h| h == name).expect(name);
+        let col = |name: &str| index_of(&head, name);
         let (omega, period, amplitude) = (col("Omega"), col("period"), col("amplitude"));
         assert_eq!(rows.len(), 11);
         for r in &rows {
@@ -299,7 +306,7 @@ fn zero_clearance_gap_response_is_linear() {
     let v = &run(&text, "zero_clearance_frf")[0];
     assert!(start.elapsed().as_secs() < 30, "took {:?}", start.elapsed());
     let (head, rows) = table(v, "data.csv");
-    let col = |name: &str| head.iter().position(|h| h == name).expect(name);
+    let col = |name: &str| index_of(&head, name);
     let (omega, amplitude) = (col("Omega [rad/s]"), col("max|m1.x|"));
     assert!(rows.len() >= 20, "{} points", rows.len());
     for r in &rows {

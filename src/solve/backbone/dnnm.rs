@@ -36,18 +36,19 @@ const LEVEL_REACHED: f64 = 1e-9;
 const LEVEL_ITERATIONS: usize = 60;
 
 /// The point on the last level `s.levels.1` between two branch points that bracket it
-/// (`below` and `above`: scaled state, parameter, level), by the Illinois variant of regula
+/// (`below` and `above`: state, parameter, level), by the Illinois variant of regula
 /// falsi on the parameter, each trial solved by Newton's method at fixed parameter from the
 /// state interpolated between the bracket's ends; `None` where a trial does not converge.
 fn last_level<P: Problem>(
     weighted: &Weighted<P>,
     at: &dyn Fn(&DVector<f64>, f64) -> Point,
     below: (DVector<f64>, f64, f64),
-    above: (&DVector<f64>, f64, f64),
+    above: (DVector<f64>, f64, f64),
     s: &Settings,
 ) -> Option<Point> {
     let target = s.levels.1;
-    let (mut lo, mut hi) = (below, (weighted.scaled(above.0), above.1, above.2));
+    let scaled = |(z, p, level): (DVector<f64>, f64, f64)| (weighted.scaled(&z), p, level);
+    let (mut lo, mut hi) = (scaled(below), scaled(above));
     let (mut side, mut point) = (0, None);
     for _ in 0..LEVEL_ITERATIONS {
         let (flo, fhi) = (lo.2 - target, hi.2 - target);
@@ -289,11 +290,11 @@ pub fn dnnm(f: &Forced, s: &Settings) -> Result<Curve, BackboneError> {
             // The branch stepped past the last level: its last point is solved on it.
             let last = before
                 .take()
-                .and_then(|below| last_level(&weighted, &at, below, (&z, p, level), s));
+                .and_then(|below| last_level(&weighted, &at, below, (z, p, level), s));
             points.extend(last);
             break;
         }
-        before = Some((weighted.scaled(&z), p, level));
+        before = Some((z, p, level));
         if s.amplitudes.is_none() && level < s.levels.0 {
             continue;
         }
