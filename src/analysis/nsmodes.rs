@@ -72,16 +72,14 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
                 "give the range of periods, e.g. `period = 2.4..2.9`",
             )
         })?;
-    let points = opts.count("points", 2)?.unwrap_or(DEFAULT_POINTS);
-    if points > MAX_POINTS {
-        let at = opts.span_of("points").unwrap_or(a.span);
-        return Err(opts.bad_value(
+    let points = opts
+        .count_at_most(
             "points",
-            at,
+            (2, MAX_POINTS),
             &format!("more than {MAX_POINTS} periods on the grid"),
             &format!("use `points` ≤ {MAX_POINTS}, or a narrower `period` range for finer detail"),
-        ));
-    }
+        )?
+        .unwrap_or(DEFAULT_POINTS);
     let shown = shown_periods(&opts)?;
     let (osc, mut warnings) = oscillator(a, model, sys)?;
     let start = std::time::Instant::now();

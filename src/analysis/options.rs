@@ -22,29 +22,6 @@ const STEP_DIVIDES_TOLERANCE: f64 = 1e-9;
 /// Most steps a swept axis may have (about a million grid points).
 const MAX_SWEEP_STEPS: f64 = 1e6;
 
-/// Largest memory a request may be estimated to need before it is refused (bytes): 4 GiB,
-/// what a laptop can give one run without swapping. Above it the run would abort in an
-/// allocation (e.g. `harmonics = 100000` asked for 1.7 TB) or thrash; the refusal names the
-/// estimate and the option to change.
-pub const MAX_REQUEST_BYTES: f64 = 4.0 * 1024.0 * 1024.0 * 1024.0;
-
-/// Most rows an analysis may be asked to write to one table (rows): 1e8 rows of a one-DOF
-/// `simulate` are already ~5 GB of CSV; above it a run would write for hours or forever
-/// (`t = 0..1e9, output = every(1e-6)` asks for 1e15).
-pub const MAX_OUTPUT_ROWS: f64 = 1e8;
-
-/// A byte count for messages: `1.5 TiB`, `4.0 GiB` (binary units).
-pub fn bytes_text(b: f64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut v = b;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < units.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    format!("{v:.1} {}", units[i])
-}
-
 /// The options of one analysis statement, with the model's parameters in scope.
 pub struct OptionReader<'a> {
     options: Option<&'a Options>,
@@ -101,7 +78,8 @@ impl<'a> OptionReader<'a> {
         self.get(key).map(Value::span)
     }
 
-    fn get(&self, key: &str) -> Option<&'a Value> {
+    /// The value of `key` as written, if the key is given.
+    pub fn get(&self, key: &str) -> Option<&'a Value> {
         options::value(self.options, key)
     }
 
@@ -148,6 +126,22 @@ impl<'a> OptionReader<'a> {
             ));
         }
         Ok(Some(n as usize))
+    }
+
+    /// `count`, refused above `max` with `reason` and `help` (a bound on the work a request
+    /// may ask for).
+    pub fn count_at_most(
+        &self,
+        key: &str,
+        (min, max): (i64, usize),
+        reason: &str,
+        help: &str,
+    ) -> R<Option<usize>> {
+        let n = self.count(key, min)?;
+        match (n, self.span_of(key)) {
+            (Some(n), Some(at)) if n > max => Err(self.bad(key, at, reason, help)),
+            _ => Ok(n),
+        }
     }
 
     /// A DOF named by a string, `"m1"` or `"beam.b[20].y"` (a node with one DOF may be named

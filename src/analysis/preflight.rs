@@ -8,12 +8,13 @@
 //! reports only what it finds. `simulate` checks its output request in its own reader.
 
 use super::diagnostics::AnalysisError;
-use super::options::{bytes_text, OptionReader, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
+use super::options::OptionReader;
 use crate::lang::ast::{Analysis, AnalysisKind};
 use crate::lang::units::Dim;
 use crate::model::system::Attach;
 use crate::model::{Model, System};
 use crate::solve::reduce::kept_dofs;
+use crate::solve::{bytes_text, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
 
 /// Bytes of one `f64`.
 const F64: f64 = std::mem::size_of::<f64>() as f64;
@@ -156,7 +157,7 @@ fn continue_periodic(
 ) -> Result<(), AnalysisError> {
     let n = sys.n();
     if n <= MAX_SHOOTING_DOFS {
-        return Ok(());
+        return periodic_harmonic_balance(opts, sys);
     }
     Err(AnalysisError::Unsupported {
         message: format!(
@@ -167,6 +168,71 @@ fn continue_periodic(
         at: opts.statement_span(),
         help: "for large models use `continue frf` (harmonic balance condensed onto the contact DOFs, Hill stability, `reduce = modes(m)`)".into(),
     })
+}
+
+/// `continue periodic`'s harmonic balance (`start = harmonic_balance`, or `harmonic_balance`
+/// in `compare`) is a `continue frf` branch at `harmonics` with its default samples: its
+/// sampled bases and, where it is not condensed, its dense Jacobians must fit in
+/// `MAX_REQUEST_BYTES` (`harmonics = 1000000` asked for 134 TB).
+fn periodic_harmonic_balance(opts: &OptionReader, sys: &System) -> Result<(), AnalysisError> {
+    let Some(at) = opts.span_of("harmonics") else {
+        return Ok(());
+    };
+    let Ok(Some(h)) = opts.count("harmonics", 1) else {
+        return Ok(());
+    };
+    let start = opts
+        .choice("start", &["rest", "harmonic_balance"])
+        .ok()
+        .flatten();
+    if start != Some("harmonic_balance") && !compares_harmonic_balance(opts) {
+        return Ok(());
+    }
+    let samples = super::continue_frf::default_samples(h);
+    let width = (2 * h + 1) as f64;
+    let need =
+        crate::solve::hb::aft::Aft::bytes(h, samples) + branch_bytes(sys, sys.n(), width, true);
+    if need <= MAX_REQUEST_BYTES {
+        return Ok(());
+    }
+    Err(opts.bad_value(
+        "harmonics",
+        at,
+        &format!(
+            "the harmonic balance needs an estimated {} of memory (H = {h}, {samples} samples; the limit is {})",
+            bytes_text(need),
+            bytes_text(MAX_REQUEST_BYTES)
+        ),
+        "lower `harmonics` (the harmonic-balance start and comparison rarely need more than 50)",
+    ))
+}
+
+/// Whether `compare` names `harmonic_balance` (alone or in its tuple).
+fn compares_harmonic_balance(opts: &OptionReader) -> bool {
+    use crate::lang::ast::{ExprKind, Value};
+    let Some(Value::Expr(e)) = opts.get("compare") else {
+        return false;
+    };
+    let named = |e: &crate::lang::ast::Expr| {
+        crate::lang::options::bare_name(e).is_some_and(|n| n.name == "harmonic_balance")
+    };
+    match &e.kind {
+        ExprKind::Tuple(items) => items.iter().any(named),
+        _ => named(e),
+    }
+}
+
+/// Dense matrices of an uncondensed branch (`BRANCH_MATRICES` of `n (2H + 1)` squared): the
+/// branch is solved in full where `condense = false` or nothing can be condensed (no
+/// nonlinear DOF, or every DOF nonlinear), else on the contacts' DOFs (counted as nothing).
+fn branch_bytes(sys: &System, n: usize, width: f64, condense: bool) -> f64 {
+    let nonlinear = nonlinear_dofs(sys).len();
+    let dim = n as f64 * width;
+    if !condense || nonlinear == 0 || nonlinear >= n {
+        BRANCH_MATRICES * dim * dim * F64
+    } else {
+        0.0
+    }
 }
 
 /// The memory of `continue frf` against `MAX_REQUEST_BYTES`: the sampled bases, then the
@@ -183,18 +249,13 @@ fn memory(
     samples_given: bool,
 ) -> Result<(), AnalysisError> {
     let width = (2 * h + 1) as f64;
-    let aft = 2.0 * samples as f64 * width * F64;
+    let aft = crate::solve::hb::aft::Aft::bytes(h, samples);
     let stability = opts.choice("stability", &["true", "false"]).ok().flatten() != Some("false");
     let condense = opts.choice("condense", &["true", "false"]).ok().flatten() != Some("false");
     let reduced = reduced_size(opts, sys);
     let n = reduced.unwrap_or(sys.n());
     let dim = n as f64 * width;
-    let nonlinear = nonlinear_dofs(sys).len();
-    let branch = if !condense || nonlinear == 0 || nonlinear >= n {
-        BRANCH_MATRICES * dim * dim * F64
-    } else {
-        0.0
-    };
+    let branch = branch_bytes(sys, n, width, condense);
     let hill = match (stability, reduced) {
         (false, _) => 0.0,
         (true, Some(_)) => HILL_MATRICES * dim * dim * F64,

@@ -11,7 +11,7 @@
 //! bifurcation`'s: Taylor series on models polynomial in the state, else DOP853).
 
 use super::super::diagnostics::AnalysisError;
-use super::super::options::{bytes_text, OptionReader, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
+use super::super::options::OptionReader;
 use super::super::simulate::section;
 use super::super::sweep_bifurcation::options::{engine, state_block, state_index};
 use super::super::tolerances::integrator_tolerances;
@@ -21,6 +21,7 @@ use crate::lang::units::Dim;
 use crate::model::{Model, System};
 use crate::solve::ode::driver::Section;
 use crate::solve::poincare::Engine;
+use crate::solve::{bytes_text, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
 
 /// Default most forcing periods integrated from one cell (paper 000, Sect. 4: the transient
 /// of the bifurcation diagrams).

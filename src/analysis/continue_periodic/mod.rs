@@ -82,6 +82,15 @@ const STEP_DIVISOR: f64 = 100.0;
 const MIN_STEP_FRACTION: f64 = 1e-6;
 const MAX_STEP_DIVISOR: f64 = 20.0;
 
+/// Longest orbit shot, in forcing periods: each Newton step integrates it with its
+/// `(2n)²` sensitivities (an orbit of 1000 periods of a one-DOF model already takes ~0.1 s
+/// per step).
+const MAX_PERIODS: usize = 1000;
+
+/// Longest transient integrated before the first Newton step, in forcing periods (~1 min
+/// on one DOF at 70 µs a period).
+const MAX_TRANSIENT_PERIODS: usize = 1_000_000;
+
 /// Default cap on the points of the branch.
 const DEFAULT_MAX_POINTS: usize = 2000;
 
@@ -157,11 +166,28 @@ fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Request, AnalysisEr
     } else {
         DEFAULT_TRANSIENT
     };
+    let periods = opts
+        .count_at_most(
+            "periods",
+            (1, MAX_PERIODS),
+            &format!("an orbit of more than {MAX_PERIODS} forcing periods"),
+            "shooting integrates the orbit with its sensitivities at every Newton step; find long orbits with `sweep bifurcation` and continue their period",
+        )?
+        .unwrap_or(1);
+    let most = MAX_TRANSIENT_PERIODS / periods;
+    let transient = opts
+        .count_at_most(
+            "transient",
+            (0, most),
+            &format!("{most} orbits ({MAX_TRANSIENT_PERIODS} forcing periods) is the longest transient"),
+            "a lightly damped model settles in a few thousand periods; start nearer the orbit (`start = harmonic_balance`, `x0`, `v0`) instead",
+        )?
+        .unwrap_or(transient);
     Ok(Request {
         param,
         settings,
-        periods: opts.count("periods", 1)?.unwrap_or(1),
-        transient: opts.count("transient", 0)?.unwrap_or(transient),
+        periods,
+        transient,
         hb_start,
         harmonics,
         y0: super::options::initial_state(&opts, model, sys)?,

@@ -17,7 +17,7 @@ pub(crate) mod section;
 mod timestepping;
 
 use super::diagnostics::{AnalysisError, Partial};
-use super::options::{bytes_text, OptionReader, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
+use super::options::OptionReader;
 use super::results::Results;
 use super::tolerances::integrator_tolerances;
 use crate::lang::ast::Analysis;
@@ -25,10 +25,13 @@ use crate::lang::units::Dim;
 use crate::model::{Model, System};
 use crate::solve::ode::dop853::Tolerances;
 use crate::solve::ode::driver::{
-    integrate_with_section, Config, Failed, Method, Output, Section, Trajectory,
+    integrate_with_section, Config, Failed, Method, Output, Section, SimError, Trajectory,
 };
 use crate::solve::ode::hybrid::Hybrid;
+use crate::solve::ode::tolerances::MAX_STEPS;
+use crate::solve::poincare::forcing_period;
 use crate::solve::reduce::Reduced;
+use crate::solve::{bytes_text, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
 use report::{report, Recorded};
 use serde_json::{json, Map, Value};
 
@@ -91,7 +94,10 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             reported(&failed.partial),
             format!("simulate of `{}`: {}", model.name, failed.error),
             a.span,
-            "loosen rtol/atol, lower max_step, or check the model's stiffness and masses; the partial results are written",
+            match failed.error {
+                SimError::StepBudget { .. } | SimError::OutputLimit { .. } => "shorten `t` or sample less (`output = every(dt)` or `at(…)`); the partial results are written",
+                _ => "loosen rtol/atol, lower max_step, or check the model's stiffness and masses; the partial results are written",
+            },
         )),
     }
 }
@@ -146,7 +152,8 @@ fn read_options(
         _ => Method::Auto,
     };
     let smooth_only = opts.choice("events", &["exact", "smooth"])? == Some("smooth");
-    let output = read_output(&opts, (t0, t1), &tol, sys.n())?;
+    let longest_step = forcing_period(sys).unwrap_or(f64::INFINITY);
+    let output = read_output(&opts, (t0, t1), &tol, sys.n(), longest_step)?;
     let y0 = super::options::initial_state(&opts, model, sys)?;
     let cfg = Config {
         t0,
@@ -190,12 +197,15 @@ fn start_reduced(
 /// `output = steps | every(dt) | at(t1, t2, …)`, checked against the interval `t0..t1`:
 /// sample times outside it, or a `dt` longer than it, cannot take effect and are errors; a
 /// request for more than `MAX_OUTPUT_ROWS` rows or `MAX_REQUEST_BYTES` of samples is
-/// refused with its estimate (`steps`: at least `(t1 − t0) / max_step` rows).
+/// refused with its estimate (`steps`: at least `(t1 − t0) / min(max_step, longest_step)`
+/// rows), and so is a run estimated at more than `MAX_STEPS` steps. `longest_step` is the
+/// longest step the motion allows (a forcing period: no step resolves a drive longer).
 pub(super) fn read_output(
     opts: &OptionReader,
     (t0, t1): (f64, f64),
     tol: &Tolerances,
     n: usize,
+    longest_step: f64,
 ) -> Result<Output, AnalysisError> {
     let refuse = |key: &str, at, rows: f64, help: &str| {
         let bytes = rows * (2 * n + 1) as f64 * std::mem::size_of::<f64>() as f64;
@@ -257,18 +267,34 @@ pub(super) fn read_output(
             }
         },
     };
+    // At least one step per `longest_step`: the bound on the run's steps and, with
+    // `output = steps`, on its rows.
+    let steps = (t1 - t0) / longest_step.min(tol.max_step);
+    let max_step_binds = opts
+        .span_of("max_step")
+        .filter(|_| tol.max_step <= longest_step);
+    let (key, at) = max_step_binds.map_or(("t", opts.span_of("t")), |at| ("max_step", Some(at)));
+    let at = at.unwrap_or(opts.statement_span());
     if output == Output::Steps {
-        if let Some(at) = opts.span_of("max_step") {
-            let rows = (t1 - t0) / tol.max_step;
-            if let Some(e) = refuse(
-                "max_step",
-                at,
-                rows,
-                "every step is an output row: use a larger `max_step`, a shorter `t`, or `output = every(dt)`",
-            ) {
-                return Err(e);
-            }
+        if let Some(e) = refuse(
+            key,
+            at,
+            steps,
+            "every step is an output row: use a larger `max_step`, a shorter `t`, or `output = every(dt)`",
+        ) {
+            return Err(e);
         }
+    }
+    if steps > MAX_STEPS as f64 {
+        return Err(opts.bad_value(
+            key,
+            at,
+            &format!(
+                "needs at least {steps:.1e} steps (one per {} s); the most one run may take is {MAX_STEPS:.0e}",
+                longest_step.min(tol.max_step)
+            ),
+            "shorten `t` (a steady state is reached in a few hundred forcing periods) or raise `max_step`",
+        ));
     }
     Ok(output)
 }

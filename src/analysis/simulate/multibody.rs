@@ -229,7 +229,7 @@ fn read_options(a: &Analysis, model: &Model, mb: &Multibody) -> Result<Backend, 
             atol: 0.0,
             max_step: sizes.h_max,
         };
-        let output = super::read_output(&opts, (t0, t1), &tol, states)?;
+        let output = super::read_output(&opts, (t0, t1), &tol, states, f64::INFINITY)?;
         return Ok(Backend::Timestepping(Stepping { output, ..sizes }));
     }
     let (rtol, atol) = integrator_tolerances(&opts)?;
@@ -238,7 +238,7 @@ fn read_options(a: &Analysis, model: &Model, mb: &Multibody) -> Result<Backend, 
         atol,
         max_step: opts.positive("max_step", Dim::TIME, t1 - t0, "1e-3")?,
     };
-    let output = super::read_output(&opts, (t0, t1), &tol, states)?;
+    let output = super::read_output(&opts, (t0, t1), &tol, states, f64::INFINITY)?;
     Ok(Backend::Events(Settings {
         t0,
         t1,

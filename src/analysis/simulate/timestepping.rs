@@ -9,13 +9,14 @@
 //! `solve::multibody::timestepping`.
 
 use super::super::diagnostics::AnalysisError;
-use super::super::options::{OptionReader, MAX_OUTPUT_ROWS};
+use super::super::options::OptionReader;
 use super::super::results::{Cell, Plot, Series, Table};
 use crate::lang::units::Dim;
 use crate::model::flat::ContactLaw;
 use crate::model::system::Multibody;
 use crate::solve::multibody::{Run, Stepping};
 use crate::solve::ode::driver::Output;
+use crate::solve::MAX_OUTPUT_ROWS;
 use serde_json::{json, Map, Value};
 
 /// The options only the `timestepping` backend reads.

@@ -23,17 +23,39 @@ pub struct Aft {
     dbasis: DMatrix<f64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("{samples} time samples cannot resolve {harmonics} harmonics (need more than {})", 2 * .harmonics)]
-pub struct TooFewSamples {
-    pub harmonics: usize,
-    pub samples: usize,
+/// Why the transforms for a request cannot be built.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub enum AftError {
+    #[error("{samples} time samples cannot resolve {harmonics} harmonics (need more than {})", 2 * .harmonics)]
+    TooFewSamples { harmonics: usize, samples: usize },
+    #[error("{harmonics} harmonics on {samples} samples need an estimated {} for the sampled bases (the limit is {})", crate::solve::bytes_text(*.bytes), crate::solve::bytes_text(crate::solve::MAX_REQUEST_BYTES))]
+    TooLarge {
+        harmonics: usize,
+        samples: usize,
+        bytes: f64,
+    },
 }
 
 impl Aft {
-    pub fn new(harmonics: usize, samples: usize) -> Result<Aft, TooFewSamples> {
+    /// Bytes of the sampled bases `φ_p(θ_j)` and `dφ_p/dθ(θ_j)` (`samples × (2H + 1)` each):
+    /// what a request of `harmonics` on `samples` allocates before its first solve.
+    pub fn bytes(harmonics: usize, samples: usize) -> f64 {
+        2.0 * samples as f64 * (2 * harmonics + 1) as f64 * std::mem::size_of::<f64>() as f64
+    }
+
+    /// The transforms, refused (never allocated) past `MAX_REQUEST_BYTES`: every harmonic
+    /// balance builds its AFT here, so no request can abort in the allocation.
+    pub fn new(harmonics: usize, samples: usize) -> Result<Aft, AftError> {
         if samples <= 2 * harmonics {
-            return Err(TooFewSamples { harmonics, samples });
+            return Err(AftError::TooFewSamples { harmonics, samples });
+        }
+        let bytes = Aft::bytes(harmonics, samples);
+        if bytes > crate::solve::MAX_REQUEST_BYTES {
+            return Err(AftError::TooLarge {
+                harmonics,
+                samples,
+                bytes,
+            });
         }
         let mut planner = FftPlanner::new();
         let width = 2 * harmonics + 1;

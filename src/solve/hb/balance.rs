@@ -18,7 +18,7 @@ pub enum HbError {
     #[error("`{element}`: {what} is not in the harmonic balance yet")]
     Unsupported { element: String, what: &'static str },
     #[error(transparent)]
-    Samples(#[from] aft::TooFewSamples),
+    Aft(#[from] aft::AftError),
     #[error(
         "an excitation term at {found} rad/s is not a multiple of the fundamental {omega} rad/s"
     )]

@@ -9,6 +9,18 @@
 
 // Step control (driver).
 
+/// Most accepted steps one integration may take: past it the run stops with its partial
+/// trajectory (`SimError::StepBudget`) rather than run without end (`t = 0..1e308`). A
+/// billion steps take 20 minutes on one DOF at the fastest; no published run needs more
+/// (steps).
+pub const MAX_STEPS: usize = 1_000_000_000;
+/// Steps after which a run's pace is judged (a second or less of work) (steps).
+pub const PACE_STEPS: usize = 100_000;
+/// A run whose pace so far projects more than this many times `MAX_STEPS` stops at once
+/// instead of after the budget: no later stretch of the motion is that much smoother than
+/// its first hundred thousand steps (dimensionless).
+pub const PACE_FACTOR: f64 = 1000.0;
+
 /// Smallest step, relative to the time scale `max(|t|, 1 s)`, below which the integration
 /// stops with a step-size underflow; a remaining interval to the end time this short is
 /// crossed by one Euler step instead, so a run whose last event falls within round-off of

@@ -22,7 +22,8 @@ pub use section::{Section, SectionPoint};
 use super::dop853::{initial_step, Tolerances};
 use super::hybrid::{Element, EventFn, Hybrid, JustSwitched, ModeState};
 use super::tolerances::{
-    MIN_SHORTENED_STEP, MIN_STEP, POOR_FIT_STEP_CUT, RESTART_SKIP, UNDECIDED_STEP_CUT,
+    MAX_STEPS, MIN_SHORTENED_STEP, MIN_STEP, PACE_FACTOR, PACE_STEPS, POOR_FIT_STEP_CUT,
+    RESTART_SKIP, UNDECIDED_STEP_CUT,
 };
 pub(crate) use actions::ZenoWatch;
 use choice::MethodChoice;
@@ -126,6 +127,14 @@ pub enum SimError {
     NonFinite { t: f64 },
     #[error("`{element}` is penetrated at t = {t} without a located contact (the motion started on the stop's boundary)")]
     MissedContact { t: f64, element: String },
+    #[error("stopped at t = {t} after {steps} steps: at this pace the run needs about {projected:.1e} steps, and the most one integration may take is {:.0e}", super::tolerances::MAX_STEPS as f64)]
+    StepBudget {
+        t: f64,
+        steps: usize,
+        projected: f64,
+    },
+    #[error("stopped at t = {t}: the output reached {rows} rows ({}), the most a run may hold (the limits are {:.0e} rows and {})", crate::solve::bytes_text(*.bytes), crate::solve::MAX_OUTPUT_ROWS, crate::solve::bytes_text(crate::solve::MAX_REQUEST_BYTES))]
+    OutputLimit { t: f64, rows: usize, bytes: f64 },
 }
 
 /// A failed integration and what was computed up to the failure.
@@ -164,6 +173,9 @@ pub fn integrate_with_section(
                 if run.y.iter().any(|v| !v.is_finite()) {
                     let t = run.t;
                     return Err(run.fail(SimError::NonFinite { t }));
+                }
+                if let Some(error) = run.over_budget() {
+                    return Err(run.fail(error));
                 }
             }
             Ok(Pass::Retried | Pass::Restarted) => {}
@@ -406,6 +418,36 @@ impl<'r, 's> Run<'r, 's> {
         self.switched.record(switched, same_instant);
         (self.t, self.y) = (t, y);
         self.stepper.restart(self.h)
+    }
+
+    /// Whether the run has used up its step budget (`MAX_STEPS`, or at its pace after
+    /// `PACE_STEPS` steps it would need `PACE_FACTOR` times that), or its output has grown
+    /// past `MAX_OUTPUT_ROWS` rows or `MAX_REQUEST_BYTES` (samples, contact forces, events
+    /// and section points, 8 bytes a number): the bound that holds whatever the request.
+    fn over_budget(&self) -> Option<SimError> {
+        let traj = &self.traj;
+        let (t0, t1) = (self.cfg.t0, self.cfg.t1);
+        let projected = (traj.steps as f64 * ((t1 - t0) / (self.t - t0))).min(f64::MAX);
+        let hopeless = traj.steps >= PACE_STEPS && projected > PACE_FACTOR * MAX_STEPS as f64;
+        if traj.steps >= MAX_STEPS || hopeless {
+            return Some(SimError::StepBudget {
+                t: self.t,
+                steps: traj.steps,
+                projected,
+            });
+        }
+        let width = |row: Option<&Vec<f64>>| row.map_or(0, Vec::len);
+        let sample = 1 + width(traj.y.first()) + width(traj.forces.first());
+        let rows = traj.t.len() + traj.events.len() + traj.section.len();
+        let numbers =
+            traj.t.len() * sample + (traj.events.len() + traj.section.len()) * self.y.len();
+        let bytes = (numbers * std::mem::size_of::<f64>()) as f64;
+        (rows as f64 > crate::solve::MAX_OUTPUT_ROWS || bytes > crate::solve::MAX_REQUEST_BYTES)
+            .then_some(SimError::OutputLimit {
+                t: self.t,
+                rows,
+                bytes,
+            })
     }
 
     /// The failure with the trajectory up to the last good state.
