@@ -22,6 +22,10 @@ const STEP_DIVIDES_TOLERANCE: f64 = 1e-9;
 /// Most steps a swept axis may have (about a million grid points).
 const MAX_SWEEP_STEPS: f64 = 1e6;
 
+/// Largest magnitude of an initial value: about the square root of the largest `f64`, so the
+/// state's squares (its energy, the integrators' error norms) stay finite.
+const MAX_STATE: f64 = 1e150;
+
 /// The options of one analysis statement, with the model's parameters in scope.
 pub struct OptionReader<'a> {
     options: Option<&'a Options>,
@@ -477,6 +481,20 @@ impl<'a> OptionReader<'a> {
             let val = eval::eval(x, &self.scope)
                 .map_err(AnalysisError::Resolve)?
                 .v;
+            if !val.is_finite() {
+                return Err(AnalysisError::Resolve(ResolveError::NonFinite {
+                    at: x.span,
+                    value: val,
+                }));
+            }
+            if val.abs() > MAX_STATE {
+                return Err(self.bad(
+                    key,
+                    x.span,
+                    &format!("{val:e} is too large for a state: its square (energies, error norms) overflows"),
+                    &format!("initial values must be below {MAX_STATE:e} in magnitude"),
+                ));
+            }
             out.push((path, val, e.key.span));
         }
         Ok(out)

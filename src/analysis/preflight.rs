@@ -61,7 +61,7 @@ pub fn check(a: &Analysis, model: &Model, sys: &System) -> Result<(), AnalysisEr
 /// `continue frf`: the sampled harmonic basis (`samples × (2H + 1)`, twice) and, with
 /// stability on, Hill's matrices (`hill_bytes`) must fit in `MAX_REQUEST_BYTES`; `samples`
 /// must resolve the harmonics (`samples ≥ 2H + 1`); the steps must be ordered
-/// (`min_step ≤ step ≤ max_step`), else one of them cannot take effect.
+/// (`steps_ordered`).
 fn continue_frf(opts: &OptionReader, model: &Model, sys: &System) -> Result<(), AnalysisError> {
     let Ok(h) = opts
         .count("harmonics", 1)
@@ -86,6 +86,13 @@ fn continue_frf(opts: &OptionReader, model: &Model, sys: &System) -> Result<(), 
         }
     }
     memory(opts, model, sys, (h, samples), samples_given.is_some())?;
+    steps_ordered(opts)
+}
+
+/// The continuation's steps as given must be ordered (`min_step ≤ step ≤ max_step`), else
+/// one of them cannot take effect (a `step` above `max_step` was taken once and landed
+/// past the range).
+fn steps_ordered(opts: &OptionReader) -> Result<(), AnalysisError> {
     let step = |key| {
         opts.number(key, Dim::NONE)
             .ok()
@@ -157,6 +164,7 @@ fn continue_periodic(
 ) -> Result<(), AnalysisError> {
     let n = sys.n();
     if n <= MAX_SHOOTING_DOFS {
+        steps_ordered(opts)?;
         return periodic_harmonic_balance(opts, sys);
     }
     Err(AnalysisError::Unsupported {

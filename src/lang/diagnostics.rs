@@ -343,6 +343,11 @@ pub enum ResolveError {
     #[error("`--set {name}`: the model has no parameter `{name}`")]
     #[diagnostic(code(nsd::resolve::unknown_override), help("{help}"))]
     UnknownOverride { name: String, help: String },
+    /// A use of a mass or body whose declaration was refused: never reported (the refusal
+    /// is the cause), it only stops the statement.
+    #[error("follows from an earlier error")]
+    #[diagnostic(code(nsd::resolve::follow_on))]
+    FollowOn,
     #[error("value is not a finite number")]
     #[diagnostic(
         code(nsd::resolve::non_finite),

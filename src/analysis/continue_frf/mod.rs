@@ -233,10 +233,13 @@ fn read_options(
         opts.positive(key, crate::lang::units::Dim::NONE, default, "0.01")
     };
     let default = default_settings((lo, hi));
+    // A given `step` above the default `max_step` raises it (the preflight refuses a given
+    // `max_step` below `step`): no option is changed silently.
+    let step = number("step", default.step)?;
     let settings = Settings {
-        step: number("step", default.step)?,
+        step,
         min_step: number("min_step", default.min_step)?,
-        max_step: number("max_step", default.max_step)?,
+        max_step: number("max_step", default.max_step.max(step))?,
         max_points: opts.count("max_points", 2)?.unwrap_or(default.max_points),
         ..default
     };

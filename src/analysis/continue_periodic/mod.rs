@@ -142,15 +142,17 @@ fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Request, AnalysisEr
                 "give the continued parameter and its range, e.g. `param = Omega in 1.1..1.4`",
             )
         })?;
-    let rtol = opts.positive("rtol", Dim::NONE, DEFAULT_TOL, "1e-10")?;
+    let rtol = super::tolerances::relative_tolerance(&opts, DEFAULT_TOL, "1e-10")?;
     let atol = opts.positive("atol", Dim::NONE, DEFAULT_TOL, "1e-10")?;
     let number = |key: &str, default: f64| opts.positive(key, Dim::NONE, default, "0.01");
     let width = (to - from).abs();
+    // A given `step` above the default `max_step` raises it, as in `continue frf`.
+    let step = number("step", width / STEP_DIVISOR)?;
     let settings = Settings {
         range: (from, to),
-        step: number("step", width / STEP_DIVISOR)?,
+        step,
         min_step: number("min_step", width * MIN_STEP_FRACTION)?,
-        max_step: number("max_step", width / MAX_STEP_DIVISOR)?,
+        max_step: number("max_step", (width / MAX_STEP_DIVISOR).max(step))?,
         max_points: opts.count("max_points", 2)?.unwrap_or(DEFAULT_MAX_POINTS),
         tol: CORRECTOR_TOL_FACTOR * rtol.max(atol),
         scale: Scale::UNIT,
@@ -281,6 +283,7 @@ impl Traced<'_> {
             at: a.span,
             help: "periodic orbits of a forced system: give it a load `Q * cos(Omega * t)`".into(),
         })?;
+        crate::solve::periodic::hybrid(&start_sys, smooth_only).map_err(unsupported)?;
         // The start: the harmonic-balance orbit or the given state, then the transient, which
         // ends on a forcing phase 0.
         let y0 = match req.hb_start {
@@ -288,8 +291,13 @@ impl Traced<'_> {
             None => req.y0.clone(),
         };
         let span = (req.transient * req.periods) as f64 * period;
-        let warm =
-            shoot(&start_sys, smooth_only, (0.0, span), &y0, &req.tol).map_err(unsupported)?;
+        let warm = shoot(&start_sys, smooth_only, (0.0, span), &y0, &req.tol).map_err(|e| {
+            AnalysisError::Numerical {
+                message: format!("continue periodic of `{name}`: the transient from the start: {e}"),
+                at: a.span,
+                help: "loosen `rtol`/`atol`, or start elsewhere (`x0`, `v0`, `start = harmonic_balance`)".into(),
+            }
+        })?;
         let x0 = nalgebra::DVector::from_column_slice(warm.end());
         let shooting = Shooting::new(&system_at, x0.len(), req.periods, smooth_only, req.tol);
         let mut settings = req.settings;

@@ -66,6 +66,18 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         at: a.span,
         help: "this version integrates linear parts, polynomial springs, gaps (piecewise-linear exact or smoothed, Hertz, Kelvin–Voigt, Hunt–Crossley, Lankarani–Nikravesh), rigid stops between masses or to ground, rigid Coulomb contacts and Jenkins elements; 2-D friction contacts follow".into(),
     })?;
+    if let Some(stop) = hybrid.penetrated(cfg.t0, &cfg.y0) {
+        let opts = OptionReader::unchecked(a, model);
+        let name = &hybrid.stops[stop].name;
+        return Err(opts
+            .bad_value(
+                "x0",
+                opts.span_of("x0").unwrap_or(a.span),
+                &format!("the initial state is inside the rigid stop `{name}`"),
+                &format!("a rigid stop cannot be penetrated: start on its free side or on its boundary (the clearance of `{name}`)"),
+            )
+            .into());
+    }
     hybrid.forces_at_samples = true;
     let recorded = Recorded::new(record, sys.n(), &mut hybrid, reduced.is_none());
     let start = std::time::Instant::now();

@@ -215,6 +215,9 @@ struct Resolver<'p> {
     damping: Option<(Rayleigh, Span)>,
     gravity: Option<[f64; 3]>,
     errors: Vec<miette::Report>,
+    /// Full names of masses and bodies whose declaration was refused: a later use of one is
+    /// a consequence of that error, not a second one, and is not reported.
+    rejected: Vec<String>,
 }
 
 /// `ground` or `base`: a node that carries every direction and never moves on its own.
@@ -255,11 +258,15 @@ impl<'p> Resolver<'p> {
             damping: None,
             gravity: None,
             errors: vec![],
+            rejected: vec![],
         }
     }
 
     /// Records an error with the text of the file it points into; resolution goes on.
     fn report(&mut self, file: FileId, e: ResolveError) {
+        if matches!(e, ResolveError::FollowOn) {
+            return;
+        }
         self.errors
             .push(Failure::located(&self.prog.sources, file, e));
     }
@@ -348,6 +355,9 @@ impl<'p> Resolver<'p> {
             _ => self.single(f, s),
         };
         if let Err(e) = result {
+            if let Stmt::Mass { name, .. } | Stmt::Body { name, .. } = s {
+                self.rejected.push(format!("{}{}", f.prefix, name.name));
+            }
             self.report(f.file, e);
         }
     }

@@ -130,6 +130,13 @@ impl Resolver<'_> {
                 return Ok((id, Some(dir)));
             }
         }
+        let declared_by = |r: &String| {
+            full.strip_prefix(r.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['[', '.']))
+        };
+        if self.rejected.iter().any(declared_by) {
+            return Err(ResolveError::FollowOn);
+        }
         let local = full
             .strip_prefix(f.prefix.as_str())
             .unwrap_or(&full)

@@ -43,7 +43,8 @@ pub struct Shot {
 
 /// The hybrid form of `sys` for shooting: the elements whose internal states are not part of
 /// the state vector refused.
-fn hybrid(sys: &System, smooth_only: bool) -> Result<Hybrid<'_>, String> {
+/// The hybrid flow shooting integrates, or why the model's elements cannot be shot.
+pub fn hybrid(sys: &System, smooth_only: bool) -> Result<Hybrid<'_>, String> {
     let h = Hybrid::new(sys, smooth_only).map_err(|e| e.to_string())?;
     if let Some(j) = h.jenkins.first() {
         return Err(format!(
