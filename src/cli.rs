@@ -1,15 +1,21 @@
 //! The command-line shell (`nsd check | run | merge | repl`): parses arguments with clap, calls the
-//! pipeline, prints diagnostics to stderr and results to stdout, returns the exit code
-//! (0 success, 1 the model or command is wrong, 2 a numerical failure).
+//! pipeline, prints diagnostics to stderr and results to stdout (with `--json`, one record per
+//! outcome: `record`), returns the exit code (0 success, 1 the model or command is wrong, 2 a
+//! numerical failure).
 //!
 //! `nsd repl` is the other shell's business: `parse` hands it back to the binary's `main`,
 //! which starts `repl::main`, so neither shell imports the other.
+
+mod record;
+mod shard;
 
 use crate::analysis::check::summarise;
 use crate::analysis::{self, check_names, RunFailure};
 use crate::io::report::Written;
 use crate::lang::{parse_override, resolve, Failure, Override, Program};
 use clap::{Args, Parser, Subcommand};
+pub use record::print_failure;
+use record::{emit, emit_raw, failed, file_failed, ShellError};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -155,13 +161,6 @@ enum BatchCommand {
     Lsp,
 }
 
-/// Prints every diagnostic of a failure to stderr.
-pub fn print_failure(f: &Failure) {
-    for r in &f.reports {
-        eprintln!("{r:?}");
-    }
-}
-
 /// Parses the process arguments.
 pub fn parse() -> Invocation {
     match Cli::try_parse() {
@@ -187,7 +186,10 @@ pub fn parse() -> Invocation {
 pub fn execute(batch: Batch) -> i32 {
     match batch.0 {
         BatchCommand::Check(args) => check(&args),
-        BatchCommand::Run(args) => run(&args),
+        BatchCommand::Run(args) => {
+            remove_temporaries_on_signals();
+            run(&args)
+        }
         BatchCommand::Fmt(args) => crate::fmt_cmd::run(&args.files, args.check),
         BatchCommand::Test(args) => {
             let scope = if args.expects_only {
@@ -197,30 +199,37 @@ pub fn execute(batch: Batch) -> i32 {
             };
             crate::testrun::run(&args.files, scope)
         }
-        BatchCommand::Merge(args) => merge(&args),
+        BatchCommand::Merge(args) => {
+            remove_temporaries_on_signals();
+            shard::merge(&args)
+        }
         BatchCommand::Lsp => crate::lsp::run(),
     }
+}
+
+/// `run` and `merge` write results through temporary folders: an interrupt must not leave
+/// them behind.
+fn remove_temporaries_on_signals() {
+    #[cfg(unix)]
+    crate::io::report::remove_staged_on_signals();
 }
 
 fn overrides(set: &[String]) -> Result<Vec<Override>, Failure> {
     set.iter().map(|s| parse_override(s)).collect()
 }
 
-fn load(file: &Path, set: &[String]) -> Result<(Program, Vec<Override>), i32> {
-    let prog = Program::load(file).map_err(|f| {
-        print_failure(&f);
-        1
-    })?;
-    let ov = overrides(set).map_err(|f| {
-        print_failure(&f);
-        1
-    })?;
-    Ok((prog, ov))
+/// The program and the `--set` overrides; a failure reported (with `--json`, as the file's
+/// record) and its exit code otherwise.
+fn load(file: &Path, set: &[String], as_json: bool) -> Result<(Program, Vec<Override>), i32> {
+    let loaded = Program::load(file).and_then(|prog| Ok((prog, overrides(set)?)));
+    loaded.map_err(|f| file_failed(file, &f, as_json))
 }
 
+/// `check`: each model's summary; with `--json` one record per model, a model that does not
+/// resolve or assemble as `{"model", "failed": true, …}`.
 fn check(args: &CheckArgs) -> i32 {
     let file = args.file.as_path();
-    let (prog, ov) = match load(file, &args.set) {
+    let (prog, ov) = match load(file, &args.set, args.json) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -231,23 +240,19 @@ fn check(args: &CheckArgs) -> i32 {
     if names.is_empty() {
         eprintln!("warning: `{}` defines no model", file.display());
     } else if let Err(f) = analysis::check_overrides(&prog, &names, &ov) {
-        print_failure(&f);
-        return 1;
+        return file_failed(file, &f, args.json);
     }
     let mut code = 0;
     for name in names {
-        let model = match resolve(&prog, &name, &analysis::overrides_for(&prog, &name, &ov)) {
-            Ok(m) => m,
+        let assembled = resolve(&prog, &name, &analysis::overrides_for(&prog, &name, &ov))
+            .and_then(|model| Ok((analysis::finite::assembled(&prog, &model)?, model)));
+        let (sys, model) = match assembled {
+            Ok(x) => x,
             Err(f) => {
                 print_failure(&f);
-                code = 1;
-                continue;
-            }
-        };
-        let sys = match analysis::finite::assembled(&prog, &model) {
-            Ok(sys) => sys,
-            Err(f) => {
-                print_failure(&f);
+                if args.json {
+                    emit(&failed(json!({ "model": name }), &f, 1).to_string());
+                }
                 code = 1;
                 continue;
             }
@@ -264,22 +269,22 @@ fn check(args: &CheckArgs) -> i32 {
     }
     if code == 0 {
         if let Err(f) = check_names(&prog) {
-            print_failure(&f);
-            code = 1;
+            return file_failed(file, &f, args.json);
         }
     }
     code
 }
 
+/// `run`: every selected analysis run and written (or its shard, with `--shard`).
 fn run(args: &RunArgs) -> i32 {
     let (out, as_json, only) = (args.out.as_path(), args.json, args.only.as_deref());
-    let (prog, ov) = match load(&args.file, &args.set) {
+    let file = args.file.as_path();
+    let (prog, ov) = match load(file, &args.set, as_json) {
         Ok(x) => x,
         Err(code) => return code,
     };
     if let Err(f) = check_names(&prog) {
-        print_failure(&f);
-        return 1;
+        return file_failed(file, &f, as_json);
     }
     let selected: Vec<_> = prog
         .analyses
@@ -288,16 +293,15 @@ fn run(args: &RunArgs) -> i32 {
         .collect();
     if let (Some(name), true) = (only, selected.is_empty()) {
         let names: Vec<String> = prog.analyses.iter().map(analysis::name_of).collect();
-        eprintln!(
-            "error[nsd::analysis::unknown_name]: no analysis named `{name}` (the file has: {})",
-            names.join(", ")
-        );
-        return 1;
+        let e = ShellError::UnknownAnalysis {
+            name: name.to_string(),
+            have: names.join(", "),
+        };
+        return file_failed(file, &Failure::one(miette::Report::new(e)), as_json);
     }
     let models: Vec<String> = selected.iter().map(|a| a.model.name.clone()).collect();
     if let Err(f) = analysis::check_overrides(&prog, &models, &ov) {
-        print_failure(&f);
-        return 1;
+        return file_failed(file, &f, as_json);
     }
     let hash = crate::io::report::source_hash(
         (0..prog.files.len())
@@ -306,14 +310,14 @@ fn run(args: &RunArgs) -> i32 {
     let mut code = 0;
     for a in selected {
         if let Some(shard) = args.shard {
-            code = code.max(run_shard(&prog, a, &ov, shard, args, &hash));
+            code = code.max(shard::run_shard(&prog, a, &ov, shard, args, &hash));
             continue;
         }
         match analysis::run(&prog, a, &ov) {
             Ok(r) => code = code.max(written(&r, out, &hash, as_json)),
             Err(failure) => {
                 code = code.max(failure.exit_code);
-                failed(a, failure, out, &hash, as_json);
+                failed_run(a, failure, out, &hash, as_json);
             }
         }
     }
@@ -346,119 +350,30 @@ fn written(r: &analysis::Results, out: &Path, hash: &str, as_json: bool) -> i32 
             0
         }
         Err(e) => {
-            eprintln!(
-                "error[nsd::io::write]: cannot write results of `{}` to {}: {e}",
-                r.name,
-                out.display()
-            );
+            let f = Failure::one(miette::Report::new(e));
+            print_failure(&f);
+            if as_json {
+                let record =
+                    json!({"name": r.name, "kind": r.kind, "out": null, "summary": r.summary});
+                emit(&failed(record, &f, 1).to_string());
+            }
             1
         }
     }
 }
 
-/// `run --shard i/n`: the slice written to `OUT/NAME.shards/shard-i-of-n.json` (atomically;
-/// with `--resume`, a slice already written is kept). The exit code.
-fn run_shard(
-    prog: &Program,
-    a: &crate::lang::ast::Analysis,
-    ov: &[Override],
-    (i, n): (usize, usize),
-    args: &RunArgs,
-    hash: &str,
-) -> i32 {
-    let dir = args.out.join(format!("{}.shards", analysis::name_of(a)));
-    let file = dir.join(format!("shard-{i}-of-{n}.json"));
-    if args.resume && crate::io::report::read_json(&file).is_ok() {
-        eprintln!("{} exists: skipped (--resume)", file.display());
-        return 0;
-    }
-    match analysis::run_shard(prog, a, ov, (i, n)) {
-        Ok(mut v) => {
-            v["source_hash"] = Value::String(hash.into());
-            match crate::io::report::write_json(&file, &v) {
-                Ok(()) => {
-                    emit(&format!(
-                        "shard {i}/{n} of `{}` → {}",
-                        analysis::name_of(a),
-                        file.display()
-                    ));
-                    0
-                }
-                Err(e) => {
-                    eprintln!(
-                        "error[nsd::io::write]: cannot write {}: {e}",
-                        file.display()
-                    );
-                    1
-                }
-            }
-        }
-        Err(failure) => {
-            print_failure(&failure.failure);
-            failure.exit_code
-        }
-    }
-}
-
-/// `merge DIR…`: every `shard-*.json` in the folders (or in their `*.shards` subfolders),
-/// grouped by analysis, joined and written as a single run's results. The exit code.
-fn merge(args: &MergeArgs) -> i32 {
-    let mut groups: std::collections::BTreeMap<String, Vec<(String, Value)>> = Default::default();
-    for dir in &args.dirs {
-        let files = match crate::io::report::shard_files(dir) {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!("error[nsd::io::read]: cannot read {}: {e}", dir.display());
-                return 1;
-            }
-        };
-        for f in files {
-            match crate::io::report::read_json(&f) {
-                Ok(v) => {
-                    let name = v["name"].as_str().unwrap_or_default().to_string();
-                    groups
-                        .entry(name)
-                        .or_default()
-                        .push((f.display().to_string(), v));
-                }
-                Err(e) => {
-                    eprintln!("error[nsd::io::read]: {}: {e}", f.display());
-                    return 1;
-                }
-            }
-        }
-    }
-    if groups.is_empty() {
-        eprintln!("{:?}", miette::Report::new(analysis::MergeError::Empty));
-        return 1;
-    }
-    let mut code = 0;
-    for (name, shards) in groups {
-        // `merge_shards` checks that every shard has the first one's hash.
-        let hash = shards[0].1["source_hash"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        match analysis::merge_shards(&shards) {
-            Ok(r) => code = code.max(written(&r, &args.out, &hash, args.json)),
-            Err(e) => {
-                eprintln!(
-                    "{:?}",
-                    miette::Report::new(e).wrap_err(format!("cannot merge `{name}`"))
-                );
-                code = 1;
-            }
-        }
-    }
-    code
-}
-
 /// Reports a failed analysis: its diagnostics on stderr, its partial results (if any)
-/// written, and with `--json` its object on stdout: `{"name", "kind", "out", "summary",
-/// "failed": true, "error", "code", "exit_code"}` (`out` null and `summary` empty when nothing
-/// was written).
-fn failed(a: &crate::lang::ast::Analysis, f: RunFailure, out: &Path, hash: &str, as_json: bool) {
-    print_failure(&f.failure);
+/// written, and with `--json` its record: `{"name", "kind", "out", "summary", "failed": true,
+/// "error", "code", "exit_code", "diagnostics"}` (`out` null and `summary` empty when nothing
+/// was written). A failure to write the partial results joins the diagnostics.
+fn failed_run(
+    a: &crate::lang::ast::Analysis,
+    f: RunFailure,
+    out: &Path,
+    hash: &str,
+    as_json: bool,
+) {
+    let mut failure = f.failure;
     let mut written = None;
     if let Some(r) = &f.partial {
         match crate::io::report::write(out, r, hash) {
@@ -470,32 +385,23 @@ fn failed(a: &crate::lang::ast::Analysis, f: RunFailure, out: &Path, hash: &str,
                 );
                 written = Some(w.dir.display().to_string());
             }
-            Err(e) => eprintln!(
-                "error[nsd::io::write]: cannot write the partial results of `{}`: {e}",
-                r.name
-            ),
+            Err(e) => failure.reports.push(miette::Report::new(e)),
         }
     }
+    print_failure(&failure);
     if as_json {
-        let first = f.failure.reports.first();
         let summary = f
             .partial
             .as_ref()
             .map(|r| r.summary.clone())
             .unwrap_or_default();
-        emit(&format!(
-            "{}",
-            json!({
-                "name": analysis::name_of(a),
-                "kind": a.kind.keyword(),
-                "out": written,
-                "summary": summary,
-                "failed": true,
-                "error": first.map(|r| r.to_string()),
-                "code": first.and_then(|r| r.code()).map(|c| c.to_string()),
-                "exit_code": f.exit_code,
-            })
-        ));
+        let record = json!({
+            "name": analysis::name_of(a),
+            "kind": a.kind.keyword(),
+            "out": written,
+            "summary": summary,
+        });
+        emit(&failed(record, &failure, f.exit_code).to_string());
     }
 }
 
@@ -515,14 +421,4 @@ fn summary_line(s: &serde_json::Map<String, Value>) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Writes a line to stdout; a closed pipe (`nsd check --json | head`) is not an error.
-fn emit(line: &str) {
-    emit_raw(&format!("{line}\n"));
-}
-
-fn emit_raw(text: &str) {
-    use std::io::Write;
-    let _ = std::io::stdout().write_all(text.as_bytes());
 }

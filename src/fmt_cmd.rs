@@ -3,36 +3,53 @@
 //! formatted and exits 1 (for CI). Folders are walked for `.nsd` files (hidden ones skipped).
 
 use crate::lang::fmt::{format, FmtError};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The `.nsd` files named or under the folders named (hidden ones skipped), sorted within
-/// each folder.
+/// each folder; shared by `nsd test`.
+///
+/// Symbolic links are followed, but every real folder is walked once and every real file
+/// listed once (by canonical path): a link back up the tree (`sub/up -> ..`) would otherwise
+/// be followed until the system's limit of 40 links, listing each file 41 times. A file or
+/// folder reached by two paths is listed under the first in sorted order.
 pub fn nsd_files(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    let mut seen = HashSet::new();
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
-            let mut found = Vec::new();
-            walk(p, &mut found)?;
-            found.sort();
-            out.extend(found);
-        } else {
+            walk(p, &mut seen, &mut out)?;
+        } else if first_visit(p, &mut seen) {
             out.push(p.clone());
         }
     }
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// Whether `path` is seen for the first time (by its canonical path; a path that has none,
+/// such as a missing file, counts as itself and is left to the reader to report).
+fn first_visit(path: &Path, seen: &mut HashSet<PathBuf>) -> bool {
+    seen.insert(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()))
+}
+
+/// Adds the `.nsd` files under `dir`, in sorted order, unless the folder was walked already.
+fn walk(dir: &Path, seen: &mut HashSet<PathBuf>, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if !first_visit(dir, seen) {
+        return Ok(());
+    }
+    let mut entries = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         // Hidden files and folders (`.git`, editors' and tests' scratch files) are not models.
-        if entry.file_name().to_string_lossy().starts_with('.') {
-            continue;
+        if !entry.file_name().to_string_lossy().starts_with('.') {
+            entries.push(entry.path());
         }
-        let path = entry.path();
+    }
+    entries.sort();
+    for path in entries {
         if path.is_dir() {
-            walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "nsd") {
+            walk(&path, seen, out)?;
+        } else if path.extension().is_some_and(|e| e == "nsd") && first_visit(&path, seen) {
             out.push(path);
         }
     }

@@ -3,11 +3,20 @@
 //! initialize, didOpen with an error, didChange with the fix, hover, definition,
 //! completion, symbols, formatting, shutdown and exit; another checks the diagnostics of
 //! the golden files against `nsd check` and the files' caret annotations; a third times
-//! the diagnostics of a 2,000-line model.
+//! the diagnostics of a 2,000-line model. Malformed frames are sent raw, and one session
+//! speaks through `lsp-types`, the protocol's types as Rust clients use them, so that every
+//! params and result the server reads or writes is checked against the specification's shape.
 
 mod common;
 
 use common::{nsd, root};
+use lsp_types::notification::{
+    DidChangeTextDocument, DidOpenTextDocument, Exit, Initialized, Notification, PublishDiagnostics,
+};
+use lsp_types::request::{
+    Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, Initialize,
+    Request, Shutdown,
+};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -23,8 +32,8 @@ struct Client {
 }
 
 impl Client {
-    /// Starts `nsd lsp` and completes the initialize handshake; returns the capabilities.
-    fn start() -> (Client, Value) {
+    /// Starts `nsd lsp` (no handshake yet).
+    fn spawn() -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_nsd"))
             .arg("lsp")
             .current_dir(root())
@@ -34,20 +43,29 @@ impl Client {
             .expect("nsd lsp starts");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut c = Client {
+        Client {
             child,
             stdin,
             stdout,
             next_id: 0,
-        };
+        }
+    }
+
+    /// Starts `nsd lsp` and completes the initialize handshake; returns the capabilities.
+    fn start() -> (Client, Value) {
+        let mut c = Client::spawn();
         let caps = c.request("initialize", json!({ "capabilities": {} }));
         c.notify("initialized", json!({}));
         (c, caps)
     }
 
     fn send(&mut self, msg: Value) {
-        let body = msg.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("written");
+        self.send_raw(&frame(&msg.to_string()));
+    }
+
+    /// Bytes as they are, framed or not.
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).expect("written");
         self.stdin.flush().expect("flushed");
     }
 
@@ -76,14 +94,26 @@ impl Client {
 
     /// Sends a request and returns its result (notifications in between are dropped).
     fn request(&mut self, method: &str, params: Value) -> Value {
+        let msg = self.request_raw(method, params);
+        assert!(msg.get("error").is_none(), "{method}: {msg}");
+        msg["result"].clone()
+    }
+
+    /// Sends a request and returns the whole response (notifications in between dropped).
+    fn request_raw(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
         self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        self.response(&json!(id))
+    }
+
+    /// The next response, which must be to `id` (notifications before it are dropped).
+    fn response(&mut self, id: &Value) -> Value {
         loop {
             let msg = self.recv();
-            if msg["id"] == json!(id) {
-                assert!(msg.get("error").is_none(), "{method}: {msg}");
-                return msg["result"].clone();
+            if msg.get("method").is_none() {
+                assert_eq!(&msg["id"], id, "{msg}");
+                return msg;
             }
         }
     }
@@ -131,6 +161,11 @@ impl Client {
         let status = self.child.wait().expect("the server ends");
         assert!(status.success(), "{status}");
     }
+}
+
+/// A body in its `Content-Length` frame.
+fn frame(body: &str) -> Vec<u8> {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
 }
 
 fn uri_of(path: &Path) -> String {
@@ -493,4 +528,286 @@ fn the_editor_files_know_every_keyword() {
             "`{kw}` is not in editors/nsd.tmLanguage.json"
         );
     }
+}
+
+/// Malformed frames get the JSON-RPC error for them (-32700 for a body that is not JSON,
+/// -32600 for JSON that is no message, -32601 for an unknown request, -32602 for params its
+/// method cannot take), with the request's id when one can be read and `null` otherwise;
+/// frames that cannot be answered (an unknown notification, a header without a valid
+/// `Content-Length`, whose body is skipped, not acted on) are dropped; and after each the
+/// session goes on. The old server exited with code 1 and nothing on stderr at the first.
+#[test]
+fn malformed_frames_are_answered_and_the_session_goes_on() {
+    let (mut c, _) = Client::start();
+    let uri = "untitled:frames";
+    assert!(c.open(uri, FIXED).is_empty());
+    let hover =
+        r#""method": "textDocument/hover", "params": {"textDocument": {"uri": "untitled:frames"}}"#;
+    let answered: [(String, i64, Value); 9] = [
+        (r#"{"jsonrpc": "2.0", "id": 1,"#.into(), -32700, Value::Null),
+        (String::new(), -32700, Value::Null),
+        ("[]".into(), -32600, Value::Null),
+        (
+            r#"[{"jsonrpc": "2.0", "id": 5, "method": "shutdown"}]"#.into(),
+            -32600,
+            Value::Null,
+        ),
+        ("17".into(), -32600, Value::Null),
+        (
+            r#"{"jsonrpc": "1.0", "id": 9, "method": "shutdown"}"#.into(),
+            -32600,
+            json!(9),
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "id": 10, "method": 4}"#.into(),
+            -32600,
+            json!(10),
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "id": "s", "method": "nsd/unknown"}"#.into(),
+            -32601,
+            json!("s"),
+        ),
+        (
+            format!(r#"{{"jsonrpc": "2.0", "id": 12345678901, {hover}}}"#),
+            -32602,
+            json!(12345678901_i64),
+        ),
+    ];
+    for (body, code, id) in answered {
+        c.send_raw(&frame(&body));
+        let msg = c.response(&id);
+        assert_eq!(msg["error"]["code"], json!(code), "{body}: {msg}");
+        assert!(msg.get("result").is_none(), "{body}: {msg}");
+    }
+    let dropped: [Vec<u8>; 5] = [
+        frame(r#"{"jsonrpc": "2.0", "method": "nsd/unknown"}"#),
+        b"Content-Type: x\r\n\r\n{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": \"shutdown\"}"
+            .to_vec(),
+        b"Content-Length: many\r\n\r\n".to_vec(),
+        b"Content-Length: 99999999999999\r\n\r\n".to_vec(),
+        b"garbage\r\n".to_vec(),
+    ];
+    for bytes in dropped {
+        c.send_raw(&bytes);
+        let text = c.at("textDocument/hover", uri, 3, 31)["contents"]["value"].to_string();
+        assert!(
+            text.contains("k = 4 N/m"),
+            "after {:?}: {text}",
+            String::from_utf8_lossy(&bytes)
+        );
+    }
+    c.stop();
+}
+
+/// A stream with broken frames, sent at once: each is said on stderr, every request is
+/// answered, and the exit after `shutdown` is code 0.
+#[test]
+fn broken_frames_are_logged_on_stderr() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nsd"))
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nsd lsp starts");
+    let mut input = frame(
+        r#"{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}"#,
+    );
+    input.extend_from_slice(b"Content-Type: x\r\n\r\n{}");
+    input.extend(frame("{"));
+    input.extend(frame(
+        r#"{"jsonrpc": "2.0", "id": 2, "method": "shutdown"}"#,
+    ));
+    input.extend(frame(r#"{"jsonrpc": "2.0", "method": "exit"}"#));
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(&input).expect("written");
+    drop(stdin);
+    let out = child.wait_with_output().expect("the server ends");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{}: {stderr}", out.status);
+    assert!(
+        stderr.contains("a header without `Content-Length`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("-32700"), "{stderr}");
+    assert!(stdout.contains(r#""code":-32700"#), "{stdout}");
+    assert!(
+        stdout.contains(r#""id":2,"jsonrpc":"2.0","result":null"#),
+        "{stdout}"
+    );
+}
+
+/// A client typed by `lsp-types`: each request's params and result have the types the LSP
+/// specification gives its method, so a reply of another shape fails to deserialise.
+struct Typed(Client);
+
+/// A request the server does not know.
+enum Unknown {}
+
+impl Request for Unknown {
+    type Params = ();
+    type Result = ();
+    const METHOD: &'static str = "nsd/unknown";
+}
+
+impl Typed {
+    /// `R`'s result, or its error's code and message.
+    fn call<R: Request>(&mut self, params: R::Params) -> Result<R::Result, (i64, String)> {
+        let params = serde_json::to_value(params).expect("params serialise");
+        let msg = self.0.request_raw(R::METHOD, params);
+        if let Some(e) = msg.get("error") {
+            let text = e["message"].as_str().unwrap_or_default().to_string();
+            return Err((e["code"].as_i64().unwrap_or_default(), text));
+        }
+        let result = serde_json::from_value::<R::Result>(msg["result"].clone());
+        Ok(result.unwrap_or_else(|e| panic!("{}: {e}: {msg}", R::METHOD)))
+    }
+
+    fn notify<N: Notification>(&mut self, params: N::Params) {
+        let params = serde_json::to_value(params).expect("params serialise");
+        self.0.notify(N::METHOD, params);
+    }
+
+    /// The next `publishDiagnostics`, typed.
+    fn published(&mut self) -> lsp_types::PublishDiagnosticsParams {
+        loop {
+            let msg = self.0.recv();
+            if msg["method"] == PublishDiagnostics::METHOD {
+                return serde_json::from_value(msg["params"].clone()).expect("typed params");
+            }
+        }
+    }
+}
+
+/// The error code of a typed call that failed.
+fn code<T>(reply: Result<T, (i64, String)>) -> Option<i64> {
+    reply.err().map(|e| e.0)
+}
+
+/// A whole session through typed messages, from a request before `initialize` to `exit`:
+/// every answer deserialises into its method's result type, and every error has its code.
+#[test]
+fn a_typed_client_session() {
+    use lsp_types::*;
+    let uri: Url = "untitled:typed".parse().expect("a URI");
+    let at = |line, character| {
+        TextDocumentPositionParams::new(
+            TextDocumentIdentifier::new(uri.clone()),
+            Position::new(line, character),
+        )
+    };
+    let hover = |line, character| HoverParams {
+        text_document_position_params: at(line, character),
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    let mut c = Typed(Client::spawn());
+    assert_eq!(code(c.call::<HoverRequest>(hover(0, 0))), Some(-32002));
+    let init = c
+        .call::<Initialize>(InitializeParams::default())
+        .expect("initialised");
+    assert_eq!(
+        init.capabilities.hover_provider,
+        Some(HoverProviderCapability::Simple(true))
+    );
+    assert_eq!(init.server_info.map(|s| s.name).as_deref(), Some("nsd"));
+    c.notify::<Initialized>(InitializedParams {});
+
+    let doc = TextDocumentItem::new(uri.clone(), "nsd".into(), 1, BROKEN.into());
+    c.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams { text_document: doc });
+    let published = c.published();
+    assert_eq!(published.uri, uri);
+    let codes: Vec<_> = published
+        .diagnostics
+        .iter()
+        .map(|d| d.code.clone())
+        .collect();
+    assert_eq!(
+        codes,
+        [Some(NumberOrString::String(
+            "nsd::resolve::unknown_name".into()
+        ))]
+    );
+    c.notify::<DidChangeTextDocument>(DidChangeTextDocumentParams {
+        text_document: VersionedTextDocumentIdentifier::new(uri.clone(), 2),
+        content_changes: vec![TextDocumentContentChangeEvent {
+            range: None,
+            range_length: None,
+            text: FIXED.into(),
+        }],
+    });
+    assert!(c.published().diagnostics.is_empty());
+
+    let shown = c.call::<HoverRequest>(hover(3, 31)).expect("answered");
+    match shown.map(|h| h.contents) {
+        Some(HoverContents::Markup(m)) => assert!(m.value.contains("k = 4 N/m"), "{}", m.value),
+        other => panic!("{other:?}"),
+    }
+    let def = c.call::<GotoDefinition>(GotoDefinitionParams {
+        text_document_position_params: at(3, 13),
+        work_done_progress_params: WorkDoneProgressParams::default(),
+        partial_result_params: PartialResultParams::default(),
+    });
+    match def.expect("answered") {
+        Some(GotoDefinitionResponse::Scalar(loc)) => {
+            assert_eq!(loc.range.start, Position::new(2, 7))
+        }
+        other => panic!("{other:?}"),
+    }
+    let items = c.call::<Completion>(CompletionParams {
+        text_document_position: at(3, 28),
+        work_done_progress_params: WorkDoneProgressParams::default(),
+        partial_result_params: PartialResultParams::default(),
+        context: None,
+    });
+    match items.expect("answered") {
+        Some(CompletionResponse::Array(items)) => {
+            let labels: Vec<_> = items.into_iter().map(|i| i.label).collect();
+            assert_eq!(labels, ["k", "k2", "k3"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    let symbols = c.call::<DocumentSymbolRequest>(DocumentSymbolParams {
+        text_document: TextDocumentIdentifier::new(uri.clone()),
+        work_done_progress_params: WorkDoneProgressParams::default(),
+        partial_result_params: PartialResultParams::default(),
+    });
+    match symbols.expect("answered") {
+        Some(DocumentSymbolResponse::Nested(s)) => {
+            let names: Vec<_> = s.into_iter().map(|s| s.name).collect();
+            assert_eq!(names, ["m", "modes"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    let edits = c.call::<Formatting>(DocumentFormattingParams {
+        text_document: TextDocumentIdentifier::new(uri.clone()),
+        options: FormattingOptions {
+            tab_size: 2,
+            insert_spaces: true,
+            ..FormattingOptions::default()
+        },
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    });
+    assert!(edits.expect("answered").is_some());
+
+    // Errors: an unknown method; params of the wrong shape (a negative line, which typed
+    // params cannot hold, so sent untyped); a second `initialize`; a request after `shutdown`.
+    assert_eq!(code(c.call::<Unknown>(())), Some(-32601));
+    let bad = json!({ "textDocument": { "uri": uri.as_str() }, "position": { "line": -1, "character": 0 } });
+    assert_eq!(
+        c.0.request_raw(HoverRequest::METHOD, bad)["error"]["code"],
+        -32602
+    );
+    assert_eq!(
+        code(c.call::<Initialize>(InitializeParams::default())),
+        Some(-32600)
+    );
+    c.call::<Shutdown>(()).expect("shut down");
+    assert_eq!(code(c.call::<HoverRequest>(hover(3, 31))), Some(-32600));
+    c.notify::<Exit>(());
+    let status = c.0.child.wait().expect("the server ends");
+    assert!(status.success(), "{status}");
 }

@@ -1,6 +1,11 @@
 //! Loading a program: the root file, its imports (relative to the importing file, then the
 //! stdlib), cycle and missing-file detection, and the table of models and components.
 //!
+//! A path is read only once its metadata say it is a regular file: a directory, a FIFO or a
+//! device (`/dev/zero` never ends, a FIFO blocks until a writer comes) is refused for what it
+//! is, and an import of a file that does not end in `.nsd` is refused before it is read, so
+//! that no diagnostic echoes a line of, say, `/etc/shadow`.
+//!
 //! **Invariant:** this module and the shells are the only places in `src/lang` that read
 //! files (`.nsd` sources and the MatrixMarket files that models import).
 
@@ -42,6 +47,11 @@ impl Program {
     pub fn load(path: &Path) -> Result<Program, Failure> {
         let text = read_text(path).map_err(|e| match e {
             ReadError::NotUtf8(bad) => Failure::one(miette::Report::new(bad.error(path, None))),
+            ReadError::NotAFile(kind) => Failure::one(miette::Report::new(LoadError::NotAFile {
+                path: path.display().to_string(),
+                kind,
+                at: None,
+            })),
             ReadError::Io(e) => Failure::one(miette::miette!(
                 code = "nsd::resolve::missing_file",
                 help = "check the path; model files end in .nsd",
@@ -161,9 +171,15 @@ impl Program {
             Some(PathBuf::from(rel)).filter(|p| p.is_absolute()),
             stdlib::override_dir().map(|d| d.join(rel)),
         ];
-        let found = candidates.into_iter().flatten().find(|p| p.is_file());
+        // The first path that exists, a file or not: a folder of that name is refused as
+        // one, not passed over for "no such file".
+        let found = candidates.into_iter().flatten().find(|p| p.exists());
         // A file on disk, else a built-in stdlib file (its text comes with it).
         let (canon, name, builtin_text) = if let Some(found) = found {
+            if let Err(e) = importable(&found, rel, span) {
+                errors.push(Failure::located(&self.sources, span.file, e));
+                return;
+            }
             let canon = found.canonicalize().unwrap_or(found.clone());
             (canon, display_name(&found), None)
         } else if let Some((file, text)) = stdlib::builtin(rel) {
@@ -210,6 +226,15 @@ impl Program {
                 let e = bad.error(Path::new(rel), Some(span));
                 errors.push(Failure::located(&self.sources, span.file, e));
             }
+            // Checked by `importable`; the file changed since.
+            Err(ReadError::NotAFile(kind)) => {
+                let e = LoadError::NotAFile {
+                    path: rel.to_string(),
+                    kind,
+                    at: Some(span),
+                };
+                errors.push(Failure::located(&self.sources, span.file, e));
+            }
             Err(ReadError::Io(err)) => {
                 let e = ResolveError::MissingFile {
                     path: rel.to_string(),
@@ -245,6 +270,9 @@ impl Program {
         };
         read_text(&path).map_err(|e| match e {
             ReadError::Io(e) => e,
+            ReadError::NotAFile(kind) => {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("it is {kind}"))
+            }
             ReadError::NotUtf8(bad) => std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
                 bad.error(&path, None).to_string(),
@@ -253,10 +281,94 @@ impl Program {
     }
 }
 
+/// The loader's refusals of a path that holds no model source (codes beside
+/// `nsd::resolve::missing_file`).
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum LoadError {
+    #[error("cannot read `{path}`: it is {kind}")]
+    #[diagnostic(
+        code(nsd::resolve::not_a_file),
+        help("name a .nsd file: nsd reads no folders, pipes or devices")
+    )]
+    NotAFile {
+        path: String,
+        kind: &'static str,
+        #[label("imported here")]
+        at: Option<Span>,
+    },
+    #[error("cannot import `{path}`: it is not a .nsd file")]
+    #[diagnostic(
+        code(nsd::resolve::not_nsd),
+        help("an import names a model file ending in .nsd (data files go to `matrices`)")
+    )]
+    NotNsd {
+        path: String,
+        #[label("imported here")]
+        at: Span,
+    },
+}
+
+/// Whether the existing path `found` of `import "rel"` may be read: a regular file (by its
+/// metadata, so that no device is opened) whose name ends in `.nsd`.
+fn importable(found: &Path, rel: &str, at: Span) -> Result<(), LoadError> {
+    if let Err(kind) = file_kind(found) {
+        return Err(LoadError::NotAFile {
+            path: rel.to_string(),
+            kind,
+            at: Some(at),
+        });
+    }
+    let is_nsd = found
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("nsd"));
+    if is_nsd {
+        Ok(())
+    } else {
+        Err(LoadError::NotNsd {
+            path: rel.to_string(),
+            at,
+        })
+    }
+}
+
+/// `Ok` for a regular file (symbolic links followed), else what the path is ("a
+/// directory"); a path whose metadata cannot be read is left to the read that follows.
+fn file_kind(path: &Path) -> Result<(), &'static str> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    let ft = meta.file_type();
+    if ft.is_file() {
+        return Ok(());
+    }
+    if ft.is_dir() {
+        return Err("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return Err("a FIFO (named pipe)");
+        }
+        if ft.is_char_device() {
+            return Err("a character device");
+        }
+        if ft.is_block_device() {
+            return Err("a block device");
+        }
+        if ft.is_socket() {
+            return Err("a socket");
+        }
+    }
+    Err("not a regular file")
+}
+
 /// Why a text file could not be read.
 enum ReadError {
     Io(std::io::Error),
     NotUtf8(NotUtf8),
+    /// What the path is instead of a regular file (`file_kind`).
+    NotAFile(&'static str),
 }
 
 /// Where a file stops being UTF-8.
@@ -283,6 +395,7 @@ impl NotUtf8 {
 /// A text file as UTF-8, without the byte-order mark some editors write first; the first
 /// invalid byte's offset, line and column (1-based, in characters) when it is not UTF-8.
 fn read_text(path: &Path) -> Result<String, ReadError> {
+    file_kind(path).map_err(ReadError::NotAFile)?;
     let file = std::fs::read(path).map_err(ReadError::Io)?;
     let bytes = file.strip_prefix(BYTE_ORDER_MARK).unwrap_or(&file);
     match std::str::from_utf8(bytes) {
