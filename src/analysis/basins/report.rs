@@ -9,6 +9,8 @@ use super::options::Options;
 use super::shard::Context;
 use super::{Exit, Label};
 use crate::analysis::results::{Cell, CellMap, Plot, Results, Table};
+use crate::analysis::simulate::section;
+use crate::model::System;
 use serde_json::{json, Map, Value};
 
 /// Colours of the attractors, in id order (then repeated), and of the cells without one.
@@ -213,13 +215,13 @@ fn plot(opts: &Context, labels: &[Label], attractors: &[Attractor]) -> Plot {
 }
 
 /// The settings in `meta.json`.
-pub(super) fn settings(opts: &Options) -> Map<String, Value> {
+pub(super) fn settings(opts: &Options, sys: &System) -> Map<String, Value> {
     let axis = |a: &super::options::Axis| json!({ "coordinate": a.name, "from": a.values.first(), "to": a.values.last(), "points": a.values.len() });
     let mut s = Map::new();
     s.insert("x".into(), axis(&opts.x));
     s.insert("y".into(), axis(&opts.y));
     s.insert("fixed".into(), json!(opts.fixed));
-    s.insert("section".into(), json!(format!("{:?}", opts.section)));
+    s.insert("section".into(), section::describe(&opts.section, sys));
     s.insert("transient_periods".into(), json!(opts.transient));
     s.insert("keep".into(), json!(opts.keep));
     s.insert("max_period".into(), json!(opts.max_period));
