@@ -1,8 +1,10 @@
 //! Output a user reads without knowing Rust (issue 43, section 3): `meta.json` holds plain
 //! JSON values, never a Rust `Debug` string (`section` was `"Stroboscopic { origin: 0.0,
-//! period: 5.23 }"` in `basins` and `sweep bifurcation`).
+//! period: 5.23 }"` in `basins` and `sweep bifurcation`); integer columns — counts, ids,
+//! indices, 0/1 flags — are written `1`, not `1.0`, while floats keep their shortest
+//! round-trip form (`1.0` stays `1.0` in a float column).
 //!
-//! One run of every analysis kind on the seed models, each made small (about 8 s in all),
+//! One run of every analysis kind on the seed models, each made small (3 to 5 s in all),
 //! is shared by the tests.
 
 mod common;
@@ -167,4 +169,79 @@ fn no_meta_json_holds_a_rust_debug_string() {
     }
     assert_eq!(section("basins")["kind"], "stroboscopic");
     assert_eq!(section("basins")["phase"], 0.0);
+}
+
+/// The cells of a CSV line (quoted cells may hold commas).
+fn cells(line: &str) -> Vec<String> {
+    let (mut out, mut cell, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cell)),
+            c => cell.push(c),
+        }
+    }
+    out.push(cell);
+    out
+}
+
+#[test]
+fn integer_columns_are_written_as_integers() {
+    // Each column holds counts, ids, indices or 0/1 flags; a cell may also be empty (no
+    // value: an aperiodic cycle, a failed cell), `NaN` (stability not judged) or a word of
+    // the `period` column.
+    let columns: [(&str, &[&str]); 17] = [
+        ("modes/data.csv", &["mode"]),
+        ("one_impact/data.csv", &["branch", "admissible"]),
+        ("one_impact/orbits.csv", &["branch"]),
+        ("two_impacts/data.csv", &["branch", "admissible"]),
+        (
+            "bif_strobe/values.csv",
+            &["period", "section points", "transient periods"],
+        ),
+        (
+            "bif_cross/values.csv",
+            &["period", "section points", "transient periods"],
+        ),
+        ("basins/data.csv", &["attractor", "periods"]),
+        ("basins/attractors.csv", &["id", "period", "cells"]),
+        ("basins/section.csv", &["attractor"]),
+        ("basins_cross/attractors.csv", &["id", "period", "cells"]),
+        ("basins_cross/section.csv", &["attractor"]),
+        (
+            "periodic/data.csv",
+            &["branch", "stable", "unstable", "switches"],
+        ),
+        ("periodic/compare.csv", &["stable"]),
+        ("frf/data.csv", &["converged", "stable", "fold"]),
+        ("backbone/data.csv", &["stage", "segment", "stable"]),
+        ("regimes/data.csv", &["transient"]),
+        ("push_ts/steps.csv", &["closed contacts", "trials"]),
+    ];
+    let words = ["", "NaN", "aperiodic", "failed"];
+    for (file, names) in columns {
+        let text = std::fs::read_to_string(outputs().join(file)).expect(file);
+        let mut lines = text.lines();
+        let header = cells(lines.next().expect("a header"));
+        let rows: Vec<Vec<String>> = lines.map(cells).collect();
+        for name in names {
+            let i = header
+                .iter()
+                .position(|h| h == name)
+                .unwrap_or_else(|| panic!("{file}: no column `{name}` in {header:?}"));
+            let mut integers = 0;
+            for row in &rows {
+                let cell = row[i].as_str();
+                if cell.parse::<u64>().is_ok() {
+                    integers += 1;
+                } else {
+                    assert!(words.contains(&cell), "{file}: `{name}` holds {cell:?}");
+                }
+            }
+            assert!(integers > 0, "{file}: `{name}` holds no integer");
+        }
+    }
+    // A float column keeps `{:?}`'s form: ω₁ = 1 rad/s of the unit oscillator is `1.0`.
+    let modes = std::fs::read_to_string(outputs().join("modes/data.csv")).expect("modes");
+    assert_eq!(modes.lines().nth(1), Some("1,1.0,0.15915494309189535"));
 }

@@ -65,8 +65,8 @@ pub(super) fn results(
                 vec![
                     Cell::Num(opts.x.values[k % nx]),
                     Cell::Num(opts.y.values[k / nx]),
-                    Cell::Num(l.id as f64),
-                    Cell::Num(l.periods as f64),
+                    l.id.into(),
+                    l.periods.into(),
                     Cell::Text(exit_text(l.exit).into()),
                 ]
             })
@@ -92,14 +92,16 @@ pub(super) fn results(
             .iter()
             .map(|a| {
                 let head = [
-                    a.id as f64,
-                    a.period as f64,
-                    a.amplitude,
-                    count(a.id) as f64,
-                    fraction(a.id),
-                    a.return_error,
+                    a.id.into(),
+                    a.period.into(),
+                    a.amplitude.into(),
+                    count(a.id).into(),
+                    fraction(a.id).into(),
+                    a.return_error.into(),
                 ];
-                head.iter().chain(&a.rep).map(|v| Cell::Num(*v)).collect()
+                head.into_iter()
+                    .chain(a.rep.iter().map(|v| Cell::Num(*v)))
+                    .collect()
             })
             .collect(),
     };
@@ -113,10 +115,9 @@ pub(super) fn results(
             .iter()
             .flat_map(|a| {
                 a.points.iter().map(move |(t, y)| {
-                    [a.id as f64, *t]
-                        .iter()
-                        .chain(y)
-                        .map(|v| Cell::Num(*v))
+                    [a.id.into(), Cell::Num(*t)]
+                        .into_iter()
+                        .chain(y.iter().map(|v| Cell::Num(*v)))
                         .collect()
                 })
             })

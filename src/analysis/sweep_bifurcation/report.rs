@@ -90,14 +90,14 @@ pub(super) fn results(
             }
             let mut row = head.to_vec();
             let cycle = match o.periodicity {
-                Periodicity::Periodic { points, .. } => Cell::Num(points as f64),
+                Periodicity::Periodic { points, .. } => points.into(),
                 Periodicity::Aperiodic => Cell::Text(String::new()),
             };
             row.extend([
                 Cell::Text(period.clone()),
                 cycle,
                 Cell::Num(o.amplitude),
-                Cell::Num(o.transient as f64),
+                o.transient.into(),
                 Cell::Text(o.failed.clone().unwrap_or_default()),
             ]);
             values.rows.push(row);
