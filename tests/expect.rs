@@ -162,3 +162,88 @@ fn every_analysis_runs_and_counts_unless_expects_only() {
         assert!(stderr.contains("nsd::test::unknown_analysis"), "{stderr}");
     }
 }
+
+/// A stop struck once in five seconds (e = 0.5): no Zeno accumulation, one event, a final
+/// state keyed by DOF names that are not names of the language (`m1.x`, `v(m1.x)`).
+const STRUCK_ONCE: &str = "model m {\n  mass m1 = 1\n  spring ground -- m1 { k = 1 }\n  \
+    gap s: m1 -- ground { clearance = 0.1, law = impact(e = 0.5) }\n  \
+    force m1 = 0.3 * cos(1.2 * t)\n}\nsimulate m as run { t = 0..5 }\nmodes m\n";
+
+#[test]
+fn lists_are_counted_and_indexed_from_either_end_and_keys_can_be_quoted() {
+    // Each of these failed to parse before (`len(`, `[-1]`, `["…"]`); `run.zeno = false`,
+    // the form the docs showed, is a list compared with a boolean.
+    let text = format!(
+        "{STRUCK_ONCE}expect len(run.zeno) = 0\nexpect len(run.final) = 2\n\
+         expect run.final[\"m1.x\"] = -0.2296769 ± 1e-6\n\
+         expect run.final[\"v(m1.x)\"] = 0.5833677 ± 1e-6\nexpect run[\"events\"] = 1\n\
+         expect modes.natural_frequencies[-1] = 1 ± 1e-12\n"
+    );
+    let path = temp_file("ends", "m.nsd", &text);
+    let (code, stdout, stderr) = nsd(&["test", "--expects-only", &path.display().to_string()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.ends_with("6 passed, 0 failed\n"), "{stdout}");
+    // The old documented form is refused with a help that offers `len`.
+    std::fs::write(&path, format!("{STRUCK_ONCE}expect run.zeno = false\n")).expect("written");
+    let (code, _, stderr) = nsd(&["test", "--expects-only", &path.display().to_string()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("nsd::test::not_a_value"), "{stderr}");
+    assert!(stderr.contains("`len(run.zeno)`"), "{stderr}");
+    // A dotted key, and a quoted key off by a letter: the did-you-mean is the quoted form.
+    std::fs::write(
+        &path,
+        format!("{STRUCK_ONCE}expect run.final.m1 = 0\nexpect run.final[\"v(m1.y)\"] = 0\n"),
+    )
+    .expect("written");
+    let (code, stdout, stderr) = nsd(&["test", "--expects-only", &path.display().to_string()]);
+    assert_eq!(code, 1);
+    assert!(stdout.ends_with("0 passed, 2 failed\n"), "{stdout}");
+    assert!(
+        stderr.contains("did you mean `run.final[\"m1.x\"]`?"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("did you mean `run.final[\"v(m1.x)\"]`?"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_zero_or_out_of_range_index_says_where_lists_start() {
+    let text = format!(
+        "{STRUCK_ONCE}expect modes.natural_frequencies[0] = 1\n\
+         expect modes.natural_frequencies[-2] = 1\n"
+    );
+    let path = temp_file("zero", "m.nsd", &text);
+    let (code, stdout, stderr) = nsd(&["test", "--expects-only", &path.display().to_string()]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.ends_with("0 passed, 2 failed\n"), "{stdout}");
+    assert_eq!(
+        stderr.matches("nsd::test::unknown_key").count(),
+        2,
+        "{stderr}"
+    );
+    assert!(stderr.contains("indices start at 1"), "{stderr}");
+    assert!(stderr.contains("the list has 1 entry"), "{stderr}");
+    // It said "expected a node name" for `[-1]`; a malformed index names what an index is.
+    std::fs::write(
+        &path,
+        format!("{STRUCK_ONCE}expect modes.natural_frequencies[x] = 1\n"),
+    )
+    .expect("written");
+    let (code, _, stderr) = nsd(&["check", &path.display().to_string()]);
+    assert_eq!(code, 1);
+    assert!(!stderr.contains("node name"), "{stderr}");
+    assert!(stderr.contains("a list index"), "{stderr}");
+}
+
+#[test]
+fn len_and_quoted_keys_are_formatted_in_place() {
+    let text = "model m { mass a = 1 }\nmodes m as open\nexpect  len( open.natural_frequencies )=1\nexpect open [ \"dofs\" ]=1\nexpect open.natural_frequencies[ -1]=0+-1\n";
+    let out = nsd::lang::fmt::format(text).expect("formats");
+    assert_eq!(
+        out,
+        "model m { mass a = 1 }\nmodes m as open\nexpect len(open.natural_frequencies) = 1\n\
+         expect open[\"dofs\"]                  = 1\nexpect open.natural_frequencies[-1]  = 0 +- 1\n"
+    );
+}

@@ -1,14 +1,16 @@
 //! `expect` statements: a value an analysis of the file must report, checked by `nsd test`.
 //!
 //! An expectation addresses the analysis's summary (what `run --json` prints as `summary`):
-//! `NAME.key`, then `.key` into objects and `[n]` (1-based) into lists, e.g.
-//! `modes_open.natural_frequencies[1]` or `frf.peak.Omega`. A number matches when
-//! `|actual − expected| ≤ tol` (`± tol`), `≤ tol/100 · |expected|` (`± tol%`), or, without a
-//! tolerance, when it is exactly equal (counts); `true`, `false` and strings match exactly.
+//! `NAME.key`, then `.key` into objects (`["m1.x"]` for a key that is not a name) and `[n]`
+//! into lists (from 1; `[-1]` is the last), e.g. `modes_open.natural_frequencies[1]`,
+//! `frf.peak.Omega` or `run.final["v(m1.x)"]`; `len(PATH)` counts the entries of a list or
+//! object, e.g. `len(run.zeno) = 0`. A number matches when `|actual − expected| ≤ tol`
+//! (`± tol`), `≤ tol/100 · |expected|` (`± tol%`), or, without a tolerance, when it is
+//! exactly equal (counts); `true`, `false` and strings match exactly.
 //! The analysis names are checked with the file (`check_targets`, part of `check_names`); the
 //! keys once the analysis has run, since a summary's keys depend on its options.
 
-use crate::lang::ast::{Expect, ExpectValue, PathStep};
+use crate::lang::ast::{Expect, ExpectValue, Ident, PathStep};
 use crate::lang::diagnostics::suggest;
 use crate::lang::{Failure, Program};
 use crate::span::Span;
@@ -39,13 +41,24 @@ pub enum ExpectError {
     #[diagnostic(
         code(nsd::test::not_a_value),
         help(
-            "it is {what}; address one entry (`[1]` for the first of a list, `.key` in an object)"
+            "it is {what}; address one entry (`[1]` the first of a list, `[-1]` the last, `.key` in an object), or count its entries with `len({path})`"
         )
     )]
     NotAValue {
         path: String,
         what: String,
         #[label("a list or an object")]
+        at: Span,
+    },
+    #[error("`{path}` has no entries to count")]
+    #[diagnostic(
+        code(nsd::test::not_a_list),
+        help("it is {what}; `len(…)` counts the entries of a list or an object: compare the value itself with `expect {path} = …`")
+    )]
+    NotAList {
+        path: String,
+        what: String,
+        #[label("a single value")]
         at: Span,
     },
     #[error("expectation failed: `{path}` is {actual}")]
@@ -70,19 +83,39 @@ pub enum ExpectError {
     },
 }
 
-/// `NAME.key[1]` as written.
+/// `NAME.key[1]` (or `len(NAME.key)`) as written.
 pub fn path_text(e: &Expect) -> String {
+    let path = steps_text(e, &e.path);
+    if e.len {
+        format!("len({path})")
+    } else {
+        path
+    }
+}
+
+/// `NAME` and `steps` as written: `.key`, `["key"]`, `[n]`.
+fn steps_text(e: &Expect, steps: &[PathStep]) -> String {
     let mut s = e.analysis.name.clone();
-    for step in &e.path {
+    for step in steps {
         match step {
-            PathStep::Key(k) => {
+            PathStep::Key { key, quoted: false } => {
                 s.push('.');
-                s.push_str(&k.name);
+                s.push_str(&key.name);
             }
+            PathStep::Key { key, quoted: true } => s.push_str(&format!("[\"{}\"]", key.name)),
             PathStep::Index { n, .. } => s.push_str(&format!("[{n}]")),
         }
     }
     s
+}
+
+/// A key that `.key` can address (the grammar's `ident`); any other is written `["key"]`.
+fn is_name(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Every `expect` names an analysis of the file (`nsd::test::unknown_analysis`).
@@ -115,7 +148,7 @@ pub fn check_targets(prog: &Program) -> Result<(), Failure> {
 
 /// Checks one expectation of `prog` against the summary of its analysis.
 pub fn check(prog: &Program, e: &Expect, summary: &Map<String, Value>) -> Result<(), ExpectError> {
-    let actual = lookup(e, summary)?;
+    let actual = &lookup(e, summary)?;
     if matches(&e.value, actual, e) {
         return Ok(());
     }
@@ -157,87 +190,141 @@ pub fn check(prog: &Program, e: &Expect, summary: &Map<String, Value>) -> Result
     })
 }
 
-/// The value that `e`'s path addresses in `summary`.
-fn lookup<'a>(e: &Expect, summary: &'a Map<String, Value>) -> Result<&'a Value, ExpectError> {
+/// The value that `e`'s path addresses in `summary` (with `len(…)`, its number of entries).
+fn lookup(e: &Expect, summary: &Map<String, Value>) -> Result<Value, ExpectError> {
     let mut here: Option<&Value> = None;
-    for step in &e.path {
+    for (k, step) in e.path.iter().enumerate() {
+        let parent = || steps_text(e, &e.path[..k]);
         let next = match (step, here) {
-            (PathStep::Key(k), None) => summary
-                .get(&k.name)
-                .ok_or_else(|| unknown(e, k.span, &k.name, summary.keys())),
-            (PathStep::Key(k), Some(Value::Object(o))) => o
-                .get(&k.name)
-                .ok_or_else(|| unknown(e, k.span, &k.name, o.keys())),
-            (PathStep::Index { n, span }, Some(Value::Array(a))) => n
-                .checked_sub(1)
-                .and_then(|i| a.get(i))
-                .ok_or_else(|| ExpectError::UnknownKey {
+            (PathStep::Key { key, .. }, None) => summary
+                .get(&key.name)
+                .ok_or_else(|| unknown(e, key, &parent(), summary.keys())),
+            (PathStep::Key { key, .. }, Some(Value::Object(o))) => o
+                .get(&key.name)
+                .ok_or_else(|| unknown(e, key, &parent(), o.keys())),
+            (PathStep::Index { n, span }, Some(Value::Array(a))) => {
+                entry(a, *n).ok_or_else(|| ExpectError::UnknownKey {
                     analysis: e.analysis.name.clone(),
                     key: format!("[{n}]"),
                     at: *span,
-                    help: format!("the list has {} entries, numbered from 1", a.len()),
-                }),
-            (PathStep::Index { n, span }, _) => Err(ExpectError::UnknownKey {
+                    help: index_help(a.len(), *n),
+                })
+            }
+            (PathStep::Index { n, span }, parent) => Err(ExpectError::UnknownKey {
                 analysis: e.analysis.name.clone(),
                 key: format!("[{n}]"),
                 at: *span,
-                help: "only a list takes an index".into(),
+                help: match parent {
+                    Some(Value::Object(_)) => "only a list takes an index; address a key of this object (`.key`, or `[\"key\"]` for one that is not a name)".into(),
+                    _ => "only a list takes an index".into(),
+                },
             }),
-            (PathStep::Key(k), Some(_)) => Err(ExpectError::UnknownKey {
+            (PathStep::Key { key, .. }, Some(_)) => Err(ExpectError::UnknownKey {
                 analysis: e.analysis.name.clone(),
-                key: k.name.clone(),
-                at: k.span,
+                key: key.name.clone(),
+                at: key.span,
                 help: "only an object has keys".into(),
             }),
         }?;
         here = Some(next);
     }
     let value = here.expect("grammar: a path has at least one step");
-    match value {
-        Value::Array(a) => Err(not_a_value(e, format!("a list of {}", a.len()))),
-        Value::Object(o) => Err(not_a_value(
-            e,
-            format!(
-                "an object with {}",
-                o.keys().cloned().collect::<Vec<_>>().join(", ")
-            ),
-        )),
-        v => Ok(v),
+    match (value, e.len) {
+        (Value::Array(a), true) => Ok(a.len().into()),
+        (Value::Object(o), true) => Ok(o.len().into()),
+        (v, true) => Err(ExpectError::NotAList {
+            path: steps_text(e, &e.path),
+            what: what(v),
+            at: last_span(e),
+        }),
+        (v @ (Value::Array(_) | Value::Object(_)), false) => Err(ExpectError::NotAValue {
+            path: path_text(e),
+            what: what(v),
+            at: last_span(e),
+        }),
+        (v, false) => Ok(v.clone()),
+    }
+}
+
+/// Entry `n` of `a`: from 1 at the front, from −1 at the back (`[-1]` the last); `[0]` none.
+fn entry(a: &[Value], n: i64) -> Option<&Value> {
+    let i = match n {
+        1.. => usize::try_from(n - 1).ok()?,
+        0 => return None,
+        _ => a
+            .len()
+            .checked_sub(usize::try_from(n.unsigned_abs()).ok()?)?,
+    };
+    a.get(i)
+}
+
+/// Why index `n` addresses no entry of a list of `len`.
+fn index_help(len: usize, n: i64) -> String {
+    let range = match len {
+        0 => "the list is empty".to_string(),
+        1 => "the list has 1 entry: `[1]`, or `[-1]`".to_string(),
+        _ => format!(
+            "the list has {len} entries: `[1]` to `[{len}]`, or `[-1]` (the last) to `[-{len}]`"
+        ),
+    };
+    if n == 0 {
+        format!("indices start at 1 (`[1]` the first entry, `[-1]` the last); {range}")
+    } else {
+        range
+    }
+}
+
+/// A list or object, or a value, in words for a help line.
+fn what(v: &Value) -> String {
+    match v {
+        Value::Array(a) => format!("a list of {}", a.len()),
+        Value::Object(o) => format!(
+            "an object with {}",
+            o.keys().cloned().collect::<Vec<_>>().join(", ")
+        ),
+        v => format!("the value {v}"),
     }
 }
 
 fn unknown<'k>(
     e: &Expect,
-    at: Span,
-    key: &str,
+    key: &Ident,
+    parent: &str,
     keys: impl Iterator<Item = &'k String>,
 ) -> ExpectError {
     let keys: Vec<&str> = keys.map(String::as_str).collect();
+    let mut help = suggest(&key.name, keys.iter().copied(), "its keys are");
+    // `suggest` shows keys as they are; one that is not a name is written in quotes.
+    let written = |k: &str| format!("{parent}[\"{k}\"]");
+    match keys.iter().find(|k| help == format!("did you mean `{k}`?")) {
+        Some(k) if !is_name(k) => help = format!("did you mean `{}`?", written(k)),
+        Some(_) => {}
+        None => {
+            if let Some(k) = keys.iter().find(|k| !is_name(k)) {
+                help.push_str(&format!(
+                    "; a key that is not a name goes in quotes: `{}`",
+                    written(k)
+                ));
+            }
+        }
+    }
     ExpectError::UnknownKey {
         analysis: e.analysis.name.clone(),
-        key: key.to_string(),
-        at,
-        help: suggest(
-            key,
-            keys.iter().copied(),
-            &format!("it has: {}", keys.join(", ")),
-        ),
+        key: key.name.clone(),
+        at: key.span,
+        help,
     }
 }
 
-fn not_a_value(e: &Expect, what: String) -> ExpectError {
-    let last = e
+/// The span of the path's last step, where a list-or-value mismatch is labelled.
+fn last_span(e: &Expect) -> Span {
+    match e
         .path
         .last()
-        .expect("grammar: a path has at least one step");
-    let at = match last {
-        PathStep::Key(k) => k.span,
+        .expect("grammar: a path has at least one step")
+    {
+        PathStep::Key { key, .. } => key.span,
         PathStep::Index { span, .. } => *span,
-    };
-    ExpectError::NotAValue {
-        path: path_text(e),
-        what,
-        at,
     }
 }
 

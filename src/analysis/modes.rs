@@ -36,13 +36,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
         .omega
         .iter()
         .enumerate()
-        .map(|(i, w)| {
-            vec![
-                Cell::Num((i + 1) as f64),
-                Cell::Num(*w),
-                Cell::Num(w / (2.0 * PI)),
-            ]
-        })
+        .map(|(i, w)| vec![(i + 1).into(), Cell::Num(*w), Cell::Num(w / (2.0 * PI))])
         .collect();
     let data = Table {
         file: "data.csv".into(),

@@ -297,11 +297,11 @@ fn table(family: &[Point], impacts: usize, names: &[String]) -> Table {
                 o.period().into(),
                 (TAU / o.period()).into(),
                 p.energy.into(),
-                (p.branch as f64 + 1.0).into(),
+                (p.branch + 1).into(),
             ];
             row.extend(o.lambda().into_iter().map(Cell::Num));
             row.extend(o.flights().into_iter().map(Cell::Num));
-            row.push(f64::from(u8::from(p.admissible)).into());
+            row.push(p.admissible.into());
             row.push(Cell::Text(p.reason.clone()));
             let axes: Vec<String> = o.symmetry_axes().iter().map(|c| format!("{c}")).collect();
             row.push(Cell::Text(axes.join(" ")));
@@ -414,7 +414,7 @@ fn orbits(
             for i in 0..=ORBIT_SAMPLES {
                 let time = t * i as f64 / ORBIT_SAMPLES as f64;
                 let (u, _) = orbit.state(time.min(t * (1.0 - f64::EPSILON)));
-                let mut row = vec![Cell::Num(t), Cell::Num(b as f64 + 1.0), Cell::Num(time)];
+                let mut row = vec![Cell::Num(t), (b + 1).into(), Cell::Num(time)];
                 row.extend(u.iter().map(|x| Cell::Num(*x)));
                 rows.push(row);
                 s.x.push(time);
@@ -456,7 +456,7 @@ fn bridge_table(bridges: &[Bridge]) -> (Table, Vec<serde_json::Value>) {
                 Cell::Num(b.period),
                 Cell::Num(lambda[0]),
                 Cell::Num(lambda[1]),
-                Cell::Num(f64::from(u8::from(verdict.admissible()))),
+                verdict.admissible().into(),
                 Cell::Text(verdict.reason()),
             ]);
         }

@@ -7,12 +7,35 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
     Num(f64),
+    /// A count, an index, an id or a 0/1 flag: written `3`, not `3.0`, so that a reader
+    /// (and a user's eye) sees an integer column.
+    Int(u64),
     Text(String),
 }
 
 impl From<f64> for Cell {
     fn from(v: f64) -> Cell {
         Cell::Num(v)
+    }
+}
+
+impl From<usize> for Cell {
+    fn from(v: usize) -> Cell {
+        // Lossless: `usize` is at most 64 bits on every target Rust supports.
+        Cell::Int(v as u64)
+    }
+}
+
+impl From<u32> for Cell {
+    fn from(v: u32) -> Cell {
+        Cell::Int(v.into())
+    }
+}
+
+/// A flag column: `1` for true, `0` for false.
+impl From<bool> for Cell {
+    fn from(v: bool) -> Cell {
+        Cell::Int(v.into())
     }
 }
 

@@ -1,5 +1,5 @@
-//! `Table` → CSV text: one header row, numbers in shortest round-trip form, text quoted
-//! only when it needs to be.
+//! `Table` → CSV text: one header row, numbers in shortest round-trip form, integers
+//! (counts, ids, flags) without a decimal point, text quoted only when it needs to be.
 
 use crate::analysis::{Cell, Table};
 use std::fmt::Write;
@@ -26,6 +26,9 @@ pub fn render(t: &Table) -> String {
             match cell {
                 Cell::Num(v) => {
                     let _ = write!(out, "{v:?}");
+                }
+                Cell::Int(n) => {
+                    let _ = write!(out, "{n}");
                 }
                 Cell::Text(s) => out.push_str(&quote(s)),
             }

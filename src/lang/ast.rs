@@ -345,8 +345,10 @@ pub struct Analysis {
 pub struct Expect {
     /// The analysis (its `as` name or its slug).
     pub analysis: Ident,
-    /// Keys and 1-based indices into its summary, at least one.
+    /// Keys and indices into its summary, at least one.
     pub path: Vec<PathStep>,
+    /// `len(PATH)`: the expected value is the number of entries the path ends at.
+    pub len: bool,
     pub value: ExpectValue,
     /// The expected value as written.
     pub value_span: Span,
@@ -354,11 +356,19 @@ pub struct Expect {
     pub span: Span,
 }
 
-/// One step into a summary: `.key` or `[n]` (1-based, as written; `0` is reported later).
+/// One step into a summary: `.key`, `["key"]` or `[n]` (from 1, or from the end when
+/// negative, as written; `0` and out-of-range indices are reported when checked).
 #[derive(Debug, Clone)]
 pub enum PathStep {
-    Key(Ident),
-    Index { n: usize, span: Span },
+    /// `.key`, or `["key"]` with `quoted` for a key that is not a name (`"v(m1.x)"`).
+    Key {
+        key: Ident,
+        quoted: bool,
+    },
+    Index {
+        n: i64,
+        span: Span,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -9,6 +9,8 @@ use super::options::Options;
 use super::shard::Context;
 use super::{Exit, Label};
 use crate::analysis::results::{Cell, CellMap, Plot, Results, Table};
+use crate::analysis::simulate::section;
+use crate::model::System;
 use serde_json::{json, Map, Value};
 
 /// Colours of the attractors, in id order (then repeated), and of the cells without one.
@@ -63,8 +65,8 @@ pub(super) fn results(
                 vec![
                     Cell::Num(opts.x.values[k % nx]),
                     Cell::Num(opts.y.values[k / nx]),
-                    Cell::Num(l.id as f64),
-                    Cell::Num(l.periods as f64),
+                    l.id.into(),
+                    l.periods.into(),
                     Cell::Text(exit_text(l.exit).into()),
                 ]
             })
@@ -90,14 +92,16 @@ pub(super) fn results(
             .iter()
             .map(|a| {
                 let head = [
-                    a.id as f64,
-                    a.period as f64,
-                    a.amplitude,
-                    count(a.id) as f64,
-                    fraction(a.id),
-                    a.return_error,
+                    a.id.into(),
+                    a.period.into(),
+                    a.amplitude.into(),
+                    count(a.id).into(),
+                    fraction(a.id).into(),
+                    a.return_error.into(),
                 ];
-                head.iter().chain(&a.rep).map(|v| Cell::Num(*v)).collect()
+                head.into_iter()
+                    .chain(a.rep.iter().map(|v| Cell::Num(*v)))
+                    .collect()
             })
             .collect(),
     };
@@ -111,10 +115,9 @@ pub(super) fn results(
             .iter()
             .flat_map(|a| {
                 a.points.iter().map(move |(t, y)| {
-                    [a.id as f64, *t]
-                        .iter()
-                        .chain(y)
-                        .map(|v| Cell::Num(*v))
+                    [a.id.into(), Cell::Num(*t)]
+                        .into_iter()
+                        .chain(y.iter().map(|v| Cell::Num(*v)))
                         .collect()
                 })
             })
@@ -213,13 +216,13 @@ fn plot(opts: &Context, labels: &[Label], attractors: &[Attractor]) -> Plot {
 }
 
 /// The settings in `meta.json`.
-pub(super) fn settings(opts: &Options) -> Map<String, Value> {
+pub(super) fn settings(opts: &Options, sys: &System) -> Map<String, Value> {
     let axis = |a: &super::options::Axis| json!({ "coordinate": a.name, "from": a.values.first(), "to": a.values.last(), "points": a.values.len() });
     let mut s = Map::new();
     s.insert("x".into(), axis(&opts.x));
     s.insert("y".into(), axis(&opts.y));
     s.insert("fixed".into(), json!(opts.fixed));
-    s.insert("section".into(), json!(format!("{:?}", opts.section)));
+    s.insert("section".into(), section::describe(&opts.section, sys));
     s.insert("transient_periods".into(), json!(opts.transient));
     s.insert("keep".into(), json!(opts.keep));
     s.insert("max_period".into(), json!(opts.max_period));

@@ -45,7 +45,7 @@ impl Context {
         Context {
             model: model.name.clone(),
             params: model.params.clone(),
-            settings: report::settings(opts),
+            settings: report::settings(opts, sys),
             x: opts.x.clone(),
             y: opts.y.clone(),
             names: sys.dofs.iter().map(|d| d.name.clone()).collect(),

@@ -86,16 +86,16 @@ impl Report<'_> {
     }
 
     /// The `stable` column: 1 or 0 for a backbone point (stage 3) that is not a damped
-    /// nonlinear mode, NaN otherwise. The points run in chunks of `STABILITY_CHUNK`, in
+    /// nonlinear mode, NaN (`None`) otherwise. The points run in chunks of `STABILITY_CHUNK`, in
     /// parallel (rayon), each chunk in order with its own `Hill` (the condensed problem tracks
     /// its exponents from point to point and starts afresh at a chunk's first point). The
     /// chunks do not depend on the thread count, so neither do the values.
-    fn stable_column(&self, points: &[Point]) -> Vec<f64> {
+    fn stable_column(&self, points: &[Point]) -> Vec<Option<bool>> {
         if !self.stability {
-            return vec![f64::NAN; points.len()];
+            return vec![None; points.len()];
         }
         let hb = self.forced.hb;
-        let chunks: Vec<Vec<f64>> = points
+        let chunks: Vec<Vec<Option<bool>>> = points
             .par_chunks(STABILITY_CHUNK)
             .map(|chunk| {
                 let hill = Hill::new(hb);
@@ -103,11 +103,11 @@ impl Report<'_> {
                     .iter()
                     .map(|pt| {
                         if pt.stage != 3 || pt.xi.is_some() {
-                            return f64::NAN;
+                            return None;
                         }
                         let exponents = hill.exponents(&pt.q, pt.omega);
                         let unstable = Unstable::of(&exponents, pt.omega, STABILITY_TOL);
-                        f64::from(u8::from(unstable == Unstable::default()))
+                        Some(unstable == Unstable::default())
                     })
                     .collect()
             })
@@ -115,20 +115,20 @@ impl Report<'_> {
         chunks.concat()
     }
 
-    fn row(&self, pt: &Point, stable: f64) -> Vec<Cell> {
+    fn row(&self, pt: &Point, stable: Option<bool>) -> Vec<Cell> {
         let hb = self.forced.hb;
         let m = self.forced.monitored;
-        let mut row: Vec<Cell> = [
-            f64::from(pt.stage),
-            pt.segment as f64,
-            pt.level,
-            pt.omega,
-            amplitude(hb, &pt.q, m),
-            max_displacement(hb, &pt.q, m),
-            self.phase(&pt.q),
-        ]
-        .map(Cell::Num)
-        .to_vec();
+        let mut row: Vec<Cell> = vec![u32::from(pt.stage).into(), pt.segment.into()];
+        row.extend(
+            [
+                pt.level,
+                pt.omega,
+                amplitude(hb, &pt.q, m),
+                max_displacement(hb, &pt.q, m),
+                self.phase(&pt.q),
+            ]
+            .map(Cell::Num),
+        );
         for state in hb.element_states(&pt.q) {
             match state {
                 ElementState::Friction(f) => row.extend(f.map(Cell::Num)),
@@ -136,7 +136,7 @@ impl Report<'_> {
                 ElementState::Smooth => {}
             }
         }
-        row.push(Cell::Num(stable));
+        row.push(stable.map_or(Cell::Num(f64::NAN), Cell::from));
         let xi = pt.xi.unwrap_or(f64::NAN);
         row.extend([Cell::Num(xi), Cell::Num(xi / (2.0 * pt.omega))]);
         row

@@ -81,7 +81,7 @@ impl Reading<'_> {
             .norm();
         let mut last_count: Option<Unstable> = None;
         for (index, pt) in branch.iter().enumerate() {
-            let mut row = vec![Cell::Num(pt.p), Cell::Num(1.0)];
+            let mut row = vec![Cell::Num(pt.p), true.into()];
             let count = self.unstable(&pt.x, pt.p);
             let stable = count == Unstable::default();
             for &i in self.reported {
@@ -96,8 +96,8 @@ impl Reading<'_> {
             let max = self.peak(&pt.x);
             out.stable.push(stable);
             out.watched_curve.push((pt.p, max));
-            row.push(Cell::Num(f64::from(u8::from(stable))));
-            row.push(Cell::Num(f64::from(u8::from(pt.fold))));
+            row.push(stable.into());
+            row.push(pt.fold.into());
             let kind = if pt.corner {
                 Some("corner")
             } else {

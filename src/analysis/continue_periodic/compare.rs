@@ -266,15 +266,16 @@ pub(super) fn add(results: &mut Results, overlays: &Overlays, req: &Request) {
             under.push(s);
         }
         for (i, &(p, amplitude)) in line.curve.iter().enumerate() {
+            // NaN where the compared line judges no stability (harmonic balance without Hill).
             let stable = line
                 .stable
                 .as_ref()
-                .map_or(f64::NAN, |s| f64::from(u8::from(s[i])));
+                .map_or(Cell::Num(f64::NAN), |s| s[i].into());
             rows.push(vec![
                 Cell::Text(line.key.clone()),
                 p.into(),
                 amplitude.into(),
-                stable.into(),
+                stable,
             ]);
         }
     }

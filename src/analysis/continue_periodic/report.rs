@@ -374,10 +374,10 @@ fn columns(param: &str, names: &[String]) -> Vec<String> {
 /// One row of `data.csv` for family `k` (`label` names a special point, empty for a branch
 /// point).
 fn row(k: usize, o: &Orbit, label: &str) -> Vec<Cell> {
-    let mut r: Vec<Cell> = vec![(k as f64).into(), o.p.into(), o.period.into()];
+    let mut r: Vec<Cell> = vec![k.into(), o.p.into(), o.period.into()];
     r.extend(o.excursion.iter().map(|&v| Cell::from(v)));
-    r.push(f64::from(u8::from(o.unstable() == 0)).into());
-    r.push((o.unstable() as f64).into());
+    r.push((o.unstable() == 0).into());
+    r.push(o.unstable().into());
     r.push(o.mu.first().map_or(f64::NAN, |m| m.norm()).into());
     for k in 0..MULTIPLIER_COLUMNS {
         let m =
@@ -387,7 +387,7 @@ fn row(k: usize, o: &Orbit, label: &str) -> Vec<Cell> {
         r.push(m.re.into());
         r.push(m.im.into());
     }
-    r.push((o.switches as f64).into());
+    r.push(o.switches.into());
     r.push(Cell::Text(o.signature.clone()));
     r.push(Cell::Text(label.into()));
     r

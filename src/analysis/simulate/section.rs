@@ -110,6 +110,45 @@ pub(crate) fn stroboscopic(sys: &System) -> Option<Section> {
     })
 }
 
+/// `section` for `meta.json`, read from `t0 = 0` as `basins` and `sweep bifurcation` read
+/// it, in the option's terms: `{"kind": "stroboscopic", "phase"}` (φ in rad, which a sweep
+/// keeps at every value's forcing period) or `{"kind": "crossing", "coordinate": "v(m1)",
+/// "level", "direction"}` (the coordinate named, not a state index).
+pub(crate) fn describe(section: &Section, sys: &System) -> serde_json::Value {
+    match section {
+        Section::Stroboscopic { origin, period } => serde_json::json!({
+            "kind": "stroboscopic",
+            "phase": origin / period * TAU,
+        }),
+        Section::Crossing {
+            w,
+            level,
+            direction,
+        } => {
+            // A state index names a DOF below n and its velocity from n on.
+            let name = |i: usize| match (sys.dofs.get(i), i.checked_sub(sys.n())) {
+                (Some(d), _) => d.name.clone(),
+                (None, Some(j)) => sys
+                    .dofs
+                    .get(j)
+                    .map_or_else(|| format!("state {i}"), |d| format!("v({})", d.name)),
+                (None, None) => format!("state {i}"),
+            };
+            // `read` builds one term of weight 1: the coordinate as the user named it.
+            let coordinate: Vec<String> = w.iter().map(|(i, _)| name(*i)).collect();
+            serde_json::json!({
+                "kind": "crossing",
+                "coordinate": coordinate.join(" + "),
+                "level": level,
+                "direction": match direction {
+                    Direction::Rising => "rising",
+                    Direction::Falling => "falling",
+                },
+            })
+        }
+    }
+}
+
 /// The model's parameters as the scope in which option values are evaluated.
 pub(crate) fn param_scope(model: &Model) -> Scope {
     let mut scope = Scope::default();

@@ -110,17 +110,11 @@ pub fn steps_table(run: &Run) -> Table {
             .log
             .iter()
             .map(|r| {
-                [
-                    r.t,
-                    r.h,
-                    r.drift,
-                    r.violation,
-                    r.residual,
-                    r.closed as f64,
-                    r.trials as f64,
-                ]
-                .map(Cell::Num)
-                .to_vec()
+                let mut row = [r.t, r.h, r.drift, r.violation, r.residual]
+                    .map(Cell::Num)
+                    .to_vec();
+                row.extend([r.closed.into(), r.trials.into()]);
+                row
             })
             .collect(),
     }

@@ -3,6 +3,7 @@
 use super::options::Options;
 use super::{Outcome, Passes};
 use crate::analysis::results::{Cell, Plot, Results, Series, Table};
+use crate::analysis::simulate::section;
 use crate::model::{Model, System};
 use crate::solve::poincare::Periodicity;
 use serde_json::{json, Map, Value};
@@ -89,14 +90,14 @@ pub(super) fn results(
             }
             let mut row = head.to_vec();
             let cycle = match o.periodicity {
-                Periodicity::Periodic { points, .. } => Cell::Num(points as f64),
+                Periodicity::Periodic { points, .. } => points.into(),
                 Periodicity::Aperiodic => Cell::Text(String::new()),
             };
             row.extend([
                 Cell::Text(period.clone()),
                 cycle,
                 Cell::Num(o.amplitude),
-                Cell::Num(o.transient as f64),
+                o.transient.into(),
                 Cell::Text(o.failed.clone().unwrap_or_default()),
             ]);
             values.rows.push(row);
@@ -129,7 +130,7 @@ pub(super) fn results(
         tables: vec![points, values],
         plots: vec![diagram(opts, outcomes, &model.name, &names)],
         summary,
-        settings: settings(opts),
+        settings: settings(opts, sys),
         params: model.params.clone(),
         warnings,
         wall_s,
@@ -168,7 +169,7 @@ fn diagram(opts: &Options, outcomes: &[Passes], model: &str, names: &[String]) -
     }
 }
 
-fn settings(opts: &Options) -> Map<String, Value> {
+fn settings(opts: &Options, sys: &System) -> Map<String, Value> {
     let mut s = Map::new();
     s.insert("param".into(), json!(opts.param));
     s.insert(
@@ -179,7 +180,7 @@ fn settings(opts: &Options) -> Map<String, Value> {
         "starts".into(),
         json!(opts.starts.iter().map(|s| &s.0).collect::<Vec<_>>()),
     );
-    s.insert("section".into(), json!(format!("{:?}", opts.section)));
+    s.insert("section".into(), section::describe(&opts.section, sys));
     s.insert("transient_periods".into(), json!(opts.transient));
     s.insert("settle".into(), json!(opts.settle));
     s.insert("keep".into(), json!(opts.keep));

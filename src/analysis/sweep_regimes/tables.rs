@@ -43,7 +43,7 @@ pub(super) fn data(
                     row.extend([
                         text(Some(c.regime)),
                         Cell::Num(c.stops_per_cycle),
-                        Cell::Num(f64::from(u8::from(c.transient))),
+                        c.transient.into(),
                     ]);
                     tally.transient += usize::from(c.transient);
                     tally.unsettled += usize::from(c.regime == Regime::Unsettled);

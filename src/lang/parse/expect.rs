@@ -1,5 +1,6 @@
-//! `expect` pairs → `Expect`: the analysis name, the path of keys and 1-based indices into
-//! its summary, the expected value and the optional tolerance.
+//! `expect` pairs → `Expect`: the analysis name, the path of keys (names or quoted) and
+//! indices (from 1, negative from the end) into its summary, whether `len(…)` wraps it, the
+//! expected value and the optional tolerance.
 
 use super::{not_token, string_body, Builder, Rule};
 use crate::lang::ast::*;
@@ -11,18 +12,38 @@ impl Builder {
         let mut inner = p
             .into_inner()
             .filter(|q| not_token(q) && q.as_rule() != Rule::kw_expect && q.as_rule() != Rule::pm);
-        let mut path = inner
-            .next()
-            .expect("grammar: expect has a path")
-            .into_inner()
-            .filter(not_token);
+        let mut target = inner.next().expect("grammar: expect has a path");
+        let len = target.as_rule() == Rule::expect_len;
+        if len {
+            target = target
+                .into_inner()
+                .find(|q| q.as_rule() == Rule::expect_path)
+                .expect("grammar: len(…) holds a path");
+        }
+        let mut path = target.into_inner().filter(not_token);
         let analysis = self.ident(path.next().expect("grammar: a path starts with a name"));
         let path = path
             .map(|q| match q.as_rule() {
-                Rule::ident => PathStep::Key(self.ident(q)),
-                // Digits only (grammar); a number past `usize` is out of any list's range.
+                Rule::ident => PathStep::Key {
+                    key: self.ident(q),
+                    quoted: false,
+                },
+                Rule::string => PathStep::Key {
+                    key: Ident {
+                        span: self.span(&q),
+                        name: string_body(q),
+                    },
+                    quoted: true,
+                },
+                // `-`? and digits (grammar); past `i64` is out of any list's range either way.
                 _ => PathStep::Index {
-                    n: q.as_str().parse().unwrap_or(usize::MAX),
+                    n: q.as_str()
+                        .parse()
+                        .unwrap_or(if q.as_str().starts_with('-') {
+                            i64::MIN
+                        } else {
+                            i64::MAX
+                        }),
                     span: self.span(&q),
                 },
             })
@@ -43,6 +64,7 @@ impl Builder {
         Expect {
             analysis,
             path,
+            len,
             value,
             value_span,
             tolerance,

@@ -112,6 +112,8 @@ fn rule_name(rule: Rule) -> &'static str {
         Rule::close_brace => "`}`",
         Rule::expect | Rule::kw_expect => "`expect`",
         Rule::expect_path => "a summary value (`analysis.key`)",
+        Rule::expect_len => "`len(…)`",
+        Rule::expect_index => "a list index (`1` the first, `-1` the last)",
         Rule::expect_value => "an expected number, `true`, `false` or a string",
         Rule::boolean => "`true` or `false`",
         Rule::pm => "`±`",
