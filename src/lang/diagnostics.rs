@@ -395,6 +395,13 @@ pub enum ResolveError {
         #[label("loaded here")]
         at: Span,
     },
+    #[error("a prismatic joint's `section` must be a convex polygon")]
+    #[diagnostic(code(nsd::resolve::bad_geometry), help("list the slider's cross-section vertices in order round its boundary (either way), each a corner: no repeated vertex, no vertex on the line through its neighbours, no edges crossing; a concave section is not modelled (its vertex–face gaps hold for a convex one)"))]
+    BadGeometry {
+        what: String,
+        #[label("{what}")]
+        at: Span,
+    },
     #[error("{what}")]
     #[diagnostic(code(nsd::resolve::invalid), help("{help}"))]
     Invalid {

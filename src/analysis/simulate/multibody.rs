@@ -9,10 +9,12 @@
 //! global angular velocity), `energy.csv` (kinetic, potential, total energy and the
 //! constraint violations `|Φ|`, `|Φ_q q̇|`), `reactions.csv` (per joint: force and moment on
 //! its second body), `positions.svg` and `energy.svg`, and with clearance joints
-//! `contacts.csv` (per contact point: gap, normal force, friction force); `timestepping`
-//! adds `steps.csv` and `steps.svg`; the `events` backend with rigid contacts
-//! (`impact(e)`) adds `events.csv` (impacts with their impulses, holds, Zeno accumulations,
-//! lift-offs, as the DOF integrator's). `timestepping` models friction (`mu`) exactly in a
+//! `contacts.csv` (per contact point: gap, normal force, friction force) and `events.csv`
+//! (compliant entries and exits, rigid impacts with their impulses, holds, Zeno
+//! accumulations, lift-offs, as the DOF integrator's, with the contact point); the summary's
+//! contact maxima are over the motion (`solve::multibody::Extremes`), not the samples;
+//! `timestepping` adds `steps.csv`, `steps.svg` and a warning when steps forced at `h_min`
+//! broke the `drift` bound. `timestepping` models friction (`mu`) exactly in a
 //! polyhedral cone, `events` regularised at compliant contacts. Refused: friction at a
 //! rigid contact in `events`; spherical and fixed joints have no clearance model yet.
 
@@ -106,14 +108,19 @@ pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<R
             timestep(&mech, y0, s, &mut |_| {})
         }
     };
-    let stepping = matches!(backend, Backend::Timestepping(_));
+    let stepping = match &backend {
+        Backend::Timestepping(s) => Some(s),
+        Backend::Events(_) => None,
+    };
     let report = |run: &Run| {
         let (mut tables, mut plots) = (tables(&mech, mb, run), plots(&mech, mb, run, &model.name));
         let mut summary = summary(&mech, mb, run);
-        if stepping {
+        let mut warnings = warnings.clone();
+        if let Some(s) = stepping {
             tables.push(timestepping::steps_table(run));
             plots.push(timestepping::steps_plot(run, &model.name));
-            timestepping::summary(run, &mut summary);
+            timestepping::summary(run, s, &mut summary);
+            warnings.extend(timestepping::over_drift_warning(run, s));
         }
         Results {
             name: String::new(),
@@ -124,11 +131,11 @@ pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<R
             summary,
             settings: meta.clone(),
             params: model.params.clone(),
-            warnings: warnings.clone(),
+            warnings,
             wall_s: start.elapsed().as_secs_f64(),
         }
     };
-    let help = if stepping {
+    let help = if stepping.is_some() {
         "lower `h_min`; a degenerate pose (joint axes aligned, a redundant loop) cannot be stepped; the partial results are written"
     } else {
         "loosen rtol/atol or lower max_step; a degenerate pose (joint axes aligned, a redundant loop) cannot be integrated; the partial results are written"
@@ -302,10 +309,31 @@ fn tables(mech: &Mechanism, mb: &Multibody, run: &Run) -> Vec<Table> {
     if !mech.contacts().is_empty() {
         out.push(contacts_table(mech, run));
     }
-    if mech.contacts().iter().any(|c| c.rigid()) && run.forces.is_empty() {
-        out.push(super::report::events_table(&run.events));
+    if !mech.contacts().is_empty() {
+        out.push(events_table(run));
     }
     out
+}
+
+/// `events.csv`: the DOF integrator's columns (`report::EVENT_COLUMNS`) and the contact
+/// point (global, m), one row per contact event of the run.
+fn events_table(run: &Run) -> Table {
+    let mut columns: Vec<String> = super::report::EVENT_COLUMNS.map(String::from).to_vec();
+    columns.extend(["x [m]", "y [m]", "z [m]"].map(String::from));
+    let rows = run
+        .events
+        .iter()
+        .map(|e| {
+            let mut row = super::report::event_cells(&e.event);
+            row.extend(e.point.map(Cell::Num));
+            row
+        })
+        .collect();
+    Table {
+        file: "events.csv".into(),
+        columns,
+        rows,
+    }
 }
 
 /// `contacts.csv`: per contact point of a clearance joint, the gap (negative: penetration),
@@ -348,18 +376,7 @@ fn sample_loads(mech: &Mechanism, run: &Run, s: usize) -> Vec<Load> {
                 ..l
             })
             .collect(),
-        None => {
-            let (t, y, modes) = (run.t[s], &run.y[s], &run.modes[s]);
-            let mut loads = mech.loads(y, Some(modes));
-            let held = mech.held(modes);
-            // A degenerate pose has no multipliers; the run reported it.
-            if !held.is_empty() {
-                if let Ok(forces) = mech.holding_forces(t, y, modes) {
-                    held.iter().for_each(|&k| loads[k].normal = forces[k]);
-                }
-            }
-            loads
-        }
+        None => mech.loads_held(run.t[s], &run.y[s], &run.modes[s]),
     }
 }
 
@@ -498,26 +515,20 @@ fn summary(mech: &Mechanism, mb: &Multibody, run: &Run) -> Map<String, Value> {
 }
 
 /// The contact quantities of the summary: the largest penetration (m) and normal force (N)
-/// over the samples, the contacts closed at the end, the switches, the energy dissipated
+/// over the motion (`solve::multibody::Extremes`, whatever the samples), the contacts
+/// closed at the end, the switches, the energy dissipated
 /// (J, initial minus final total energy, the contacts' elastic energy included) and the
 /// largest rise of the total energy between samples (J; zero up to the integration error
 /// when nothing feeds energy in).
 fn contact_summary(mech: &Mechanism, run: &Run, s: &mut Map<String, Value>) {
-    let (mut penetration, mut normal) = (0.0_f64, 0.0_f64);
-    for s in 0..run.t.len() {
-        for l in sample_loads(mech, run, s) {
-            penetration = penetration.max(-l.gap);
-            normal = normal.max(l.normal);
-        }
-    }
     let total = |y: &[f64]| {
         let (k, v) = mech.energy(y);
         k + v
     };
     let energies: Vec<f64> = run.y.iter().map(|y| total(y)).collect();
     let rise = energies.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
-    s.insert("max_penetration".into(), json!(penetration));
-    s.insert("max_normal_force".into(), json!(normal));
+    s.insert("max_penetration".into(), json!(run.extremes.penetration));
+    s.insert("max_normal_force".into(), json!(run.extremes.normal));
     s.insert(
         "contacts_closed".into(),
         json!(run.last_modes.closed.iter().filter(|c| **c).count()),

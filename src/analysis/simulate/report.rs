@@ -5,7 +5,7 @@
 use super::section;
 use crate::analysis::results::{Cell, Plot, Results, Series, Table};
 use crate::model::{Model, System};
-use crate::solve::ode::driver::Trajectory;
+use crate::solve::ode::driver::{Event, Trajectory};
 use crate::solve::ode::hybrid::Hybrid;
 use crate::solve::reduce::Reduced;
 use serde_json::{json, Map, Value};
@@ -182,41 +182,41 @@ fn largest_forces(traj: &Trajectory, force_names: &[String]) -> Map<String, Valu
     out
 }
 
+/// The columns of `events.csv` (a multibody run's add the contact point).
+pub(super) const EVENT_COLUMNS: [&str; 8] = [
+    "t [s]",
+    "element",
+    "kind",
+    "from",
+    "to",
+    "velocity",
+    "velocity_after",
+    "impulse [N s]",
+];
+
 /// `events.csv`: one row per located mode change or impact, with the impulse of impacts
 /// (empty for the other events).
-pub(super) fn events_table(events: &[crate::solve::ode::driver::Event]) -> Table {
+pub(super) fn events_table(events: &[Event]) -> Table {
     Table {
         file: "events.csv".into(),
-        columns: [
-            "t [s]",
-            "element",
-            "kind",
-            "from",
-            "to",
-            "velocity",
-            "velocity_after",
-            "impulse [N s]",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect(),
-        rows: events
-            .iter()
-            .map(|e| {
-                vec![
-                    Cell::Num(e.t),
-                    Cell::Text(e.element.clone()),
-                    Cell::Text(e.kind.into()),
-                    Cell::Text(e.from.into()),
-                    Cell::Text(e.to.into()),
-                    Cell::Num(e.velocity),
-                    e.velocity_after
-                        .map_or(Cell::Text(String::new()), Cell::Num),
-                    e.impulse.map_or(Cell::Text(String::new()), Cell::Num),
-                ]
-            })
-            .collect(),
+        columns: EVENT_COLUMNS.iter().map(|s| s.to_string()).collect(),
+        rows: events.iter().map(event_cells).collect(),
     }
+}
+
+/// One event's row of `events.csv`.
+pub(super) fn event_cells(e: &Event) -> Vec<Cell> {
+    vec![
+        Cell::Num(e.t),
+        Cell::Text(e.element.clone()),
+        Cell::Text(e.kind.into()),
+        Cell::Text(e.from.into()),
+        Cell::Text(e.to.into()),
+        Cell::Num(e.velocity),
+        e.velocity_after
+            .map_or(Cell::Text(String::new()), Cell::Num),
+        e.impulse.map_or(Cell::Text(String::new()), Cell::Num),
+    ]
 }
 
 /// The time history of the first recorded DOFs and the phase portrait of the first.

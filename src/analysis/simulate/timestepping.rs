@@ -139,8 +139,9 @@ pub fn steps_plot(run: &Run, model: &str) -> Plot {
 }
 
 /// The step sizes taken (smallest, mean, largest), the largest drift, violation after the
-/// projection and equations-of-motion residual over the steps, and the trial steps.
-pub fn summary(run: &Run, s: &mut Map<String, Value>) {
+/// projection and equations-of-motion residual over the steps, and how many steps were
+/// accepted with a drift above `drift` (`over_drift`).
+pub fn summary(run: &Run, settings: &Stepping, s: &mut Map<String, Value>) {
     let log = &run.log;
     let max =
         |f: fn(&crate::solve::multibody::StepRecord) -> f64| log.iter().map(f).fold(0.0, f64::max);
@@ -152,4 +153,30 @@ pub fn summary(run: &Run, s: &mut Map<String, Value>) {
     s.insert("max_drift".into(), json!(max(|r| r.drift)));
     s.insert("max_step_violation".into(), json!(max(|r| r.violation)));
     s.insert("max_eom_residual".into(), json!(max(|r| r.residual)));
+    s.insert(
+        "steps_over_drift".into(),
+        json!(over_drift(run, settings).count()),
+    );
+}
+
+/// The steps accepted with a drift above the tolerance: the rule (module doc of
+/// `solve::multibody::timestepping`) accepts any step at `h_min`, or a last step shorter
+/// than it, whatever its drift, so these are the steps `h_min` forced.
+fn over_drift<'r>(
+    run: &'r Run,
+    s: &Stepping,
+) -> impl Iterator<Item = &'r crate::solve::multibody::StepRecord> {
+    let tol = s.drift;
+    run.log.iter().filter(move |r| r.drift > tol)
+}
+
+/// The warning that steps forced by `h_min` broke the `drift` bound: how many, and the
+/// worst drift with its time; `None` when every step kept it.
+pub fn over_drift_warning(run: &Run, s: &Stepping) -> Option<String> {
+    let count = over_drift(run, s).count();
+    let worst = over_drift(run, s).max_by(|a, b| a.drift.total_cmp(&b.drift))?;
+    Some(format!(
+        "{count} step(s) at h_min = {} s exceeded the drift bound {:e} m (worst {:.3e} m, in the step of h = {} s ending at t = {} s): the step-size rule accepts steps at h_min whatever their drift, and the projection then moves the bodies by that much; lower `h_min` (or raise `drift` if this is expected)",
+        s.h_min, s.drift, worst.drift, worst.h, worst.t
+    ))
 }

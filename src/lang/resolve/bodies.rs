@@ -17,9 +17,12 @@ use crate::model::flat::{
 };
 use crate::span::Span;
 
-/// Euclidean norm below which a joint axis or a quaternion of Euler parameters counts as
-/// zero and has no direction to normalise to (dimensionless).
-const ZERO_NORM: f64 = 1e-12;
+/// Smallest edge of a prismatic `section`, relative to its largest vertex distance from
+/// the section's origin, and smallest sine of the turn at a vertex (dimensionless): below
+/// them two vertices coincide or three lie on a line to within round-off of the
+/// millimetre-sized sections written in metres, and the gap of the face between them has
+/// no normal (`solve::multibody::clearance`).
+const DEGENERATE: f64 = 1e-9;
 
 /// The joint kinds, as written after `joint`.
 const JOINT_KINDS: [&str; 5] = ["revolute", "cylindrical", "prismatic", "spherical", "fixed"];
@@ -181,16 +184,14 @@ fn orientation(v: Option<&Value>, s: &Scope) -> R<[f64; 4]> {
             for (qi, x) in q.iter_mut().zip(items) {
                 *qi = eval::quantity(x, s, "an Euler parameter", Dim::NONE)?;
             }
-            let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-            if n < ZERO_NORM {
-                return Err(non_physical(
+            unit(q).ok_or_else(|| {
+                non_physical(
                     "Euler parameters must not all be zero",
                     e.span,
-                    n,
+                    0.0,
                     "give a unit quaternion (e0, e1, e2, e3)",
-                ));
-            }
-            Ok(q.map(|x| x / n))
+                )
+            })
         }
         Some(v) => Err(ResolveError::WrongType {
             expected: "four Euler parameters".into(),
@@ -207,16 +208,14 @@ fn orientation(v: Option<&Value>, s: &Scope) -> R<[f64; 4]> {
 fn joint_options(kind: &str, o: Option<&Options>, s: &Scope, span: Span) -> R<Joint> {
     let at = vector(o, "at", s, Dim::LENGTH)?.unwrap_or([0.0; 3]);
     let axis = vector(o, "axis", s, Dim::NONE)?.unwrap_or([0.0, 0.0, 1.0]);
-    let norm = axis.iter().map(|x| x * x).sum::<f64>().sqrt();
-    if norm < ZERO_NORM {
-        return Err(non_physical(
+    let axis = unit(axis).ok_or_else(|| {
+        non_physical(
             "a joint axis must not be zero",
             value_span(o, "axis", span),
-            norm,
+            0.0,
             "give a direction, e.g. `axis = (0, 0, 1)`",
-        ));
-    }
-    let axis = axis.map(|x| x / norm);
+        )
+    })?;
     let clearance = |k: &str| -> R<Option<f64>> {
         let c = number(o, k, s, "a clearance", Dim::LENGTH)?;
         if let Some(c) = c {
@@ -261,9 +260,9 @@ fn joint_options(kind: &str, o: Option<&Options>, s: &Scope, span: Span) -> R<Jo
                     span,
                 )
             })?;
-            JointKind::Prismatic {
-                section: polygon(v, s)?,
-            }
+            let section = polygon(v, s)?;
+            convex(&section, v.span())?;
+            JointKind::Prismatic { section }
         }
     };
     Ok(Joint {
@@ -277,4 +276,69 @@ fn joint_options(kind: &str, o: Option<&Options>, s: &Scope, span: Span) -> R<Jo
         law,
         mu,
     })
+}
+
+/// `v` scaled to unit length, `None` for the zero vector. It is divided by its largest
+/// magnitude first, so that no square overflows (`(0, 0, 1e200)`) or underflows: every
+/// nonzero vector keeps its direction, whatever its scale (the entries are finite, as
+/// `eval::quantity` guarantees).
+fn unit<const N: usize>(v: [f64; N]) -> Option<[f64; N]> {
+    let largest = v.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    if largest == 0.0 {
+        return None;
+    }
+    let scaled = v.map(|x| x / largest);
+    let norm = scaled.iter().map(|x| x * x).sum::<f64>().sqrt();
+    Some(scaled.map(|x| x / norm))
+}
+
+/// Refuses a prismatic `section` (written at `at`) that is not a convex polygon with its
+/// vertices in order: two neighbouring vertices that coincide, three that lie on a line
+/// (the turn at the middle one below `DEGENERATE`), turns of both senses (concave or
+/// crossing edges) or turning more than once round (a star). Each vertex's gaps are against
+/// its two adjacent faces of the guide (`solve::multibody::clearance`): a face of zero
+/// length has no normal, a polygon without area no inside, and on a concave or crossing
+/// one the faces' half-planes are not the guide, so the slider would pass through.
+fn convex(section: &[[f64; 2]], at: Span) -> R<()> {
+    let n = section.len();
+    let bad = |what: String| Err(ResolveError::BadGeometry { what, at });
+    let size = section.iter().fold(0.0_f64, |m, p| m.max(p[0].hypot(p[1])));
+    let edge = |k: usize| {
+        let (p, q) = (section[k % n], section[(k + 1) % n]);
+        [q[0] - p[0], q[1] - p[1]]
+    };
+    for k in 0..n {
+        let e = edge(k);
+        if e[0].hypot(e[1]) <= DEGENERATE * size {
+            return bad(format!(
+                "vertices {} and {} coincide",
+                k + 1,
+                (k + 1) % n + 1
+            ));
+        }
+    }
+    let (mut sense, mut turning) = (0.0_f64, 0.0_f64);
+    for k in 0..n {
+        let (a, b) = (edge(k + n - 1), edge(k));
+        let cross = a[0] * b[1] - a[1] * b[0];
+        let dot = a[0] * b[0] + a[1] * b[1];
+        let vertex = k + 1;
+        if cross.abs() <= DEGENERATE * a[0].hypot(a[1]) * b[0].hypot(b[1]) {
+            return bad(format!(
+                "vertex {vertex} lies on the line through its neighbours"
+            ));
+        }
+        if sense != 0.0 && cross.signum() != sense {
+            return bad(format!(
+                "the boundary turns the other way at vertex {vertex} (concave, or edges crossing)"
+            ));
+        }
+        sense = cross.signum();
+        turning += cross.atan2(dot);
+    }
+    // A convex polygon turns once round, 2π; every turn of one sense and more is a star.
+    if turning.abs() > 3.0 * std::f64::consts::PI {
+        return bad("its edges wind round more than once (a star: edges crossing)".into());
+    }
+    Ok(())
 }

@@ -83,33 +83,37 @@ impl Mechanism {
     /// Every contact's gap, rate and forces at `y` (forces only where `modes` says closed;
     /// none without `modes`).
     pub fn loads(&self, y: &[f64], modes: Option<&Modes>) -> Vec<Load> {
-        let mut out = Vec::with_capacity(self.contacts.len());
-        for (k, c) in self.contacts.iter().enumerate() {
-            let joint = &self.joints[c.joint];
-            let sides = joint.sides.map(|s| self.side(y, s));
-            let at = c.spec.gap(&joint.geometry, &sides);
-            let row = &at.row;
-            let rate: f64 = (0..2)
-                .map(|s| row.jr[s].dot(&sides[s].v) + row.jt[s].dot(&sides[s].w))
-                .sum();
-            let (mut normal, mut friction) = (0.0, V3::zeros());
-            if let Some(m) = modes.filter(|m| m.closed[k]) {
-                normal = law_force(c.law, -row.phi, -rate, m.entry_speed[k]);
-                if c.mu > 0.0 && normal > 0.0 {
-                    let slip = slip_velocity(&sides, &at);
-                    let scale = (slip.norm_squared() + FRICTION_SLIP_SPEED.powi(2)).sqrt();
-                    friction = slip * (-c.mu * normal / scale);
-                }
+        (0..self.contacts.len())
+            .map(|k| self.load(y, modes, k))
+            .collect()
+    }
+
+    /// Contact `k`'s gap, rate and forces at `y`, as `loads`.
+    pub(super) fn load(&self, y: &[f64], modes: Option<&Modes>, k: usize) -> Load {
+        let c = &self.contacts[k];
+        let joint = &self.joints[c.joint];
+        let sides = joint.sides.map(|s| self.side(y, s));
+        let at = c.spec.gap(&joint.geometry, &sides);
+        let row = &at.row;
+        let rate: f64 = (0..2)
+            .map(|s| row.jr[s].dot(&sides[s].v) + row.jt[s].dot(&sides[s].w))
+            .sum();
+        let (mut normal, mut friction) = (0.0, V3::zeros());
+        if let Some(m) = modes.filter(|m| m.closed[k]) {
+            normal = law_force(c.law, -row.phi, -rate, m.entry_speed[k]);
+            if c.mu > 0.0 && normal > 0.0 {
+                let slip = slip_velocity(&sides, &at);
+                let scale = (slip.norm_squared() + FRICTION_SLIP_SPEED.powi(2)).sqrt();
+                friction = slip * (-c.mu * normal / scale);
             }
-            out.push(Load {
-                gap: row.phi,
-                rate,
-                normal,
-                friction,
-                at,
-            });
         }
-        out
+        Load {
+            gap: row.phi,
+            rate,
+            normal,
+            friction,
+            at,
+        }
     }
 
     /// Adds the generalised contact forces at `y` in `modes` to `f` (per body: global force,

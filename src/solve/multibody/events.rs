@@ -18,8 +18,10 @@
 
 use super::contact::Modes;
 use super::dynamics::Mechanism;
+use super::integrate::Run;
 use super::tolerances::{EVENT_HALVINGS, GAP_CHECKS_PER_STEP};
 use crate::solve::ode::dense::DenseStep;
+use crate::solve::ode::driver::Event;
 use crate::solve::ode::roots::bisect;
 
 /// Whether the gap `g` contradicts the mode (closed with `g > 0`, open with `g < 0`).
@@ -122,19 +124,29 @@ pub fn first_switch(mech: &Mechanism, modes: &Modes, dense: &DenseStep) -> Optio
     None
 }
 
-/// Switches every compliant contact whose gap at `y` contradicts its mode (entries record
-/// the penetration rate for the hysteresis damping); returns how many switched. Rigid
-/// contacts switch in `impacts.rs`.
-pub fn switch_modes(mech: &Mechanism, modes: &mut Modes, y: &[f64]) -> usize {
+/// Switches every compliant contact whose gap at `(t, y)` contradicts its mode (entries
+/// record the penetration rate for the hysteresis damping), each logged in `run.events`
+/// with its contact point; returns how many switched. Rigid contacts switch in
+/// `impacts.rs`.
+pub fn switch_modes(
+    mech: &Mechanism,
+    modes: &mut Modes,
+    (t, y): (f64, &[f64]),
+    run: &mut Run,
+) -> usize {
     let mut switched = 0;
     for (k, load) in mech.loads(y, None).iter().enumerate() {
         if !mech.contacts()[k].rigid() && disagrees(modes.closed[k], load.gap) {
             modes.closed[k] = !modes.closed[k];
-            modes.entry_speed[k] = if modes.closed[k] {
-                (-load.rate).max(0.0)
+            let name = &mech.contacts()[k].name;
+            let event = if modes.closed[k] {
+                modes.entry_speed[k] = (-load.rate).max(0.0);
+                Event::entry(t, name, load.rate)
             } else {
-                0.0
+                modes.entry_speed[k] = 0.0;
+                Event::exit(t, name, load.rate)
             };
+            run.log(event, &load.at.point);
             switched += 1;
         }
     }

@@ -25,15 +25,17 @@
 //! multiplier `λ_n` the normal force (N), and it is released where `λ_n` turns negative
 //! (located on the dense output, `events.rs`), or where another impact throws it off.
 
-use super::contact::Modes;
+use super::contact::{Load, Modes};
 use super::dynamics::{scatter, Degenerate, Mechanism};
 use super::gauss::{Linearised, Programme, Solution};
 use super::integrate::Run;
 use super::joints::Row;
 use crate::solve::ode::driver::{Event, ZenoWatch};
 use crate::solve::ode::tolerances::{NO_REBOUND, ON_STOP, TINY};
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DVector, Vector3};
 use std::borrow::Cow;
+
+type V3 = Vector3<f64>;
 
 /// One contact's velocity jump at an impact.
 struct Jump {
@@ -87,6 +89,20 @@ impl Mechanism {
             out[k] = lambda[self.rows + i];
         }
         Ok(out)
+    }
+
+    /// Every contact's load at `(t, y)` in `modes` (`loads`), a held rigid contact's normal
+    /// force its multiplier (`holding_forces`; left at 0 at a degenerate pose, which the run
+    /// reports).
+    pub fn loads_held(&self, t: f64, y: &[f64], modes: &Modes) -> Vec<Load> {
+        let mut loads = self.loads(y, Some(modes));
+        let held = self.held(modes);
+        if !held.is_empty() {
+            if let Ok(forces) = self.holding_forces(t, y, modes) {
+                held.iter().for_each(|&k| loads[k].normal = forces[k]);
+            }
+        }
+        loads
     }
 
     /// The open rigid contacts of `modes` that are closing at `y` and penetrated or within
@@ -200,7 +216,8 @@ impl Mechanism {
     /// crossing's bracket): compliant entries and exits (`events::switch_modes`), lift-off
     /// of held contacts whose force would pull, and impacts of the closing rigid contacts
     /// with persistent contact after an accumulation or a plastic impact (module doc). Each
-    /// is logged in `run.events`; returns how many contacts changed mode.
+    /// is logged in `run.events` with its contact point (the positions do not jump); returns
+    /// how many contacts changed mode.
     pub(super) fn contact_events(
         &self,
         t: f64,
@@ -209,12 +226,17 @@ impl Mechanism {
         zeno: &mut ZenoWatch,
         run: &mut Run,
     ) -> Result<usize, Degenerate> {
-        let mut switched = super::events::switch_modes(self, modes, y);
+        let mut switched = super::events::switch_modes(self, modes, (t, y), run);
+        let points: Vec<V3> = self
+            .loads(y, None)
+            .into_iter()
+            .map(|l| l.at.point)
+            .collect();
         let forces = self.holding_forces(t, y, modes)?;
         for k in self.held(modes) {
             if forces[k] < 0.0 {
                 modes.closed[k] = false;
-                run.events.push(Event::lift_off(t, &self.contacts[k].name));
+                run.log(Event::lift_off(t, &self.contacts[k].name), &points[k]);
                 switched += 1;
             }
         }
@@ -227,12 +249,13 @@ impl Mechanism {
         run.impacts += set.len();
         let scale = jumps.iter().fold(TINY, |a, j| a.max(j.before.abs()));
         for jump in jumps {
-            let (k, name) = (jump.contact, self.contacts[jump.contact].name.as_str());
+            let k = jump.contact;
+            let (name, at) = (self.contacts[k].name.as_str(), &points[k]);
             if modes.closed[k] {
                 // A held contact thrown off by the others' impulses lets go.
                 if jump.after > NO_REBOUND * scale {
                     modes.closed[k] = false;
-                    run.events.push(Event::lift_off(t, name));
+                    run.log(Event::lift_off(t, name), at);
                     switched += 1;
                 }
                 continue;
@@ -240,14 +263,13 @@ impl Mechanism {
             match zeno.check(k, t) {
                 Ok(()) => {
                     let (before, after) = (jump.before, jump.after);
-                    run.events
-                        .push(Event::impact(t, name, before, after, jump.impulse));
+                    run.log(Event::impact(t, name, before, after, jump.impulse), at);
                     if after.abs() <= NO_REBOUND * before.abs().max(TINY) {
                         self.hold(t, y, modes, k)?;
                         if self.holding_forces(t, y, modes)?[k] < 0.0 {
                             modes.closed[k] = false;
                         } else {
-                            run.events.push(Event::hold(t, name, after));
+                            run.log(Event::hold(t, name, after), at);
                             switched += 1;
                         }
                     }
@@ -256,7 +278,7 @@ impl Mechanism {
                     let removed = self.hold(t, y, modes, k)?;
                     run.zeno.push(t_star);
                     let impulse = jump.impulse + removed;
-                    run.events.push(Event::zeno(t, name, jump.before, impulse));
+                    run.log(Event::zeno(t, name, jump.before, impulse), at);
                     switched += 1;
                 }
             }

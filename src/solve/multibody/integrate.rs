@@ -14,6 +14,7 @@
 use super::contact::Modes;
 use super::dynamics::{Degenerate, Mechanism};
 use super::events::{first_switch, suspect};
+use super::extremes::{any_closed, Extremes};
 use super::timestepping::{StepForces, StepRecord};
 use super::tolerances::{EVENTS_AT_ONE_INSTANT, GRID_END_SLACK, STEP_UNDERFLOW};
 use crate::solve::ode::dense::DenseStep;
@@ -21,6 +22,7 @@ use crate::solve::ode::dop853::{initial_step, Dop853, Tolerances};
 use crate::solve::ode::driver::{Event, Output, ZenoWatch};
 use crate::solve::ode::step::{Attempt, OneStep, Rhs, StepResult, Trial};
 use crate::solve::ode::tolerances::ZENO_INTERVAL;
+use nalgebra::Vector3;
 
 /// The run's span, tolerances and output request.
 #[derive(Debug, Clone)]
@@ -45,18 +47,30 @@ pub struct Run {
     pub steps: usize,
     /// Contact entries and exits (rigid contacts: holds and lift-offs).
     pub switches: usize,
-    /// The rigid contacts' events (`impact`, `hold`, `zeno`, `lift-off`, as the DOF
-    /// integrator's `events.csv`), the impacts counted per contact and the estimated
-    /// accumulation times of Zeno sequences.
-    pub events: Vec<Event>,
+    /// The contact events, each with its contact point: compliant entries and exits
+    /// (`entry`, `exit`), the rigid contacts' `impact`, `hold`, `zeno`, `lift-off` (as the
+    /// DOF integrator's `events.csv`), and in `timestepping` the entries and exits at step
+    /// ends; the impacts counted per contact and the estimated accumulation times of Zeno
+    /// sequences.
+    pub events: Vec<ContactEvent>,
     pub impacts: usize,
     pub zeno: Vec<f64>,
     pub rejected: usize,
     pub rhs_evals: usize,
+    /// The largest penetration and normal force over the motion (`extremes.rs`).
+    pub extremes: Extremes,
     /// The `timestepping` backend's steps (`timestepping.rs`), and at each sample the mean
     /// forces of the step that ended there (empty for the `events` backend).
     pub log: Vec<StepRecord>,
     pub forces: Vec<StepForces>,
+}
+
+/// One event of a run with where its contact point was (global, m): a row of the
+/// multibody `events.csv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactEvent {
+    pub event: Event,
+    pub point: [f64; 3],
 }
 
 /// Why a run stopped early.
@@ -134,6 +148,12 @@ impl Run {
         self.y.push(y);
         self.modes.push(modes.clone());
     }
+
+    /// Logs `event` at the contact point `point`.
+    pub(super) fn log(&mut self, event: Event, point: &Vector3<f64>) {
+        let point = [point.x, point.y, point.z];
+        self.events.push(ContactEvent { event, point });
+    }
 }
 
 /// The samples requested inside the accepted step `dense` (up to `t_new`), each projected.
@@ -162,9 +182,10 @@ struct Accepted<'a, 't> {
 }
 
 impl Accepted<'_, '_> {
-    /// Ends the step at `t_end` or at its first contact switch, and takes the samples up to
-    /// there: returns the end and the switch's time, if any (the dense output, filled when a
-    /// switch or a sample needed it, then gives the state there).
+    /// Ends the step at `t_end` or at its first contact switch, and takes the samples and the
+    /// closed contacts' peaks (`Extremes::observe_step`) up to there: returns the end and the
+    /// switch's time, if any (the dense output, filled when a switch, a sample or a closed
+    /// contact needed it, then gives the state there).
     fn finish(
         &mut self,
         eq: &mut Equations,
@@ -181,10 +202,16 @@ impl Accepted<'_, '_> {
             switch = first_switch(mech, &eq.modes, self.dense);
             t_new = switch.unwrap_or(t_end);
         }
-        if samples.peek(t1).is_some_and(|ts| ts <= t_new) {
-            if !have_dense {
-                self.dop.dense(eq, self.trial, self.att, self.dense);
-            }
+        let sampled = samples.peek(t1).is_some_and(|ts| ts <= t_new);
+        let peaks = any_closed(&eq.modes);
+        if (sampled || peaks) && !have_dense {
+            self.dop.dense(eq, self.trial, self.att, self.dense);
+        }
+        if peaks {
+            run.extremes
+                .observe_step(mech, &eq.modes, self.dense, t_new);
+        }
+        if sampled {
             sample_step(eq, self.dense, samples, (t_new, t1), run)?;
         }
         Ok((t_new, switch))
@@ -222,6 +249,7 @@ pub fn integrate(
     while let Some(ts) = samples.next_until(t, s.t1) {
         run.record(ts, y.clone(), &eq.modes);
     }
+    run.extremes.observe_state(mech, t, &y, &eq.modes);
     let mut f0 = vec![0.0; n];
     eq.eval(t, &y, &mut f0);
     if let Some(e) = eq.error.take() {
@@ -293,11 +321,13 @@ pub fn integrate(
             return fail(e.into(), run, t, y, &eq);
         }
         run.steps += 1;
+        run.extremes.observe_state(mech, t, &y, &eq.modes);
         if s.output == Output::Steps {
             run.record(t, y.clone(), &eq.modes);
         }
         progress(t);
-        h = dop.next_step(h, err, rejected_before);
+        // `max_step` bounds every step, not only the first (`initial_step`).
+        h = dop.next_step(h, err, rejected_before).min(s.tol.max_step);
         rejected_before = false;
     }
     Ok(close(run, t, y, &eq))

@@ -47,6 +47,7 @@ mod clearance;
 mod contact;
 mod dynamics;
 mod events;
+mod extremes;
 mod friction;
 mod gauss;
 mod gram;
@@ -61,5 +62,6 @@ pub mod tolerances;
 
 pub use contact::{Contact, Load, Modes};
 pub use dynamics::{BodyState, Degenerate, Mechanism};
-pub use integrate::{integrate, Failed, Run, RunError, Settings};
+pub use extremes::Extremes;
+pub use integrate::{integrate, ContactEvent, Failed, Run, RunError, Settings};
 pub use timestepping::{timestep, StepForces, StepRecord, Stepping};

@@ -38,7 +38,7 @@ use super::dynamics::{Degenerate, Mechanism};
 use super::integrate::{Failed, Run, RunError, Samples};
 use super::timestep::Step;
 use super::tolerances::{STEP_END_SLACK, STEP_UNDERFLOW};
-use crate::solve::ode::driver::Output;
+use crate::solve::ode::driver::{Event, Output};
 use nalgebra::{DVector, Vector3};
 
 /// The step size's safety factor (dimensionless): the next trial aims at `H_SAFETY²` of the
@@ -170,8 +170,10 @@ fn drift_factor(drift: f64, tol: f64) -> f64 {
 
 /// Integrates the mechanism from its consistent initial state `y0` over `s.t0..s.t1`.
 /// Samples are step ends: `steps` records every one, `every(dt)` and `at(…)` the first step
-/// end at or after each requested time (its own time in `run.t`). `progress` is told the
-/// time after each step.
+/// end at or after each requested time (its own time in `run.t`). Every step end updates
+/// `run.extremes` (the gaps after the projection, the step's mean normal forces) and logs
+/// each contact that starts or stops carrying an impulse as an `entry` or `exit` there.
+/// `progress` is told the time after each step.
 pub fn timestep(
     mech: &Mechanism,
     y0: Vec<f64>,
@@ -200,6 +202,7 @@ pub fn timestep(
         any
     };
     let (mut t, mut y) = (s.t0, y0);
+    run.extremes.observe(&mech.loads(&y, None));
     if due(t, &mut samples) {
         run.record(t, y.clone(), &modes);
         run.forces.push(StepForces {
@@ -236,13 +239,21 @@ pub fn timestep(
             ));
         }
         (t, y) = (t_next, next);
-        let closed: Vec<bool> = step.z.iter().map(|z| *z > 0.0).collect();
-        run.switches += closed
-            .iter()
-            .zip(&modes.closed)
-            .filter(|(a, b)| a != b)
-            .count();
-        modes.closed = closed;
+        let mut loads = mech.loads(&y, None);
+        for ((k, load), z) in loads.iter_mut().enumerate().zip(step.z.iter()) {
+            load.normal = z / taken;
+            if (*z > 0.0) != modes.closed[k] {
+                modes.closed[k] = *z > 0.0;
+                let name = &mech.contacts()[k].name;
+                let event = match modes.closed[k] {
+                    true => Event::entry(t, name, load.rate),
+                    false => Event::exit(t, name, load.rate),
+                };
+                run.log(event, &load.at.point);
+                run.switches += 1;
+            }
+        }
+        run.extremes.observe(&loads);
         run.log.push(StepRecord {
             t,
             h: taken,

@@ -40,6 +40,29 @@ pub const FRICTION_SLIP_SPEED: f64 = 1e-4;
 /// incursion that enters and leaves inside the step (dimensionless).
 pub const GAP_CHECKS_PER_STEP: usize = 4;
 
+/// Golden-section iterations narrowing the bracket of a penetration's or normal force's
+/// peak on a step's dense output (`extremes.rs`; dimensionless): 40 shrink it by
+/// `0.618⁴⁰ ≈ 5e-9`, so the value, quadratic about its peak, is found to round-off.
+pub const GOLDEN_ITERATIONS: usize = 40;
+
+/// Offset, relative to a check-point sub-interval, of the probe that tells whether a
+/// penetration or normal force rises from the sub-interval's end into it (`extremes.rs`;
+/// dimensionless): small enough that the quantity has no extremum in between, large
+/// enough that the rise exceeds the gaps' round-off wherever it matters (a rise too small
+/// to see ends within `q'²/2q''` of the end value, below round-off).
+pub const SLOPE_PROBE: f64 = 1e-6;
+
+/// Factor on the second difference `|Δ²q|` of three check points bounding how far a
+/// penetration or normal force rises above its highest sample between them (`extremes.rs`;
+/// dimensionless): a parabola rises at most `|Δ²q|/8`; twice that, for a quantity not
+/// quite quadratic over two fifths of a step.
+pub const PEAK_BOUND: f64 = 0.25;
+
+/// Rise of a penetration or normal force, relative to the largest value so far, below which
+/// a peak is not searched for (`extremes.rs`; dimensionless): a few hundred ulps, the
+/// round-off of a flat maximum, not a peak.
+pub const NEGLIGIBLE_RISE: f64 = 1e-13;
+
 /// Halvings of the bracket of a contact entry or exit on the dense output: 60 bring a step
 /// of up to 1 s down to 1e-18 s, below the step's own rounding.
 pub const EVENT_HALVINGS: usize = 60;

@@ -119,6 +119,17 @@ impl Event {
     pub(crate) fn lift_off(t: f64, element: &str) -> Event {
         Event::new(t, element, "lift-off", ("held", "open"), 0.0, None)
     }
+
+    /// A multibody contact point comes into contact at the gap rate `velocity`: a compliant
+    /// contact of the `events` backend, any contact of `timestepping`.
+    pub(crate) fn entry(t: f64, element: &str, velocity: f64) -> Event {
+        Event::new(t, element, "entry", ("open", "closed"), velocity, None)
+    }
+
+    /// A multibody contact point leaves contact at the gap rate `velocity` (as `entry`).
+    pub(crate) fn exit(t: f64, element: &str, velocity: f64) -> Event {
+        Event::new(t, element, "exit", ("closed", "open"), velocity, None)
+    }
 }
 
 /// Watches the impact times of each stop for a geometric accumulation (Zeno): when an
