@@ -371,7 +371,7 @@ fn clearance_contact_energy_balance() {
 /// `z(t)` is a parabola with `z̈ = F/m` — checked by second differences of the samples to
 /// 1e-6 relative (measured 4e-11); the slider settles on the guide's bottom face (its two
 /// lower vertices at both ends: 4 of the 12 gaps closed) and `contacts.csv` has the 4N = 12
-/// vertex–face gaps, none penetrating beyond a micrometre. The cylindrical slider rests on
+/// vertex–face gaps; the landing penetrates less than 10 µm. The cylindrical slider rests on
 /// both rims of its rod.
 #[test]
 fn prismatic_slider_accelerates_at_f_over_m() {
@@ -388,7 +388,10 @@ fn prismatic_slider_accelerates_at_f_over_m() {
         assert!((acc - 5.0).abs() < 5e-6, "z̈ = {acc} at sample {k}");
     }
     assert_eq!(number(v, "contacts_closed"), 4.0);
-    assert!(number(v, "max_penetration") < 1e-6);
+    // Over the motion (issue 43, item 1.6): the landing's peak, 8.27e-6 m; the 0.01 s samples
+    // alone saw 4.1e-7 m.
+    let peak = number(v, "max_penetration");
+    assert!(peak > 1e-6 && peak < 1e-5, "max_penetration {peak}");
     let contacts = table(v, "contacts.csv");
     assert_eq!(contacts.0.len(), 1 + 3 * 12, "{:?}", contacts.0);
     let out = run(&seed("cylindrical_slider"), "cylindrical");

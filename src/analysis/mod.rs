@@ -9,6 +9,7 @@ mod continue_periodic;
 pub(crate) mod diagnostics;
 pub mod expect;
 pub(crate) mod finite;
+mod initial_state;
 mod modes;
 mod nsmodes;
 pub(crate) mod options;

@@ -568,31 +568,6 @@ impl<'a> OptionReader<'a> {
 }
 
 /// The DOF a path names: exactly (`m1.x`) or, for a node with one DOF, by the node (`m1`).
-/// The initial state `[x, ẋ]` from `x0 = { dof = value }` and `v0 = { … }` (zero elsewhere).
-pub fn initial_state(
-    opts: &OptionReader,
-    model: &Model,
-    sys: &crate::model::System,
-) -> Result<Vec<f64>, AnalysisError> {
-    let n = sys.n();
-    let mut y0 = vec![0.0; 2 * n];
-    for (key, offset) in [("x0", 0), ("v0", n)] {
-        for (path, value, at) in opts.assignments(key)? {
-            let dof = dof_by_path(sys, &path).ok_or_else(|| {
-                let names = sys.dofs.iter().map(|d| d.name.as_str());
-                opts.bad_value(
-                    key,
-                    at,
-                    &format!("`{path}` is not a DOF of `{}`", model.name),
-                    &suggest(&path, names, "the DOFs are"),
-                )
-            })?;
-            y0[offset + dof] = value;
-        }
-    }
-    Ok(y0)
-}
-
 pub fn dof_by_path(sys: &crate::model::System, path: &str) -> Option<usize> {
     if let Some(i) = sys.dof_index(path) {
         return Some(i);

@@ -25,7 +25,7 @@ use crate::analysis::results::{Results, Table};
 use crate::lang::ast::Analysis;
 use crate::lang::Span;
 use crate::model::{Model, System};
-use crate::solve::cont::{Scale, Settings};
+use crate::solve::cont::{ContError, Scale, Settings};
 use crate::solve::hb::{Balance, GapMethod, Hill};
 use points::Reading;
 use serde_json::{json, Map, Value};
@@ -107,17 +107,13 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     )?;
     hb.level = frf.level;
     let start = std::time::Instant::now();
-    let failure = |e: &dyn std::fmt::Display| {
-        AnalysisError::Numerical {
-        message: format!("continue frf of `{}`: {e}", model.name),
-        at: a.span,
-        help: "lower `step` or `min_step`, or add harmonics/samples where the response is strongly nonlinear; the points before are written".into(),
-    }
-    };
+    let failure = |e: &dyn std::fmt::Display| branch_failure(e, &model.name, a.span);
     // Condensed onto the contact DOFs unless asked otherwise (or nothing to gain).
     let condense = opts.choice("condense", &["true", "false"])? != Some("false");
     let continued = branch::continued(&hb, condense, &frf.settings);
-    let curve = continued.curve.map_err(|e| failure(&e))?;
+    let curve = continued
+        .curve
+        .map_err(|e| singular_start(&e, sys, &model.name, a.span).unwrap_or_else(|| failure(&e)))?;
     let branch = curve.points;
     let wall_s = start.elapsed().as_secs_f64();
     // Per point: the reported DOFs' harmonic amplitudes (the requested one, else all), their
@@ -409,6 +405,40 @@ pub(crate) fn excursion_curve(
         tol: settings.tol,
     };
     Ok(reading.tabulate(&branch.points).watched_curve)
+}
+
+/// A branch that fails or stops early: the error, and the options that help.
+fn branch_failure(e: &dyn std::fmt::Display, model: &str, at: Span) -> AnalysisError {
+    AnalysisError::Numerical {
+        message: format!("continue frf of `{model}`: {e}"),
+        at,
+        help: "lower `step` or `min_step`, or add harmonics/samples where the response is strongly nonlinear; the points before are written".into(),
+    }
+}
+
+/// A start that fails on a model with a rigid-body mode: the reason and the fix (`None` for
+/// any other failure).
+fn singular_start(e: &ContError, sys: &System, model: &str, at: Span) -> Option<AnalysisError> {
+    if !matches!(e, ContError::Start(_)) || !has_rigid_mode(sys) {
+        return None;
+    }
+    Some(AnalysisError::Numerical {
+        message: format!(
+            "continue frf of `{model}`: {e}: the static (0th-harmonic) block K is singular, as some DOF has no stiffness to a support (a rigid-body mode), so the mean position is not determined"
+        ),
+        at,
+        help: "add a spring to ground (a soft one fixes the mean position without changing the response), or fix the floating DOF; `nsd check` lists the rigid-body modes".into(),
+    })
+}
+
+/// Whether `sys` has a rigid-body mode with its contacts open (a DOF without stiffness to a
+/// support, or a floating subsystem): the harmonic balance's 0th harmonic is then singular.
+fn has_rigid_mode(sys: &System) -> bool {
+    use crate::solve::modes::{modes, Contacts};
+    sys.warnings
+        .iter()
+        .any(|w| w.code == "nsd::model::floating")
+        || modes(sys, Contacts::Open, None).is_ok_and(|m| m.rigid_body_modes() > 0)
 }
 
 /// The default samples per period for `h` harmonics: the power of two ≥ 8h + 8.

@@ -192,7 +192,7 @@ fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Request, AnalysisEr
         transient,
         hb_start,
         harmonics,
-        y0: super::options::initial_state(&opts, model, sys)?,
+        y0: super::initial_state::initial_state(&opts, model, sys)?,
         smooth_only: opts.choice("events", &["exact", "smooth"])? == Some("smooth"),
         multiple: opts.choice("shooting", &["single", "multiple"])? == Some("multiple"),
         tol: Tolerances {

@@ -166,7 +166,7 @@ fn read_options(
     let smooth_only = opts.choice("events", &["exact", "smooth"])? == Some("smooth");
     let longest_step = forcing_period(sys).unwrap_or(f64::INFINITY);
     let output = read_output(&opts, (t0, t1), &tol, sys.n(), longest_step)?;
-    let y0 = super::options::initial_state(&opts, model, sys)?;
+    let y0 = super::initial_state::initial_state(&opts, model, sys)?;
     let cfg = Config {
         t0,
         t1,

@@ -28,7 +28,7 @@ use super::options::{self, check_keys, directions, eval_vector, number, Bound};
 use super::units::Dim;
 use crate::model::flat::*;
 use crate::span::{FileId, Span};
-use names::indexed_name;
+use names::{indexed_name, support};
 use rustc_hash::FxHashMap as HashMap;
 
 /// A `--set NAME=VALUE` override, already evaluated.
@@ -215,22 +215,8 @@ struct Resolver<'p> {
     damping: Option<(Rayleigh, Span)>,
     gravity: Option<[f64; 3]>,
     errors: Vec<miette::Report>,
-    /// Full names of masses and bodies whose declaration was refused: a later use of one is
-    /// a consequence of that error, not a second one, and is not reported.
+    /// Full names of refused masses and bodies: their uses are not reported again.
     rejected: Vec<String>,
-}
-
-/// `ground` or `base`: a node that carries every direction and never moves on its own.
-fn support(name: &str, kind: NodeKind) -> Node {
-    let dirs = vec![Dir::X, Dir::Y, Dir::Z, Dir::Rx, Dir::Ry, Dir::Rz];
-    Node {
-        name: name.into(),
-        kind,
-        dirs,
-        fixed: vec![],
-        mass: 0.0,
-        span: Span::default(),
-    }
 }
 
 impl<'p> Resolver<'p> {
@@ -264,11 +250,10 @@ impl<'p> Resolver<'p> {
 
     /// Records an error with the text of the file it points into; resolution goes on.
     fn report(&mut self, file: FileId, e: ResolveError) {
-        if matches!(e, ResolveError::FollowOn) {
-            return;
+        if !matches!(e, ResolveError::FollowOn) {
+            self.errors
+                .push(Failure::located(&self.prog.sources, file, e));
         }
-        self.errors
-            .push(Failure::located(&self.prog.sources, file, e));
     }
 
     /// Declares parameter `p` in `f` (from the template header when `header`): its
@@ -355,9 +340,7 @@ impl<'p> Resolver<'p> {
             _ => self.single(f, s),
         };
         if let Err(e) = result {
-            if let Stmt::Mass { name, .. } | Stmt::Body { name, .. } = s {
-                self.rejected.push(format!("{}{}", f.prefix, name.name));
-            }
+            self.reject(f, s);
             self.report(f.file, e);
         }
     }

@@ -101,6 +101,13 @@ impl Resolver<'_> {
         Ok(full)
     }
 
+    /// Records the mass or body `s` declares as refused (its statement failed).
+    pub(super) fn reject(&mut self, f: &Frame, s: &ast::Stmt) {
+        if let ast::Stmt::Mass { name, .. } | ast::Stmt::Body { name, .. } = s {
+            self.rejected.push(format!("{}{}", f.prefix, name.name));
+        }
+    }
+
     /// Looks up a node reference; returns the node and the direction if one was written.
     /// The whole path is tried first; failing that, its last segment is read as a direction
     /// of the node named by the rest (`b[20].y`, `c.x[3].x`).
@@ -287,4 +294,17 @@ fn translations(dirs: &[Dir]) -> Vec<Dir> {
         .copied()
         .filter(|d| !matches!(d, Dir::Rx | Dir::Ry | Dir::Rz))
         .collect()
+}
+
+/// `ground` or `base`: a node that carries every direction and never moves on its own.
+pub(super) fn support(name: &str, kind: NodeKind) -> Node {
+    let dirs = vec![Dir::X, Dir::Y, Dir::Z, Dir::Rx, Dir::Ry, Dir::Rz];
+    Node {
+        name: name.into(),
+        kind,
+        dirs,
+        fixed: vec![],
+        mass: 0.0,
+        span: Span::default(),
+    }
 }
