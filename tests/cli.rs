@@ -555,18 +555,6 @@ fn continuations_cut_short_by_max_points_exit_2() {
     assert!(runs[0]["summary"].get("stopped").is_none(), "{}", runs[0]);
 }
 
-/// A one-DOF free-play map of 5 × 5 cells in two blocks of 13, for the shard tests (0.1 s).
-const SHARDED_MAP: &str = "model duo {
-  param Omega = 1.2
-  mass m1 = 1
-  spring ground -- m1 { k = 1, k3 = 0.1 }
-  damper ground -- m1 { c = 0.02 }
-  gap m1 -- ground { clearance = 0.05, sides = both, law = linear(10) }
-  force m1 = 0.1 * cos(Omega * t)
-}
-basins duo as b { grid = { m1 = -1..1 by 0.5, v.m1 = -1..1 by 0.5 }, block = 13 }
-";
-
 /// Runs shard `i/2` of `text` (written to `dir/map.nsd`) into `dir/out`.
 fn shard_of(dir: &std::path::Path, text: &str, i: usize) {
     let file = dir.join("map.nsd");

@@ -267,18 +267,6 @@ fn every_run_outcome_is_one_json_record() {
         .is_some_and(|d| !d.is_empty()));
 }
 
-/// A one-DOF free-play map of 5 × 5 cells in two blocks (as in `tests/cli.rs`).
-const MAP: &str = "model duo {
-  param Omega = 1.2
-  mass m1 = 1
-  spring ground -- m1 { k = 1, k3 = 0.1 }
-  damper ground -- m1 { c = 0.02 }
-  gap m1 -- ground { clearance = 0.05, sides = both, law = linear(10) }
-  force m1 = 0.1 * cos(Omega * t)
-}
-basins duo as b { grid = { m1 = -1..1 by 0.5, v.m1 = -1..1 by 0.5 }, block = 13 }
-";
-
 /// `run --shard --json`: a record for a shard written, one skipped (`--resume`) and one
 /// that cannot be written; the old code printed the first as a line of prose. `merge --json`
 /// and `check --json`: a record for their failures too.
@@ -286,7 +274,7 @@ basins duo as b { grid = { m1 = -1..1 by 0.5, v.m1 = -1..1 by 0.5 }, block = 13 
 fn shards_merges_and_checks_answer_in_json() {
     let dir = fresh("json-shard");
     let file = dir.join("map.nsd");
-    std::fs::write(&file, MAP).expect("the map");
+    std::fs::write(&file, common::SHARDED_MAP).expect("the map");
     let (file, out) = (file.to_str().expect("utf-8"), dir.join("out"));
     let out = out.to_str().expect("utf-8");
     let shard = |extra: &[&str]| {
