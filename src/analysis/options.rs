@@ -284,7 +284,7 @@ impl<'a> OptionReader<'a> {
         } else {
             Err(self.bad(
                 key,
-                self.span,
+                self.span_of(key).unwrap_or(self.span),
                 "must be positive",
                 &format!("e.g. `{key} = {example}`"),
             ))

@@ -255,25 +255,79 @@ pub fn distance(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).fold(0.0, |d, (x, y)| d.max((x - y).abs()))
 }
 
-/// The forcing period `2π/Ω` of `sys` (s), `Ω` the lowest frequency of its harmonic loads
-/// and base motions; `None` when nothing harmonic drives it (or a drive is not a sum of
-/// harmonics).
-pub fn forcing_period(sys: &System) -> Option<f64> {
+/// Largest number of slowest forcing periods searched for a common period of several drive
+/// frequencies: ratios p/q with q up to this count as commensurate (e.g. 1.01 = 101/100).
+const MAX_PERIOD_RATIO: u32 = 1000;
+
+/// Relative tolerance on `q ω_i/ω_min` being a whole number for frequencies to share a
+/// period: the frequencies come from the model's expressions, exact to a few ε.
+const RATIO_TOL: f64 = 1e-9;
+
+/// Why a system has no forcing period.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NoPeriod {
+    /// Nothing harmonic drives it (or a drive is not a sum of harmonics).
+    Unforced,
+    /// Two of its drive frequencies (rad/s) have no common period: the forcing is
+    /// quasi-periodic. `slowest` is the period of the lowest frequency (s).
+    Incommensurate { low: f64, other: f64, slowest: f64 },
+}
+
+impl std::fmt::Display for NoPeriod {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            NoPeriod::Unforced => write!(f, "has no harmonic forcing"),
+            NoPeriod::Incommensurate { low, other, .. } => write!(
+                f,
+                "is driven at incommensurate frequencies {low} and {other} rad/s (no common \
+                 period within {MAX_PERIOD_RATIO} periods of the slower): its forcing is \
+                 quasi-periodic"
+            ),
+        }
+    }
+}
+
+impl NoPeriod {
+    /// How a model gets a forcing period.
+    pub fn help(&self) -> &'static str {
+        match self {
+            NoPeriod::Unforced => "give the model a harmonic load, e.g. `force m1 = Q * cos(Omega * t)`",
+            NoPeriod::Incommensurate { .. } => {
+                "a periodic forcing has every frequency a whole multiple of one, e.g. `cos(Omega * t) + cos(2 * Omega * t)`"
+            }
+        }
+    }
+}
+
+/// The forcing period of `sys` (s): the smallest `T` at which every frequency of its
+/// harmonic loads and base motions completes a whole number of cycles, `T = q 2π/ω_min`
+/// for the smallest `q ≤ MAX_PERIOD_RATIO` with every `q ω_i/ω_min` whole.
+pub fn forcing_period(sys: &System) -> Result<f64, NoPeriod> {
     let drives = sys
         .forces
         .iter()
         .map(|f| &f.f)
         .chain(sys.base.iter().map(|b| &b.y));
-    let mut omega = f64::INFINITY;
+    let mut omegas = Vec::new();
     for f in drives {
-        let (_, terms) = f.harmonics()?;
-        for h in terms.iter().filter(|h| h.omega != 0.0) {
-            omega = omega.min(h.omega.abs());
-        }
+        let (_, terms) = f.harmonics().ok_or(NoPeriod::Unforced)?;
+        omegas.extend(terms.iter().map(|h| h.omega.abs()).filter(|w| *w != 0.0));
     }
-    omega
-        .is_finite()
-        .then(|| 2.0 * std::f64::consts::PI / omega)
+    let low = omegas.iter().copied().fold(f64::INFINITY, f64::min);
+    if !low.is_finite() {
+        return Err(NoPeriod::Unforced);
+    }
+    let slowest = std::f64::consts::TAU / low;
+    let whole = |x: f64| (x - x.round()).abs() <= RATIO_TOL * x;
+    (1..=MAX_PERIOD_RATIO)
+        .find(|q| omegas.iter().all(|w| whole(*q as f64 * w / low)))
+        .map(|q| q as f64 * slowest)
+        .ok_or_else(|| {
+            let alone = |w: f64| (1..=MAX_PERIOD_RATIO).any(|q| whole(q as f64 * w / low));
+            let highest = omegas.iter().copied().fold(low, f64::max);
+            let other = omegas.iter().copied().find(|w| !alone(*w)).unwrap_or(highest);
+            NoPeriod::Incommensurate { low, other, slowest }
+        })
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ use super::diagnostics::AnalysisError;
 use super::results::Results;
 use crate::lang::ast::Analysis;
 use crate::model::{Model, System};
-use crate::solve::poincare::{forcing_period, same_cycle};
+use crate::solve::poincare::same_cycle;
 use attractor::Attractor;
 use cell::{run_cells, CellRun, Fate, Known};
 use options::Options;
@@ -104,10 +104,7 @@ fn prepare(a: &Analysis, model: &Model, sys: &System) -> Result<(Options, f64), 
             help: "the map integrates the model as `simulate` does; see `simulate` for the elements it supports".into(),
         });
     }
-    let Some(forcing) = forcing_period(sys) else {
-        let reader = super::options::OptionReader::unchecked(a, model);
-        return Err(options::no_forcing(&reader, model));
-    };
+    let forcing = opts.forcing;
     Ok((opts, forcing))
 }
 

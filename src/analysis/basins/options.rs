@@ -13,7 +13,9 @@
 use super::super::diagnostics::AnalysisError;
 use super::super::options::OptionReader;
 use super::super::simulate::section;
-use super::super::sweep_bifurcation::options::{engine, state_block, state_index};
+use super::super::sweep_bifurcation::options::{
+    engine, keep_and_max_period, state_block, state_index,
+};
 use super::super::tolerances::integrator_tolerances;
 use crate::lang::ast::{Analysis, Value};
 use crate::lang::eval;
@@ -63,6 +65,8 @@ pub(super) struct Options {
     pub y: Axis,
     /// The state of every start before the grid coordinates are set.
     pub fixed: Vec<f64>,
+    /// The forcing period (s), the unit of the motions' periods.
+    pub forcing: f64,
     pub section: Section,
     pub transient: usize,
     pub keep: usize,
@@ -106,22 +110,18 @@ impl Options {
         preflight(&opts, cells)?;
         let span = |v: &[f64]| v.last().zip(v.first()).map_or(0.0, |(b, a)| b - a);
         let default_cell = span(&x.values).max(span(&y.values)) / BOXES_PER_SPAN;
-        let section = match section::read(a, model, sys, 0.0)? {
-            Some(s) => s,
-            None => section::stroboscopic(sys).ok_or_else(|| no_forcing(&opts, model))?,
-        };
+        let forcing = section::forcing_period_for("a basin map", a, model, sys)?;
+        let section = section::read_or_stroboscopic(a, model, sys, forcing)?;
         let (rtol, atol) = integrator_tolerances(&opts)?;
-        let keep = opts.count("keep", 2)?.unwrap_or(DEFAULT_KEEP);
+        let (keep, max_period) = keep_and_max_period(&opts, DEFAULT_KEEP, DEFAULT_MAX_PERIOD)?;
         let plot = opts.dof("plot", sys)?.unwrap_or(x.index % sys.n());
         Ok(Options {
-            fixed: fixed(a, model, sys, &opts)?,
+            fixed: fixed(a, model, sys, &opts, [x.index, y.index])?,
+            forcing,
             section,
             transient: opts.count("transient", 1)?.unwrap_or(DEFAULT_TRANSIENT),
             keep,
-            max_period: opts
-                .count("max_period", 1)?
-                .unwrap_or(DEFAULT_MAX_PERIOD)
-                .min(keep / 2),
+            max_period,
             tol: opts.positive("tol", Dim::NONE, DEFAULT_PERIOD_TOL, "1e-4")?,
             cell: opts.positive("cell", Dim::NONE, default_cell, "0.01")?,
             plot,
@@ -147,16 +147,6 @@ impl Options {
         let total = self.x.values.len() * self.y.values.len();
         (b * self.block).min(total)..((b + 1) * self.block).min(total)
     }
-}
-
-/// The refusal of a model without harmonic forcing (no forcing period to strobe).
-pub(super) fn no_forcing(opts: &OptionReader, model: &Model) -> AnalysisError {
-    opts.bad_value(
-        "grid",
-        opts.statement_span(),
-        &format!("`{}` has no harmonic forcing", model.name),
-        "basins of a forced system: give it a load `Q * cos(Omega * t)`",
-    )
 }
 
 /// Refuses maps whose cells or table would not fit (`MAX_CELLS`, `MAX_OUTPUT_ROWS`,
@@ -246,6 +236,7 @@ fn fixed(
     model: &Model,
     sys: &System,
     opts: &OptionReader,
+    grid: [usize; 2],
 ) -> Result<Vec<f64>, AnalysisError> {
     let Some(v) = crate::lang::options::value(a.options.as_ref(), "fixed") else {
         return Ok(vec![0.0; 2 * sys.n()]);
@@ -254,5 +245,15 @@ fn fixed(
     let Value::Block(block) = v else {
         return Err(opts.bad_value("fixed", v.span(), "expected a block", example));
     };
+    for e in &block.entries {
+        if grid.contains(&state_index(opts, "fixed", &e.key, model, sys)?) {
+            return Err(opts.bad_value(
+                "fixed",
+                e.key.span,
+                "a coordinate of the grid: its value is the cell's",
+                "`fixed` sets the state coordinates the grid does not span; remove this one",
+            ));
+        }
+    }
     state_block(opts, "fixed", block, model, sys, example)
 }

@@ -277,9 +277,9 @@ impl Traced<'_> {
         let system_at = |p: f64| self.system_at(name, p);
         let p0 = req.settings.range.0;
         let start_sys = system_at(p0).map_err(unsupported)?;
-        let period = forcing_period(&start_sys).ok_or_else(|| AnalysisError::BadOption {
+        let period = forcing_period(&start_sys).map_err(|e| AnalysisError::BadOption {
             name: "param".into(),
-            reason: format!("`{name}` has no harmonic forcing"),
+            reason: format!("`{name}` {e}"),
             at: a.span,
             help: "periodic orbits of a forced system: give it a load `Q * cos(Omega * t)`".into(),
         })?;

@@ -29,7 +29,7 @@ use crate::solve::ode::driver::{
 };
 use crate::solve::ode::hybrid::Hybrid;
 use crate::solve::ode::tolerances::MAX_STEPS;
-use crate::solve::poincare::forcing_period;
+use crate::solve::poincare::{forcing_period, NoPeriod};
 use crate::solve::reduce::Reduced;
 use crate::solve::{bytes_text, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
 use report::{report, Recorded};
@@ -101,7 +101,17 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         results
     };
     match outcome {
-        Ok(traj) => Ok(reported(&traj)),
+        Ok(traj) => {
+            let mut results = reported(&traj);
+            if section.is_some() && traj.section.is_empty() {
+                results.summary.insert("section_points".into(), json!(0));
+                results.warnings.push(format!(
+                    "the section was not met in t = {}..{}: no section.csv",
+                    cfg.t0, cfg.t1
+                ));
+            }
+            Ok(results)
+        }
         Err(failed) => Err(failed_run(
             reported(&failed.partial),
             format!("simulate of `{}`: {}", model.name, failed.error),
@@ -164,7 +174,11 @@ fn read_options(
         _ => Method::Auto,
     };
     let smooth_only = opts.choice("events", &["exact", "smooth"])? == Some("smooth");
-    let longest_step = forcing_period(sys).unwrap_or(f64::INFINITY);
+    let longest_step = match forcing_period(sys) {
+        Ok(period) => period,
+        Err(NoPeriod::Incommensurate { slowest, .. }) => slowest,
+        Err(NoPeriod::Unforced) => f64::INFINITY,
+    };
     let output = read_output(&opts, (t0, t1), &tol, sys.n(), longest_step)?;
     let y0 = super::initial_state::initial_state(&opts, model, sys)?;
     let cfg = Config {

@@ -15,7 +15,7 @@ use crate::lang::options::{bare_name, value};
 use crate::model::{Model, System};
 use crate::solve::ode::driver::{Section, SectionPoint};
 use crate::solve::ode::roots::Direction;
-use crate::solve::poincare::forcing_period;
+use crate::solve::poincare::{forcing_period, NoPeriod};
 use std::f64::consts::TAU;
 
 const EXAMPLE: &str =
@@ -55,16 +55,25 @@ pub(crate) fn read(
     };
     match (name, args.as_slice()) {
         ("stroboscopic", [] | [_]) => {
-            let Some(Section::Stroboscopic { period, .. }) = stroboscopic(sys) else {
-                return Err(bad(
-                    e.span,
-                    &format!("`{}` has no harmonic forcing to strobe", model.name),
-                    "a stroboscopic section samples once per forcing period; use `crossing(…)`",
-                ));
+            let period = match stroboscopic(sys) {
+                Ok(Section::Stroboscopic { period, .. }) => period,
+                Ok(_) => unreachable!("stroboscopic() builds a stroboscopic section"),
+                Err(why) => {
+                    return Err(bad(
+                        e.span,
+                        &format!("`{}` {why}; there is no period to strobe", model.name),
+                        &format!("{}; or sample with `crossing(…)`", why.help()),
+                    ))
+                }
             };
-            let phase = args.first().map(|p| number(p)).transpose()?.unwrap_or(0.0);
+            let phase = match args.first() {
+                Some(p) => finite(p, number(p)?, "phase")?,
+                None => 0.0,
+            };
+            // The same samples from t0 on for φ and φ mod 2π; the reduced phase keeps the
+            // first sample within a period of the start.
             Ok(Some(Section::Stroboscopic {
-                origin: t0 + phase / TAU * period,
+                origin: t0 + phase.rem_euclid(TAU) / TAU * period,
                 period,
             }))
         }
@@ -94,7 +103,7 @@ pub(crate) fn read(
             };
             Ok(Some(Section::Crossing {
                 w,
-                level: number(level)?,
+                level: finite(level, number(level)?, "level")?,
                 direction,
             }))
         }
@@ -102,12 +111,58 @@ pub(crate) fn read(
     }
 }
 
-/// The stroboscopic section at phase 0 from `t = 0` (`None` without harmonic forcing).
-pub(crate) fn stroboscopic(sys: &System) -> Option<Section> {
+/// `v`, the value of a section argument, when finite: a section at an infinite or NaN phase
+/// or level would never be met.
+fn finite(e: &Expr, v: f64, what: &str) -> Result<f64, AnalysisError> {
+    if v.is_finite() {
+        return Ok(v);
+    }
+    Err(AnalysisError::BadOption {
+        name: "section".into(),
+        reason: format!("the {what} is {v}: a section there is never met"),
+        at: e.span,
+        help: "give a finite number".into(),
+    })
+}
+
+/// The stroboscopic section at phase 0 from `t = 0`, or why the forcing has no period.
+pub(crate) fn stroboscopic(sys: &System) -> Result<Section, NoPeriod> {
     forcing_period(sys).map(|period| Section::Stroboscopic {
         origin: 0.0,
         period,
     })
+}
+
+/// The forcing period of the model a `basins` map or `sweep bifurcation` diagram (`kind`)
+/// studies: both sort motions by their period in forcing periods, whatever the section.
+pub(crate) fn forcing_period_for(
+    kind: &str,
+    a: &Analysis,
+    model: &Model,
+    sys: &System,
+) -> Result<f64, AnalysisError> {
+    forcing_period(sys).map_err(|why| AnalysisError::Unsupported {
+        message: format!(
+            "{kind} sorts motions by their period in forcing periods, and `{}` {why}",
+            model.name
+        ),
+        at: a.span,
+        help: why.help().into(),
+    })
+}
+
+/// The `section` option of `basins` or `sweep bifurcation` (read from `t = 0`), else the
+/// stroboscopic section at phase 0 of the forcing period `period`.
+pub(crate) fn read_or_stroboscopic(
+    a: &Analysis,
+    model: &Model,
+    sys: &System,
+    period: f64,
+) -> Result<Section, AnalysisError> {
+    Ok(read(a, model, sys, 0.0)?.unwrap_or(Section::Stroboscopic {
+        origin: 0.0,
+        period,
+    }))
 }
 
 /// `section` for `meta.json`, read from `t0 = 0` as `basins` and `sweep bifurcation` read

@@ -81,7 +81,7 @@ pub(super) fn chain(
 /// window runs `keep` periods, then (a crossing section met less than once per period) more
 /// windows for the missing points, up to `CROSSING_WINDOW_PER_POINT · keep` periods.
 fn at_value(opts: &Options, sys: &System, y0: &[f64]) -> Result<(Outcome, Vec<f64>), String> {
-    let forcing = forcing_period(sys).ok_or("no harmonic forcing at this value")?;
+    let forcing = forcing_period(sys).map_err(|e| format!("the model {e} at this value"))?;
     let mut hybrid = Hybrid::new(sys, opts.smooth_only).map_err(|e| e.to_string())?;
     let section = match &opts.section {
         // The same forcing phase at every value.

@@ -22,7 +22,6 @@ use super::results::Results;
 use crate::lang::ast::Analysis;
 use crate::lang::{Override, Program};
 use crate::model::{Model, System};
-use crate::solve::poincare::forcing_period;
 use chain::{chain, Outcome};
 use options::Options;
 use rayon::prelude::*;
@@ -44,15 +43,6 @@ pub fn run(
             message: format!("sweep bifurcation of `{}`: {e}", model.name),
             at: a.span,
             help: "the diagram integrates the model as `simulate` does; see `simulate` for the elements it supports".into(),
-        });
-    }
-    if forcing_period(sys).is_none() {
-        return Err(AnalysisError::BadOption {
-            name: "param".into(),
-            reason: format!("`{}` has no harmonic forcing", model.name),
-            at: a.span,
-            help: "a bifurcation diagram of a forced system: give it a load `Q * cos(Omega * t)`"
-                .into(),
         });
     }
     let start = std::time::Instant::now();

@@ -109,18 +109,10 @@ impl Options {
             Some(d) if d != first.0 => vec![second],
             _ => vec![first],
         };
-        let section = match section::read(a, model, sys, 0.0)? {
-            Some(s) => s,
-            None => section::stroboscopic(sys).ok_or_else(|| {
-                opts.bad_value(
-                    "section",
-                    a.span,
-                    &format!("`{}` has no harmonic forcing", model.name),
-                    "a bifurcation diagram over a forced system's parameter needs `Q cos(Omega t)` loads",
-                )
-            })?,
-        };
+        let forcing = section::forcing_period_for("a bifurcation diagram", a, model, sys)?;
+        let section = section::read_or_stroboscopic(a, model, sys, forcing)?;
         let (rtol, atol) = integrator_tolerances(&opts)?;
+        let (keep, max_period) = keep_and_max_period(&opts, DEFAULT_KEEP, DEFAULT_MAX_PERIOD)?;
         Ok(Options {
             param,
             passes,
@@ -139,8 +131,8 @@ impl Options {
                     ))
                 }
             },
-            keep: opts.count("keep", 2)?.unwrap_or(DEFAULT_KEEP),
-            max_period: opts.count("max_period", 1)?.unwrap_or(DEFAULT_MAX_PERIOD),
+            keep,
+            max_period,
             tol: opts.positive("tol", Dim::NONE, DEFAULT_PERIOD_TOL, "1e-4")?,
             plot: opts.dof("plot", sys)?.unwrap_or(0),
             rtol,
@@ -148,6 +140,44 @@ impl Options {
             smooth_only: opts.choice("events", &["exact", "smooth"])? == Some("smooth"),
             engine: engine(&opts)?,
         })
+    }
+}
+
+/// Most section points kept per parameter value or cell (`keep`): the work of a diagram or a
+/// map grows with it, and 1e5 points resolve any period a bifurcation diagram can show.
+pub(in crate::analysis) const MAX_KEEP: usize = 100_000;
+
+/// `keep` and `max_period` of a period search (`solve::poincare::period_of`), which sees a
+/// period only once it has repeated: `keep ≥ 2 max_period`. A `max_period` given alone
+/// raises the default `keep` to `2 max_period`; a `keep` given alone lowers the default
+/// `max_period` to `keep/2`; both given and in conflict is refused on `max_period`.
+pub(in crate::analysis) fn keep_and_max_period(
+    opts: &OptionReader,
+    default_keep: usize,
+    default_max_period: usize,
+) -> Result<(usize, usize), AnalysisError> {
+    let help = format!("at most {MAX_KEEP} section points per value or cell");
+    let keep = opts.count_at_most("keep", (2, MAX_KEEP), "too many section points", &help)?;
+    let max_period = opts.count_at_most(
+        "max_period",
+        (1, MAX_KEEP / 2),
+        "too long a period to look for",
+        &format!("{help}, so periods up to {}", MAX_KEEP / 2),
+    )?;
+    match (keep, max_period) {
+        (Some(keep), Some(p)) if p > keep / 2 => Err(opts.bad_value(
+            "max_period",
+            opts.span_of("max_period").unwrap_or(opts.statement_span()),
+            &format!(
+                "a period of {p} shows only once it repeats, in {} section points; `keep` is {keep}",
+                2 * p
+            ),
+            &format!("raise `keep` to {} or lower `max_period` to {}", 2 * p, keep / 2),
+        )),
+        (Some(keep), Some(p)) => Ok((keep, p)),
+        (Some(keep), None) => Ok((keep, default_max_period.min(keep / 2).max(1))),
+        (None, Some(p)) => Ok((default_keep.max(2 * p), p)),
+        (None, None) => Ok((default_keep, default_max_period)),
     }
 }
 

@@ -199,7 +199,7 @@ pub(super) fn system_and_span(
     p: f64,
 ) -> Result<(System, f64), String> {
     let sys = system_at(p)?;
-    let period = forcing_period(&sys).ok_or("the model has no harmonic forcing")?;
+    let period = forcing_period(&sys).map_err(|e| format!("the model {e}"))?;
     Ok((sys, periods as f64 * period))
 }
 
