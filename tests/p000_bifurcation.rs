@@ -169,7 +169,7 @@ fn a_start_naming_no_dof_and_an_unforced_model_are_located_diagnostics() {
     );
     assert_eq!(code, 1, "{stderr}");
     assert!(
-        stderr.contains("nsd::analysis::bad_option") && stderr.contains("no harmonic forcing"),
+        stderr.contains("nsd::analysis::unsupported") && stderr.contains("no harmonic forcing"),
         "{stderr}"
     );
 }

@@ -321,7 +321,7 @@ fn budd_dux_period_doubling_and_grazing_are_located() {
     let got = pd["Omega"].as_f64().expect("Omega");
     println!("period doubling at Ω = {got} (closed form {expected})");
     assert!(
-        (got - expected).abs() < 1e-7 * expected,
+        (got - expected).abs() < 1e-9 * expected,
         "{got} vs {expected}"
     );
     let graze = s["grazings"][0]["Omega"].as_f64().expect("a grazing");
@@ -340,7 +340,8 @@ fn budd_dux_period_doubling_and_grazing_are_located() {
 /// The free-play model's period-1 branch from its harmonic-balance orbit: shooting and
 /// `continue frf` (H = 25) find the same folds and Neimark–Sacker points (1e-3 asked,
 /// 1e-7 measured) with the same amplitudes there (1e-4 asked, the truncation error of H = 25;
-/// 1.5e-5 measured), and the exact branch continues through the two grazings of the gap.
+/// 1.5e-5 measured), its stability changes lie on |μ| = 1, and the exact branch continues
+/// through the two grazings of the gap.
 #[test]
 fn freeplay_branch_matches_harmonic_balance() {
     let text = format!(
@@ -380,6 +381,30 @@ fn freeplay_branch_matches_harmonic_balance() {
             assert!((x.1 - y.1).abs() < 1e-4 * y.1, "{x:?} vs {y:?}");
         }
     }
+    // Every change of stability is located where its multiplier is on the unit circle (it
+    // was placed at |μ| = 1 + 1e-6, 7e-8 off in Ω): measured within 1e-12.
+    let data = std::fs::read_to_string(
+        common::root().join("target/test-out/periodic_freeplay_vs_hb/shooting/data.csv"),
+    )
+    .expect("data.csv");
+    let header: Vec<&str> = data.lines().next().expect("header").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let mut located = 0;
+    for row in data.lines().skip(1).map(|l| l.split(',').collect::<Vec<_>>()) {
+        if !["fold", "neimark_sacker", "period_doubling"].contains(&row[col("point")]) {
+            continue;
+        }
+        let nearest = (1..=4)
+            .map(|k| {
+                let re: f64 = row[col(&format!("mu{k}_re"))].parse().expect("re");
+                let im: f64 = row[col(&format!("mu{k}_im"))].parse().expect("im");
+                (re.hypot(im) - 1.0).abs()
+            })
+            .fold(f64::INFINITY, f64::min);
+        assert!(nearest < 1e-9, "|μ| − 1 = {nearest:e} at {row:?}");
+        located += 1;
+    }
+    assert_eq!(located, 4, "{data}");
     let grazings = shooting["grazings"].as_array().expect("grazings");
     assert!(grazings.len() >= 2, "{shooting}");
     for g in grazings {

@@ -8,7 +8,7 @@ use super::Request;
 use crate::analysis::continue_frf::curve;
 use crate::analysis::results::{Cell, Results, Series, Table};
 use crate::model::{Model, System};
-use crate::solve::cont::{locate, newton, Branch};
+use crate::solve::cont::{locate, locate_zero, newton, Branch};
 use crate::solve::periodic::multipliers;
 use crate::solve::periodic::shooting::Shooting;
 use nalgebra::{Complex, DVector};
@@ -17,6 +17,10 @@ use serde_json::{json, Map, Value};
 /// A multiplier counts as outside the unit circle above `1 + STABILITY_TOL`
 /// (dimensionless): the multipliers are as accurate as the integration, far below it.
 const STABILITY_TOL: f64 = 1e-6;
+
+/// How close to the unit circle a located stability change's critical multiplier is brought
+/// (dimensionless): near the multipliers' own accuracy, the integration's.
+const UNIT_CIRCLE_TOL: f64 = 1e-12;
 
 /// Bisections of the parameter interval that brackets a grazing the branch cannot be
 /// corrected across (to 1e-12 of the interval).
@@ -42,6 +46,13 @@ pub(super) struct Orbit {
 }
 
 impl Orbit {
+    /// The modulus of the `k`-th largest multiplier (from 0), 0 past the last.
+    fn modulus(&self, k: usize) -> f64 {
+        let mut m: Vec<f64> = self.mu.iter().map(|m| m.norm()).collect();
+        m.sort_by(|a, b| b.total_cmp(a));
+        m.get(k).copied().unwrap_or(0.0)
+    }
+
     fn unstable(&self) -> usize {
         self.mu
             .iter()
@@ -118,7 +129,20 @@ fn located(
     };
     let mut out = Vec::new();
     if a.unstable() != b.unstable() {
-        if let Some(o) = found(&Orbit::unstable) {
+        // The crossing multiplier is the (k+1)-th largest, k staying outside on both sides:
+        // its modulus is 1 at the point, found on it where it is smooth, else by bisection
+        // of the count (which places it where |μ| = 1 + STABILITY_TOL).
+        let k = a.unstable().min(b.unstable());
+        let on_circle = locate_zero(
+            s,
+            ends.0,
+            ends.1,
+            (req.settings.scale, req.settings.tol),
+            UNIT_CIRCLE_TOL,
+            |x, p| orbit(s, x, p).ok().map(|o| o.modulus(k) - 1.0),
+        )
+        .and_then(|(x, p)| orbit(s, &x, p).ok());
+        if let Some(o) = on_circle.or_else(|| found(&Orbit::unstable)) {
             out.push((kind(&o, pair[1].fold), o));
         }
     } else if pair[1].fold {

@@ -41,6 +41,14 @@ pub(super) const ROUND_OFF_RESIDUAL: f64 = 1e-6;
 /// Bisections of the secant by `locate`, to 6e-8 of the step (count).
 pub(super) const LOCATE_HALVINGS: usize = 24;
 
+/// Most regula-falsi iterations of `locate_zero` (count): Illinois converges superlinearly,
+/// ~10 iterations from a secant-long bracket to round-off on a smooth test function.
+pub(super) const ZERO_MAX_ITERATIONS: usize = 40;
+
+/// Bracket of `locate_zero`, as a fraction of the secant, below which it stops
+/// (dimensionless): the correction's own accuracy.
+pub(super) const ZERO_MIN_BRACKET: f64 = 1e-14;
+
 /// A step whose tangent turned by more than this cosine (about 37°) is retried shorter
 /// (dimensionless).
 pub(super) const MIN_TURN_COSINE: f64 = 0.8;
