@@ -11,7 +11,6 @@
 //! only to the period detection's `tol`.
 
 use super::options::Options;
-use crate::analysis::sweep_bifurcation::chain::AMPLITUDE_SAMPLES;
 use crate::model::System;
 use crate::solve::ode::driver::Section;
 use crate::solve::ode::Hybrid;
@@ -85,22 +84,18 @@ impl Attractor {
             origin: 0.0,
             period: forcing,
         };
-        let samples: Vec<f64> = (0..=period * AMPLITUDE_SAMPLES)
-            .map(|i| i as f64 * forcing / AMPLITUDE_SAMPLES as f64)
-            .collect();
+        hybrid.peak_of = Some(opts.plot);
         let orbit = run_span(
             &mut hybrid,
             tol,
             span,
             y.clone(),
             Some(&strobe),
-            samples,
+            vec![],
             opts.engine,
         )?;
-        let amplitude = orbit
-            .y
-            .iter()
-            .fold(0.0_f64, |a, s| a.max(s[opts.plot].abs()));
+        hybrid.peak_of = None;
+        let amplitude = orbit.peak;
         let return_error = distance(&orbit.final_state, &y);
         // The stroboscopic points from t = 0 on, `rep` first.
         let cycle = orbit

@@ -9,9 +9,6 @@ use crate::solve::ode::driver::{Section, SectionPoint};
 use crate::solve::ode::Hybrid;
 use crate::solve::poincare::{forcing_period, period_of, run_span, Periodicity};
 
-/// Samples per forcing period over the kept window on which the amplitude is measured (the
-/// relative error of a sampled sinusoid's peak is 1 − cos(π/64) ≈ 1.2e-3).
-pub(in crate::analysis) const AMPLITUDE_SAMPLES: usize = 64;
 
 /// Forcing periods integrated after the transient per kept point of a crossing section, at
 /// most (a motion crossing the section less often than this ends the window short).
@@ -91,13 +88,9 @@ fn at_value(opts: &Options, sys: &System, y0: &[f64]) -> Result<(Outcome, Vec<f6
         },
         crossing => crossing.clone(),
     };
-    let mut run = |y0: Vec<f64>, periods: usize, section: Option<&Section>, sampled: bool| {
-        let samples = match sampled {
-            false => vec![],
-            true => (0..=periods * AMPLITUDE_SAMPLES)
-                .map(|i| i as f64 * forcing / AMPLITUDE_SAMPLES as f64)
-                .collect(),
-        };
+    // The amplitude: the peak over the kept window, on the dense output.
+    let mut run = |y0: Vec<f64>, periods: usize, section: Option<&Section>, peak: bool| {
+        hybrid.peak_of = peak.then_some(opts.plot);
         let span = (0.0, periods as f64 * forcing);
         run_span(
             &mut hybrid,
@@ -105,7 +98,7 @@ fn at_value(opts: &Options, sys: &System, y0: &[f64]) -> Result<(Outcome, Vec<f6
             span,
             y0,
             section,
-            samples,
+            vec![],
             opts.engine,
         )
     };
@@ -139,11 +132,7 @@ fn at_value(opts: &Options, sys: &System, y0: &[f64]) -> Result<(Outcome, Vec<f6
     let mut periods = opts.keep;
     while points.len() < opts.keep && periods > 0 {
         let traj = run(y, periods, Some(&section), true)?;
-        amplitude = traj
-            .y
-            .iter()
-            .map(|y| y[opts.plot].abs())
-            .fold(amplitude, f64::max);
+        amplitude = amplitude.max(traj.peak);
         let missing = opts.keep - points.len();
         points.extend(
             traj.section

@@ -24,7 +24,9 @@
 //! high-order Taylor methods", Experimental Mathematics 14 (2005) 99–117, Sect. 3.2 (the
 //! step size from the last two coefficients).
 
-use super::driver::{Section, SectionPoint, SectionSampler, SimError, StepCurve, Trajectory};
+use super::driver::{
+    peak, Section, SectionPoint, SectionSampler, SimError, StepCurve, Trajectory,
+};
 use super::hybrid::{
     Action, EventFn, GapMode, Hybrid, JustSwitched, LaneStart, Series, Tape, LANES,
 };
@@ -203,6 +205,9 @@ impl<'a> Flow<'a> {
         if let Some(s) = &mut strobe {
             s.record_initial(&mut traj.section, t0, &y0);
         }
+        if let Some(tracked) = h.peak_dof() {
+            peak::record_state(&mut traj.peak, tracked, &y0);
+        }
         Flow {
             tol,
             t0,
@@ -289,6 +294,9 @@ impl<'a> Flow<'a> {
         let seen = traj.section.len();
         if let Some(s) = &mut self.strobe {
             s.record_until(&mut traj.section, &step, end);
+        }
+        if let Some(tracked) = h.peak_dof() {
+            peak::record_until(&mut traj.peak, tracked, &step, end);
         }
         series.state_at(end - t, &mut self.y);
         traj.steps += 1;

@@ -12,6 +12,7 @@
 mod actions;
 mod choice;
 mod crossings;
+pub(crate) mod peak;
 mod sampler;
 mod section;
 mod stepper;
@@ -92,6 +93,9 @@ pub struct Trajectory {
     pub final_state: Vec<f64>,
     /// The Poincaré section points, in time order (`integrate_with_section`).
     pub section: Vec<SectionPoint>,
+    /// The largest |x| of `Hybrid::peak_dof` over the run, on the dense output (`peak.rs`);
+    /// 0 when none is tracked.
+    pub peak: f64,
     /// Every switch of modes, the start first (when `Hybrid::record_switches`).
     pub switches: Vec<Switch>,
 }
@@ -249,6 +253,9 @@ impl<'r, 's> Run<'r, 's> {
         if let Some(s) = &mut section {
             s.record_initial(&mut traj.section, t, &y);
         }
+        if let Some(tracked) = h.peak_dof() {
+            peak::record_state(&mut traj.peak, tracked, &y);
+        }
         let stepper = Stepper::new(methods, first, h);
         Run {
             h,
@@ -355,6 +362,9 @@ impl<'r, 's> Run<'r, 's> {
         if let Some(s) = &mut self.section {
             s.record_end(&mut self.traj.section, self.t, &self.y);
         }
+        if let Some(tracked) = self.h.peak_dof() {
+            peak::record_state(&mut self.traj.peak, tracked, &self.y);
+        }
         true
     }
 
@@ -385,6 +395,9 @@ impl<'r, 's> Run<'r, 's> {
         }
         if let Some(s) = &mut self.section {
             s.record_until(&mut self.traj.section, self.stepper.dense(), t);
+        }
+        if let Some(tracked) = self.h.peak_dof() {
+            peak::record_until(&mut self.traj.peak, tracked, self.stepper.dense(), t);
         }
     }
 

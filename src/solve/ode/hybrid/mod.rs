@@ -81,6 +81,9 @@ pub struct Hybrid<'s> {
     /// Whether the output samples carry the contact forces (`contact_forces`); off for the
     /// callers that read the motion only.
     pub forces_at_samples: bool,
+    /// The DOF whose largest |x| both integrators track on the dense output
+    /// (`Trajectory::peak`); none when `None`.
+    pub peak_of: Option<usize>,
     /// The state components each output sample keeps, in this order (`simulate`'s
     /// `record`); every one when `None`. The events, sections and final state keep all.
     pub sampled_components: Option<Vec<usize>>,
@@ -271,6 +274,7 @@ impl<'s> Hybrid<'s> {
             contacts: elements.contacts,
             force: vec![0.0; n],
             forces_at_samples: false,
+            peak_of: None,
             sampled_components: None,
             evals: 0,
             record_switches: false,
@@ -280,6 +284,11 @@ impl<'s> Hybrid<'s> {
     /// The length of the state `y = [x, ẋ]`.
     pub fn dim(&self) -> usize {
         2 * self.n
+    }
+
+    /// The DOF whose peak is tracked (`peak_of`) and the number of DOFs.
+    pub(crate) fn peak_dof(&self) -> Option<(usize, usize)> {
+        self.peak_of.map(|dof| (dof, self.n))
     }
 
     /// Displacement (`order = 0`), velocity (1) or acceleration (2) of an attachment's wall.
