@@ -146,6 +146,34 @@ fn jenkins_dnnm_follows_the_describing_function() {
     );
 }
 
+/// The damped mode of a Jenkins oscillator (m = k = 1, Rayleigh α = 0.01, kt = 0.25,
+/// F = 0.2) passes the onset of slip at every harmonic count, from the stuck ω = √1.25 to
+/// gross slip ω → 1 over seven decades of modal amplitude (tmdsimpy's EPMC test): at H = 3
+/// it stopped at the onset (Am 0.55, "step fell below its minimum").
+#[test]
+fn jenkins_dnnm_passes_the_onset_of_slip_at_every_harmonic_count() {
+    let text = "model jen(Omega = 1, F = 0.1) {
+  mass m1 = 1
+  spring ground -- m1 { k = 1 }
+  damping rayleigh { alpha = 0.01 }
+  friction j: m1 -- ground { law = jenkins, kt = 0.25, force = 0.2 }
+  force m1 = F * cos(Omega * t)
+}
+"
+    .to_string()
+        + &[1, 2, 3, 5]
+            .map(|h| format!("continue backbone jen as h{h} {{ method = dnnm, param = Omega in 0.8..1.3, amplitude = 1e-2..1e5, harmonics = {h} }}\n"))
+            .concat();
+    for run in common::run_json(&text, "backbone_jenkins_onset", &[]) {
+        let s = &run["summary"];
+        assert!(s.get("stopped").is_none(), "{run}");
+        let at = |end: &str, key: &str| s[end][key].as_f64().expect("a number");
+        assert!((at("first", "Omega") - 1.25_f64.sqrt()).abs() < 1e-12, "{run}");
+        assert!((at("last", "Omega") - 1.0).abs() < 1e-6, "{run}");
+        assert!(at("last", "Am") > 7e4, "{run}");
+    }
+}
+
 /// The largest `Am` over ω at the level of `level` near `omega` (golden section, each
 /// response solved by Newton from `q`): the second route to a ridge point.
 fn peak_by_search(

@@ -9,8 +9,9 @@
 //! separated. Transitions (eqs. 26–29): stick → slip where `c + k_x x = ±μ f_y`; slip → stick
 //! where `ξ k_x ẋ − μ k_y ẏ` falls through zero; contact → separation where `f_y` falls
 //! through zero; separation → stick where it rises again (with `f_x⁰ = 0`). The state is
-//! marched over two periods from a stick at τ = 0; any slip or separation in the first one
-//! erases that guess, so the second is the converged hysteresis cycle. A cycle that never
+//! marched over two periods from a stick at τ = 0 centred in the friction band (`centred_stick`);
+//! any slip or separation in the first one erases that guess, so the second is the converged
+//! hysteresis cycle. A cycle that never
 //! slips is the stuck spring (its mean force, a static term, does not enter).
 //!
 //! Roots are isolated on a sampling of each transition function (32 points per harmonic and
@@ -29,7 +30,8 @@
 
 use super::cycles::{marched, Cycle, Marched};
 use super::tolerances::{
-    FRICTION_CELLS_PER_HARMONIC, TRANSITIONS_PER_HARMONIC, TRANSITION_SEARCH_OFFSET,
+    EXTREMUM_NEWTON_ITERATIONS, FRICTION_CELLS_PER_HARMONIC, TRANSITIONS_PER_HARMONIC,
+    TRANSITION_SEARCH_OFFSET,
 };
 use super::transition::first_rise;
 use super::trig::Trig;
@@ -74,6 +76,30 @@ pub(super) enum State {
     Stick { c: f64, onset: Onset },
     Slip { xi: f64 },
     Separated,
+}
+
+/// The largest value over the period `[0, 2π)` of the smooth periodic `g` (`g(τ, order)`
+/// its value and derivatives): the best point of a grid of spacing `step`, refined by
+/// Newton's method on `g'` while it stays within a cell.
+fn largest(g: &dyn Fn(f64, usize) -> f64, step: f64) -> f64 {
+    let cells = (TAU / step).round() as usize;
+    let best = (0..cells)
+        .map(|i| i as f64 * step)
+        .max_by(|a, b| g(*a, 0).total_cmp(&g(*b, 0)))
+        .unwrap_or(0.0);
+    let mut t = best;
+    for _ in 0..EXTREMUM_NEWTON_ITERATIONS {
+        let curvature = g(t, 2);
+        if curvature >= 0.0 {
+            break;
+        }
+        let next = t - g(t, 1) / curvature;
+        if (next - best).abs() > step {
+            break;
+        }
+        t = next;
+    }
+    g(t, 0).max(g(best, 0))
 }
 
 /// `H(τ) = [cos τ, sin τ, …, cos Hτ, sin Hτ]`.
@@ -142,6 +168,25 @@ impl FrictionContact {
         }
     }
 
+    /// The initial stick constant `c`: the middle of the constants whose stuck force
+    /// `c + k_x x` stays within `±μ f_y` over the whole period, `[max(−μ f_y − k_x x),
+    /// min(μ f_y − k_x x)]` (extrema on the search grid of spacing `step`, refined by Newton
+    /// on the rate). Below the onset of slip the cycle is then the stuck one with margin on
+    /// both sides, the limit of a mode grown from rest; a stick assumed with zero force at
+    /// τ = 0 slipped in the first period once `k_x (max x − min x) > μ f_y` and left the
+    /// second touching the limit exactly at its extremum, where round-off decided between
+    /// stick and a sliver of slip (the dNNM of a Jenkins oscillator stalled there at H = 3).
+    /// Where no constant fits, the first period slips and erases the guess.
+    fn centred_stick(&self, x: &Trig, y: &Trig, step: f64) -> f64 {
+        let limit = |t: f64, o: usize| self.mu * (self.load_change(y, t, o) + self.constant(o));
+        let kx = self.kx;
+        let lower = |t: f64, o: usize| -limit(t, o) - kx * x.at(t, o);
+        let upper = |t: f64, o: usize| -(limit(t, o) - kx * x.at(t, o));
+        let lo = largest(&lower, step);
+        let hi = -largest(&upper, step);
+        0.5 * (lo + hi)
+    }
+
     /// The next transition after `from` (before `to`) in `state`, and the state it leads to.
     /// Each later search stops at the earliest transition found so far.
     fn next(
@@ -200,7 +245,10 @@ impl FrictionContact {
         let step = TAU / (FRICTION_CELLS_PER_HARMONIC * h.max(1)) as f64;
         // A stick at τ = 0 (separated if the preload is gone there).
         let mut state = if self.normal(y, 0.0) > 0.0 {
-            self.stick_from(x, y, 0.0, Onset::Assumed)
+            State::Stick {
+                c: self.centred_stick(x, y, step),
+                onset: Onset::Assumed,
+            }
         } else {
             State::Separated
         };
@@ -366,6 +414,33 @@ pub(super) mod tests {
                 out.fx[1]
             );
         }
+    }
+
+    /// Below the onset of slip the cycle is the stuck spring with margin on both sides,
+    /// whatever the waveform: `x = A(cos τ + 0.1 cos 3τ)` swings ±1.1A, so a Jenkins element
+    /// (kt = 0.25, F = 0.2) sticks up to A = 0.727. A stick assumed with zero force at the
+    /// reversal τ = 0 slipped in the first period from A = 0.36 on and left a sliver of slip
+    /// (1.2e-9 of the period) where the second touched the limit.
+    #[test]
+    fn a_cycle_below_the_onset_of_slip_is_stuck_throughout() {
+        let jenkins = FrictionContact {
+            kx: 0.25,
+            ky: 0.0,
+            mu: 1.0,
+            n0: 0.2,
+        };
+        for a in [0.3, 0.5, 0.7, 0.727] {
+            let x = [a, 0.0, 0.0, 0.0, 0.1 * a, 0.0];
+            let y = [0.0; 6];
+            assert_eq!(jenkins.state_fractions(&x, &y), [1.0, 0.0, 0.0], "A = {a}");
+            let out = jenkins.forces(&x, &y);
+            for (f, x) in out.fx.iter().zip(&x) {
+                assert!((f - 0.25 * x).abs() < 1e-15, "A = {a}: {:?}", out.fx);
+            }
+        }
+        // Just past the onset it slips.
+        let x = [0.73, 0.0, 0.0, 0.0, 0.073, 0.0];
+        assert!(jenkins.state_fractions(&x, &[0.0; 6])[1] > 0.0);
     }
 
     /// The contact forces by marching eqs. 24–29 on `samples` points per period (return

@@ -88,6 +88,10 @@ pub(super) const GAP_REFINE_STEP_TOL: f64 = 2.0 * f64::EPSILON;
 
 // The exact friction contact (`friction.rs`).
 
+/// Newton iterations refining a sampled extremum of a trig polynomial (count): quadratic
+/// convergence from within a cell reaches round-off in 3–4.
+pub(super) const EXTREMUM_NEWTON_ITERATIONS: usize = 6;
+
 /// Search points per harmonic and period for the transition functions; two roots closer
 /// than one cell can be missed (count).
 pub(super) const FRICTION_CELLS_PER_HARMONIC: usize = 32;
