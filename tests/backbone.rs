@@ -168,7 +168,10 @@ fn jenkins_dnnm_passes_the_onset_of_slip_at_every_harmonic_count() {
         let s = &run["summary"];
         assert!(s.get("stopped").is_none(), "{run}");
         let at = |end: &str, key: &str| s[end][key].as_f64().expect("a number");
-        assert!((at("first", "Omega") - 1.25_f64.sqrt()).abs() < 1e-12, "{run}");
+        assert!(
+            (at("first", "Omega") - 1.25_f64.sqrt()).abs() < 1e-12,
+            "{run}"
+        );
         assert!((at("last", "Omega") - 1.0).abs() < 1e-6, "{run}");
         assert!(at("last", "Am") > 7e4, "{run}");
     }

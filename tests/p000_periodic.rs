@@ -390,7 +390,11 @@ fn freeplay_branch_matches_harmonic_balance() {
     let header: Vec<&str> = data.lines().next().expect("header").split(',').collect();
     let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
     let mut located = 0;
-    for row in data.lines().skip(1).map(|l| l.split(',').collect::<Vec<_>>()) {
+    for row in data
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+    {
         if !["fold", "neimark_sacker", "period_doubling"].contains(&row[col("point")]) {
             continue;
         }

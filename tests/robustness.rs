@@ -323,12 +323,25 @@ const TIME_LIMIT: Duration = Duration::from_secs(10);
 /// `nsd ARGS…`, killed if it runs past `TIME_LIMIT` (a failed assertion then); the exit
 /// code (`None` for a signal, as on an abort) and stderr.
 fn nsd_bounded(args: &[&str]) -> (Option<i32>, String) {
+    let (code, _, stderr) = nsd_bounded_with(args, Stdio::null());
+    (code, stderr)
+}
+
+/// `nsd_bounded` with stdout to `stdout` (piped: returned, read on the side as stderr is).
+fn nsd_bounded_with(args: &[&str], stdout: Stdio) -> (Option<i32>, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_nsd"))
         .args(args)
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .expect("the nsd binary runs");
+    let out = child.stdout.take().map(|mut o| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = o.read_to_string(&mut text);
+            text
+        })
+    });
     // Read stderr on the side, so that a full pipe cannot hold the child up.
     let mut stderr = child.stderr.take().expect("stderr is piped");
     let reader = std::thread::spawn(move || {
@@ -350,8 +363,104 @@ fn nsd_bounded(args: &[&str]) -> (Option<i32>, String) {
     };
     (
         status.code(),
+        out.map(|o| o.join().expect("the stdout reader ends"))
+            .unwrap_or_default(),
         reader.join().expect("the stderr reader ends"),
     )
+}
+
+/// A forced free-play oscillator with a Jenkins element, a one-DOF twin pair for the
+/// analyses that need two coordinates, and the hostile options of issue 43 on every
+/// analysis kind.
+const HOSTILE_MODELS: &str = "model h(Omega = 1.2, F = 0.3) {
+  mass m1 = 1
+  spring ground -- m1 { k = 1 }
+  damper ground -- m1 { c = 0.05 }
+  gap g: m1 -- ground { clearance = 0.1, sides = both, law = linear(5) }
+  force m1 = F * cos(Omega * t)
+}
+model jen(Omega = 1, F = 0.1) {
+  mass m1 = 1
+  spring ground -- m1 { k = 1 }
+  damping rayleigh { alpha = 0.01 }
+  friction j: m1 -- ground { law = jenkins, kt = 0.25, force = 0.2 }
+  force m1 = F * cos(Omega * t)
+}
+model imp {
+  mass m1 = 1
+  spring ground -- m1 { k = 1 }
+  gap s: m1 -- ground { clearance = 0.1, law = impact(e = 0.8) }
+}
+";
+
+const HOSTILE_ANALYSES: &[&str] = &[
+    "simulate h { t = 0..1e308, output = steps }",
+    "simulate h { t = 0..10, x0 = { m1 = 0/0 } }",
+    "simulate h { t = 0..10, v0 = { m1 = 1e308 } }",
+    "simulate h { t = 0..10, rtol = 1e-300 }",
+    "simulate h { t = 0..10, rtol = 0 }",
+    "simulate h { t = 0..10, max_step = 0 }",
+    "simulate h { t = 0..10, output = every(0) }",
+    "simulate h { t = 0..10, section = stroboscopic(1e308) }",
+    "simulate h { t = 0..10, section = crossing(\"m1\", 0/0, rising) }",
+    "simulate imp { t = 0..5, x0 = { m1 = 0.5 } }",
+    "continue frf h { param = Omega in 0.8..1.5, harmonics = 1000000 }",
+    "continue frf h { param = Omega in 0.8..1.5, max_points = 3 }",
+    "continue frf h { param = Omega in 0.8..0.8 }",
+    "continue frf h { param = Omega in 0.8..1.5, step = 1e-300 }",
+    "continue periodic h { param = Omega in 1.0..1.2, periods = 100000 }",
+    "continue periodic h { param = Omega in 1.0..1.2, transient = 1e12 }",
+    "continue periodic h { param = Omega in 1.0..1.2, start = harmonic_balance, harmonics = 1000000 }",
+    "continue periodic h { param = Omega in 1.0..1.2, rtol = 1e-300 }",
+    "continue periodic h { param = Omega in 1.0..1.2, max_points = 3 }",
+    "continue backbone jen { method = dnnm, param = Omega in 0.8..1.3, amplitude = 1e-2..1e5, harmonics = 1000000 }",
+    "continue backbone jen { method = dnnm, param = Omega in 0.8..1.3, amplitude = 1e-2..1e5, max_points = 3 }",
+    "basins h { grid = { m1 = -1..1 by 0.5, v.m1 = -1..1 by 0.5 }, cell = 0 }",
+    "basins h { grid = { m1 = -1..1 by 0.5, v.m1 = -1..1 by 0.5 }, keep = 32, max_period = 100 }",
+    "basins h { grid = { m1 = -1..1 by 0.5, v.m1 = -1..1 by 0.5 }, fixed = { m1 = 0.1 } }",
+    "basins h { grid = { m1 = -1..1 by 1e-6, v.m1 = -1..1 by 1e-6 } }",
+    "basins imp { grid = { m1 = -1..1 by 0.5, v.m1 = -1..1 by 0.5 } }",
+    "sweep bifurcation h { param = Omega in 1..1.1 by 0.05, tol = 0 }",
+    "sweep bifurcation h { param = Omega in 1..1.1 by 0.05, keep = 1000000000 }",
+    "sweep bifurcation h { param = Omega in 1..1.1 by 1e-300 }",
+    "sweep regimes h { x = Omega in 0.5..1.5 by 1e-300, y = F in 0.1..0.3 by 0.1 }",
+    "nsmodes imp { period = 1..4, points = 1e9 }",
+    "nsmodes imp { period = -1..6 }",
+    "modes h { contacts = closed }",
+];
+
+/// Issue 43's acceptance: every analysis kind with the hostile options is, within the time
+/// limit, a result (exit 0, with no `stopped` in its summary: a truncated result is exit 2),
+/// a coded refusal (exit 1) or a numerical failure that says so (exit 2, its code and the
+/// partial results) — never a panic, an abort or a hang.
+#[test]
+fn hostile_options_on_every_analysis_kind_are_a_result_or_a_coded_diagnostic() {
+    let dir = std::env::temp_dir().join(format!("nsd-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    for (i, analysis) in HOSTILE_ANALYSES.iter().enumerate() {
+        let file = dir.join(format!("case{i}.nsd"));
+        std::fs::write(&file, format!("{HOSTILE_MODELS}{analysis}\n")).expect("write");
+        let out = dir.join(format!("out{i}"));
+        let args = [
+            "run",
+            file.to_str().expect("utf-8"),
+            "--json",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ];
+        let (code, stdout, stderr) = nsd_bounded_with(&args, Stdio::piped());
+        match code {
+            Some(0) => {
+                for line in stdout.lines() {
+                    let v: serde_json::Value = serde_json::from_str(line).expect("JSON");
+                    assert!(v["summary"].get("stopped").is_none(), "{analysis}: {line}");
+                }
+            }
+            Some(1 | 2) => assert!(stderr.contains("nsd::"), "{analysis}: uncoded\n{stderr}"),
+            other => panic!("{analysis}: exit {other:?}\n{stderr}"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 43, section 2: every hostile value is exit 1 with `nsd::parse::too_deep` from

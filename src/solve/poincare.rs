@@ -325,8 +325,16 @@ pub fn forcing_period(sys: &System) -> Result<f64, NoPeriod> {
         .ok_or_else(|| {
             let alone = |w: f64| (1..=MAX_PERIOD_RATIO).any(|q| whole(q as f64 * w / low));
             let highest = omegas.iter().copied().fold(low, f64::max);
-            let other = omegas.iter().copied().find(|w| !alone(*w)).unwrap_or(highest);
-            NoPeriod::Incommensurate { low, other, slowest }
+            let other = omegas
+                .iter()
+                .copied()
+                .find(|w| !alone(*w))
+                .unwrap_or(highest);
+            NoPeriod::Incommensurate {
+                low,
+                other,
+                slowest,
+            }
         })
 }
 

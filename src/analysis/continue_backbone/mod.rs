@@ -209,13 +209,18 @@ fn settings(
         ));
     }
     let fraction = |key: &str, default: f64| opts.positive(key, Dim::NONE, default, "0.01");
+    let (step, min_step) = (
+        fraction("step", DEFAULT_STEPS.0)?,
+        fraction("min_step", DEFAULT_STEPS.1)?,
+    );
+    super::preflight::step_above_minimum(opts, step, min_step)?;
     Ok(Settings {
         levels,
         window,
         spacing,
         amplitudes,
-        step: fraction("step", DEFAULT_STEPS.0)?,
-        min_step: fraction("min_step", DEFAULT_STEPS.1)?,
+        step,
+        min_step,
         max_step: fraction("max_step", DEFAULT_STEPS.2)?,
         max_points: opts.count("max_points", 2)?.unwrap_or(DEFAULT_MAX_POINTS),
         tol: NEWTON_TOL,

@@ -9,7 +9,6 @@ use crate::solve::ode::driver::{Section, SectionPoint};
 use crate::solve::ode::Hybrid;
 use crate::solve::poincare::{forcing_period, period_of, run_span, Periodicity};
 
-
 /// Forcing periods integrated after the transient per kept point of a crossing section, at
 /// most (a motion crossing the section less often than this ends the window short).
 const CROSSING_WINDOW_PER_POINT: usize = 2;

@@ -51,9 +51,8 @@ pub fn parse_override(text: &str) -> Result<Override, Failure> {
     };
     let expr = super::parse::parse_expr(value, file)
         .map_err(|e| Failure::one(miette::Report::new(e).with_source_code(value.to_string())))?;
-    let report = |e: ResolveError| {
-        Failure::one(miette::Report::new(e).with_source_code(value.to_string()))
-    };
+    let report =
+        |e: ResolveError| Failure::one(miette::Report::new(e).with_source_code(value.to_string()));
     let v = eval::eval(&expr, &Scope::default()).map_err(report)?;
     // Refused here, on the value given: the model's default it replaces is not the cause.
     if !v.v.is_finite() {

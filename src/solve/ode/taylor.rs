@@ -24,9 +24,7 @@
 //! high-order Taylor methods", Experimental Mathematics 14 (2005) 99–117, Sect. 3.2 (the
 //! step size from the last two coefficients).
 
-use super::driver::{
-    peak, Section, SectionPoint, SectionSampler, SimError, StepCurve, Trajectory,
-};
+use super::driver::{peak, Section, SectionPoint, SectionSampler, SimError, StepCurve, Trajectory};
 use super::hybrid::{
     Action, EventFn, GapMode, Hybrid, JustSwitched, LaneStart, Series, Tape, LANES,
 };
