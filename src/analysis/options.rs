@@ -291,6 +291,21 @@ impl<'a> OptionReader<'a> {
         }
     }
 
+    /// A given first `step` below the continuation's `min_step` (given or default) is
+    /// refused on the step: the continuation would stop at its first point with "the step
+    /// fell below its minimum", a failure the request made.
+    pub fn step_above_minimum(&self, step: f64, min_step: f64) -> R<()> {
+        match self.span_of("step") {
+            Some(at) if step < min_step => Err(self.bad(
+                "step",
+                at,
+                &format!("step = {step:e} is below min_step = {min_step:e}"),
+                "the steps must satisfy min_step ≤ step ≤ max_step: raise `step` or lower `min_step`",
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// `key = a..b` (times) as `(a, b)` with `a < b`.
     pub fn interval(&self, key: &str) -> R<Option<(f64, f64)>> {
         self.interval_in(key, crate::lang::units::Dim::TIME)

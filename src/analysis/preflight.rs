@@ -119,25 +119,6 @@ fn steps_ordered(opts: &OptionReader) -> Result<(), AnalysisError> {
     Ok(())
 }
 
-/// A given first `step` below the continuation's `min_step` (given or default) is refused on
-/// the step: the continuation would stop at its first point with "the step fell below its
-/// minimum", a failure the request made.
-pub fn step_above_minimum(
-    opts: &OptionReader,
-    step: f64,
-    min_step: f64,
-) -> Result<(), AnalysisError> {
-    match opts.span_of("step") {
-        Some(at) if step < min_step => Err(opts.bad_value(
-            "step",
-            at,
-            &format!("step = {step:e} is below min_step = {min_step:e}"),
-            "the steps must satisfy min_step ≤ step ≤ max_step: raise `step` or lower `min_step`",
-        )),
-        _ => Ok(()),
-    }
-}
-
 /// `continue backbone` solves on the full balance (no condensation yet): its dense Newton
 /// matrices, `BACKBONE_MATRICES` of the system's size squared (`2 n (2H + 1) + 1` for the
 /// ridge, `n (2H + 1) + 2` otherwise), must fit in `MAX_REQUEST_BYTES` — a 1,000-DOF beam at

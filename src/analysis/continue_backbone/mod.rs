@@ -213,7 +213,7 @@ fn settings(
         fraction("step", DEFAULT_STEPS.0)?,
         fraction("min_step", DEFAULT_STEPS.1)?,
     );
-    super::preflight::step_above_minimum(opts, step, min_step)?;
+    opts.step_above_minimum(step, min_step)?;
     Ok(Settings {
         levels,
         window,

@@ -239,7 +239,7 @@ fn read_options(
         max_points: opts.count("max_points", 2)?.unwrap_or(default.max_points),
         ..default
     };
-    super::preflight::step_above_minimum(opts, settings.step, settings.min_step)?;
+    opts.step_above_minimum(settings.step, settings.min_step)?;
     let level = number("excitation", 1.0)?;
     Ok(Frf {
         param,

@@ -157,7 +157,7 @@ fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Request, AnalysisEr
         tol: CORRECTOR_TOL_FACTOR * rtol.max(atol),
         scale: Scale::UNIT,
     };
-    super::preflight::step_above_minimum(&opts, settings.step, settings.min_step)?;
+    opts.step_above_minimum(settings.step, settings.min_step)?;
     let harmonics = opts
         .count("harmonics", 1)?
         .unwrap_or(DEFAULT_START_HARMONICS);

@@ -6,25 +6,13 @@
 //! freshly built tables — is most of what each costs. Keyed by the contact and its
 //! harmonics bit for bit, so a kept entry is what the march would return.
 
-use super::friction::{ContactForces, FrictionContact, State};
+use super::friction::{ContactForces, FrictionContact, Marched, State};
 use super::tolerances::CYCLES_KEPT;
 use super::trig::Trig;
 use std::cell::{OnceCell, RefCell};
 use std::collections::VecDeque;
+use std::f64::consts::TAU;
 use std::rc::Rc;
-
-/// A converged cycle: `(start, end, state)` intervals covering `[2π, 4π]`.
-pub(super) type Cycle = Vec<(f64, f64, State)>;
-
-/// One contact's cycle at one displacement.
-pub(super) struct Marched {
-    /// The tangential and normal motions, tabulated on the search grid (`Trig::pair`).
-    pub x: Trig,
-    pub y: Trig,
-    pub cycle: Cycle,
-    /// The forces and their stiffness integrated over the cycle, once asked.
-    pub forces: OnceCell<ContactForces>,
-}
 
 thread_local! {
     /// The last `CYCLES_KEPT` cycles of this thread with their contacts, the newest last.
@@ -57,4 +45,28 @@ pub(super) fn marched(contact: &FrictionContact, x: &[f64], y: &[f64]) -> Rc<Mar
         last.push_back((*contact, m.clone()));
     });
     m
+}
+
+/// The contact's forces and state fractions, from its kept cycle.
+impl FrictionContact {
+    /// The force harmonics and stiffness for displacement harmonics `x`, `y` (eqs. 30–43).
+    pub fn forces(&self, x: &[f64], y: &[f64]) -> ContactForces {
+        let m = marched(self, x, y);
+        m.forces.get_or_init(|| self.integrated(&m, x, y)).clone()
+    }
+
+    /// The fractions of the period the converged cycle spends stuck, slipping and
+    /// separated (the contact's state summary of a backbone point).
+    pub fn state_fractions(&self, x: &[f64], y: &[f64]) -> [f64; 3] {
+        let mut out = [0.0; 3];
+        for &(a, b, state) in &marched(self, x, y).cycle {
+            let slot = match state {
+                State::Stick { .. } => 0,
+                State::Slip { .. } => 1,
+                State::Separated => 2,
+            };
+            out[slot] += (b - a) / TAU;
+        }
+        out
+    }
 }

@@ -28,7 +28,6 @@
 //! and the element adds nothing to the mean. A Jenkins element is the special case `k_y = 0`,
 //! `μ N₀ = F`, `Y = 0`.
 
-use super::cycles::{marched, Cycle, Marched};
 use super::tolerances::{
     EXTREMUM_NEWTON_ITERATIONS, FRICTION_CELLS_PER_HARMONIC, TRANSITIONS_PER_HARMONIC,
     TRANSITION_SEARCH_OFFSET,
@@ -36,6 +35,7 @@ use super::tolerances::{
 use super::transition::first_rise;
 use super::trig::Trig;
 use nalgebra::{DMatrix, DVector};
+use std::cell::OnceCell;
 use std::f64::consts::{PI, TAU};
 
 /// Parameters of one contact: tangential and normal stiffness, friction coefficient, preload.
@@ -100,6 +100,19 @@ fn largest(g: &dyn Fn(f64, usize) -> f64, step: f64) -> f64 {
         t = next;
     }
     g(t, 0).max(g(best, 0))
+}
+
+/// A converged cycle: `(start, end, state)` intervals covering `[2π, 4π]`.
+pub(super) type Cycle = Vec<(f64, f64, State)>;
+
+/// One contact's cycle at one displacement (kept by `cycles.rs`).
+pub(super) struct Marched {
+    /// The tangential and normal motions, tabulated on the search grid (`Trig::pair`).
+    pub x: Trig,
+    pub y: Trig,
+    pub cycle: Cycle,
+    /// The forces and their stiffness integrated over the cycle, once asked.
+    pub forces: OnceCell<ContactForces>,
 }
 
 /// `H(τ) = [cos τ, sin τ, …, cos Hτ, sin Hτ]`.
@@ -271,14 +284,8 @@ impl FrictionContact {
         out
     }
 
-    /// The force harmonics and stiffness for displacement harmonics `x`, `y` (eqs. 30–43).
-    pub fn forces(&self, x: &[f64], y: &[f64]) -> ContactForces {
-        let m = marched(self, x, y);
-        m.forces.get_or_init(|| self.integrated(&m, x, y)).clone()
-    }
-
     /// `forces` over the cycle `m` of the displacement harmonics `x`, `y`.
-    fn integrated(&self, m: &Marched, x: &[f64], y: &[f64]) -> ContactForces {
+    pub(super) fn integrated(&self, m: &Marched, x: &[f64], y: &[f64]) -> ContactForces {
         let h = x.len() / 2;
         let (xt, yt) = (&m.x, &m.y);
         let mut out = ContactForces {
@@ -319,21 +326,6 @@ impl FrictionContact {
                 }
                 State::Separated => {}
             }
-        }
-        out
-    }
-
-    /// The fractions of the period the converged cycle spends stuck, slipping and
-    /// separated (the contact's state summary of a backbone point).
-    pub fn state_fractions(&self, x: &[f64], y: &[f64]) -> [f64; 3] {
-        let mut out = [0.0; 3];
-        for &(a, b, state) in &marched(self, x, y).cycle {
-            let slot = match state {
-                State::Stick { .. } => 0,
-                State::Slip { .. } => 1,
-                State::Separated => 2,
-            };
-            out[slot] += (b - a) / TAU;
         }
         out
     }

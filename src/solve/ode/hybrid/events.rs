@@ -4,7 +4,7 @@
 //! sliding Coulomb contact coming to rest, a Jenkins slider's stick or slip, a 2-D friction
 //! contact's stick, slip, separation or touch-down (`contact2d.rs`).
 
-use super::contact2d::ContactMode;
+use super::laws::ContactMode;
 use super::laws::{ContactGap, FrictionMode, GapMode, Jenkins};
 use super::{weights, Hybrid};
 use crate::model::flat::{Dir, Sides};

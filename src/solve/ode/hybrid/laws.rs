@@ -225,3 +225,33 @@ impl Jenkins {
         }
     }
 }
+
+/// The state of a 2-D friction contact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContactMode {
+    Stick,
+    SlipPos,
+    SlipNeg,
+    /// `N = 0`: no force at all; the slider follows the tangential motion.
+    Separated,
+}
+
+impl ContactMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            ContactMode::Stick => FrictionMode::Stick.name(),
+            ContactMode::SlipPos => FrictionMode::SlipPos.name(),
+            ContactMode::SlipNeg => FrictionMode::SlipNeg.name(),
+            ContactMode::Separated => "separated",
+        }
+    }
+
+    /// `ξ = ±1` while slipping, 0 otherwise.
+    pub(super) fn xi(self) -> f64 {
+        match self {
+            ContactMode::SlipPos => 1.0,
+            ContactMode::SlipNeg => -1.0,
+            _ => 0.0,
+        }
+    }
+}

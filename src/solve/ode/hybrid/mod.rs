@@ -28,11 +28,12 @@ mod stops;
 mod tangent;
 mod trig;
 
-pub use contact2d::{Contact2d, ContactMode};
+pub use contact2d::Contact2d;
 pub use events::{Action, Element, EventFn, JustSwitched};
 pub use lanes::{LaneStart, Tape, LANES};
 pub use laws::{
-    law_force, law_potential, ContactGap, Coulomb, FrictionMode, GapMode, Jenkins, RigidStop,
+    law_force, law_potential, ContactGap, ContactMode, Coulomb, FrictionMode, GapMode, Jenkins,
+    RigidStop,
 };
 pub use series::Series;
 

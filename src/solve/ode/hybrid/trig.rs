@@ -1,5 +1,5 @@
-//! `cos` and `sin` of the lanes' forcing phases (`lanes.rs`), all lanes in one loop of the
-//! same operations, which the compiler can keep in vector registers: the library's `sincos`,
+//! `cos` and `sin` of the lanes' forcing phases (`lanes.rs`; any fixed count of lanes), all
+//! lanes in one loop of the same operations, which the compiler can keep in vector registers: the library's `sincos`,
 //! called lane by lane, took ~3.5 % of a basin map's profile. Within two rounding errors of
 //! the library (tested).
 //!
@@ -13,8 +13,6 @@
 //! W. J. Cody and W. Waite, "Software Manual for the Elementary Functions", Prentice-Hall
 //! (1980), Ch. 8 (the reduction); Sun Microsystems' fdlibm 5.3, `k_sin.c` and `k_cos.c` (the
 //! polynomials' coefficients).
-
-use super::lanes::{Lane, LANES};
 
 /// π/2 as the sum of two doubles: the nearest double and the rest.
 const HALF_PI: (f64, f64) = (std::f64::consts::FRAC_PI_2, 6.123_233_995_736_766e-17);
@@ -43,9 +41,9 @@ const COS: [f64; 6] = [
 ];
 
 /// `(cos x, sin x)` lane by lane.
-pub(super) fn cos_sin(x: &Lane) -> (Lane, Lane) {
-    let (mut cos, mut sin) = ([0.0; LANES], [0.0; LANES]);
-    for l in 0..LANES {
+pub(super) fn cos_sin<const N: usize>(x: &[f64; N]) -> ([f64; N], [f64; N]) {
+    let (mut cos, mut sin) = ([0.0; N], [0.0; N]);
+    for l in 0..N {
         let n = (x[l] * std::f64::consts::FRAC_2_PI).round();
         let r = (-n).mul_add(HALF_PI.1, (-n).mul_add(HALF_PI.0, x[l]));
         let z = r * r;
@@ -67,6 +65,7 @@ pub(super) fn cos_sin(x: &Lane) -> (Lane, Lane) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solve::ode::hybrid::LANES;
 
     /// Within two units in the last place of the library's `cos` and `sin` (or 1e-16 of an
     /// absolute error near their zeros) from −10⁴ to 10⁴ rad, the forcing phases of long
