@@ -67,7 +67,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
     let (opts, forcing) = prepare(a, model, sys)?;
     let blocks = (0..opts.blocks()).collect::<Vec<_>>();
     let outcomes = run_blocks(&opts, sys, forcing, &blocks, &model.name);
-    let ctx = shard::Context::new(&opts, model, sys);
+    let ctx = report::Context::new(&opts, model, sys);
     let (labels, attractors) = shard::join(outcomes, opts.cell);
     Ok(report::results(
         &ctx,
@@ -88,7 +88,7 @@ pub fn run_shard(
     let (opts, forcing) = prepare(a, model, sys)?;
     let blocks: Vec<usize> = (0..opts.blocks()).filter(|b| b % count == index).collect();
     let outcomes = run_blocks(&opts, sys, forcing, &blocks, &model.name);
-    let ctx = shard::Context::new(&opts, model, sys);
+    let ctx = report::Context::new(&opts, model, sys);
     Ok(shard::payload(ctx, (index, count), blocks, outcomes))
 }
 

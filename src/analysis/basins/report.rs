@@ -5,13 +5,46 @@
 //! over one period from its representative state) and `basins.svg/png` (Figs. 13, 16).
 
 use super::attractor::Attractor;
-use super::options::Options;
-use super::shard::Context;
+use super::options::{Axis, Options};
 use super::{Exit, Label};
 use crate::analysis::results::{Cell, CellMap, Plot, Results, Table};
 use crate::analysis::simulate::section;
-use crate::model::System;
+use crate::model::{Model, System};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
+
+/// What the report needs besides the blocks: the same in every shard of one map.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct Context {
+    pub model: String,
+    pub params: Vec<(String, f64)>,
+    pub settings: Map<String, Value>,
+    pub x: Axis,
+    pub y: Axis,
+    /// The DOF names.
+    pub names: Vec<String>,
+    /// The model's warnings.
+    pub warnings: Vec<String>,
+    /// The capture radius by which blocks' attractors are matched.
+    pub cell: f64,
+    pub blocks: usize,
+}
+
+impl Context {
+    pub fn new(opts: &Options, model: &Model, sys: &System) -> Context {
+        Context {
+            model: model.name.clone(),
+            params: model.params.clone(),
+            settings: settings(opts, sys),
+            x: opts.x.clone(),
+            y: opts.y.clone(),
+            names: sys.dofs.iter().map(|d| d.name.clone()).collect(),
+            warnings: sys.warnings.iter().map(|w| w.message.clone()).collect(),
+            cell: opts.cell,
+            blocks: opts.blocks(),
+        }
+    }
+}
 
 /// Colours of the attractors, in id order (then repeated), and of the cells without one.
 const PALETTE: [[u8; 3]; 8] = [

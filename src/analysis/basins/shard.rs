@@ -11,50 +11,15 @@
 //! `nsd::merge::inconsistent` names the two files and what differs.
 
 use super::attractor::Attractor;
-use super::options::{Axis, Options};
-use super::{report, Block, Label};
+use super::report::{self, Context};
+use super::{Block, Label};
 use crate::analysis::diagnostics::MergeError;
 use crate::analysis::results::Results;
-use crate::model::{Model, System};
 use crate::solve::poincare::same_cycle;
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// The format tag of a shard file.
 const FORMAT: &str = "nsd-basins-shard-1";
-
-/// What the report needs besides the blocks: the same in every shard of one map.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) struct Context {
-    pub model: String,
-    pub params: Vec<(String, f64)>,
-    pub settings: Map<String, Value>,
-    pub x: Axis,
-    pub y: Axis,
-    /// The DOF names.
-    pub names: Vec<String>,
-    /// The model's warnings.
-    pub warnings: Vec<String>,
-    /// The capture radius by which blocks' attractors are matched.
-    pub cell: f64,
-    pub blocks: usize,
-}
-
-impl Context {
-    pub fn new(opts: &Options, model: &Model, sys: &System) -> Context {
-        Context {
-            model: model.name.clone(),
-            params: model.params.clone(),
-            settings: report::settings(opts, sys),
-            x: opts.x.clone(),
-            y: opts.y.clone(),
-            names: sys.dofs.iter().map(|d| d.name.clone()).collect(),
-            warnings: sys.warnings.iter().map(|w| w.message.clone()).collect(),
-            cell: opts.cell,
-            blocks: opts.blocks(),
-        }
-    }
-}
 
 /// The blocks in index order joined: every cell's global attractor id, the attractors.
 pub(super) fn join(blocks: Vec<Block>, cell: f64) -> (Vec<Label>, Vec<Attractor>) {

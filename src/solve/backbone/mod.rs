@@ -19,6 +19,7 @@
 mod amplitude;
 mod blocks;
 mod dnnm;
+mod form;
 mod memo;
 mod phase;
 mod reduced;

@@ -19,6 +19,7 @@
 
 use super::amplitude::{gradient, hessian, slots};
 use super::blocks::{self, Blocks};
+use super::form::{multipliers, Form};
 use super::memo::{Eval, Memo};
 use super::reduced::Reduced;
 use super::start::{peak_response, Peak};
@@ -31,10 +32,6 @@ use std::rc::Rc;
 /// Distances past a singular point at which the stages restart, tried in turn (fractions of
 /// the level parameter's range; dimensionless).
 const RESTART_OFFSETS: [f64; 3] = [1e-3, 1e-2, 3e-2];
-
-/// Singular values of the adjoint system below this fraction of the largest are treated as
-/// zero in the least-squares multipliers (dimensionless).
-const ADJOINT_RCOND: f64 = 1e-12;
 
 /// The ridge system in the unknowns `[Q/α (N); ω; λ (N)]` with `p` the level parameter; its
 /// equations in the order `[R/α; (∂R/∂ω)ᵀλ; ∂Am/∂Q + Jᵀλ]` (the blocks of `Weighted`).
@@ -163,21 +160,6 @@ impl Problem for Ridge<'_> {
     }
 }
 
-/// A form of the ridge system the stages run on: on the full balance (`Ridge`) or
-/// condensed onto the kept DOFs in receptance form (`reduced::Reduced`). Its unknowns are
-/// `[Q/α (n); ω; λ (n)]` in its own coordinates.
-pub(super) trait Form: Problem {
-    /// The size of the response block (and of the multipliers').
-    fn n(&self) -> usize;
-    /// Stage 1: the response at `level` near its peak in `window`, in the form's
-    /// coordinates, and the peak's index (`start::peak_of`).
-    fn peak(&self, level: f64, window: (f64, f64), s: &Settings) -> Result<Peak, BackboneError>;
-    /// Stage 2: the multipliers at a peak `(q, ω)` at `level` (`multipliers`).
-    fn multipliers(&self, q: &DVector<f64>, omega: f64, level: f64) -> Option<DVector<f64>>;
-    /// Every DOF's coefficients of a response in the form's coordinates.
-    fn full(&self, q: &DVector<f64>, omega: f64, level: f64) -> DVector<f64>;
-}
-
 impl Form for Ridge<'_> {
     fn n(&self) -> usize {
         Ridge::n(self)
@@ -199,25 +181,6 @@ impl Form for Ridge<'_> {
     fn full(&self, q: &DVector<f64>, _omega: f64, _level: f64) -> DVector<f64> {
         q.clone()
     }
-}
-
-/// The multipliers at a peak of the response (stage 2): `λ` with `Jᵀλ = −∂Am/∂Q` and
-/// `(∂R/∂ω)ᵀλ = 0`, consistent exactly at an extremum, in least squares near one; from
-/// `Jᵀ`, `∂R/∂ω` and `∂Am/∂Q` of either form.
-pub(super) fn multipliers(
-    jt: &DMatrix<f64>,
-    rate: &DVector<f64>,
-    grad: &DVector<f64>,
-) -> Option<DVector<f64>> {
-    let n = jt.nrows();
-    let mut a = DMatrix::zeros(n + 1, n);
-    a.view_mut((0, 0), (n, n)).copy_from(jt);
-    a.view_mut((n, 0), (1, n)).copy_from(&rate.transpose());
-    let mut b = DVector::zeros(n + 1);
-    b.rows_mut(0, n).copy_from(&-grad);
-    let svd = a.svd(true, true);
-    let eps = ADJOINT_RCOND * svd.singular_values.max();
-    svd.solve(&b, eps).ok()
 }
 
 /// Which form of the ridge system to solve.
