@@ -14,7 +14,6 @@ use crate::analysis::{self, check_names, RunFailure};
 use crate::io::report::Written;
 use crate::lang::{parse_override, resolve, Failure, Override, Program};
 use clap::{Args, Parser, Subcommand};
-pub use record::print_failure;
 use record::{emit, emit_raw, failed, file_failed, ShellError};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -249,7 +248,7 @@ fn check(args: &CheckArgs) -> i32 {
         let (sys, model) = match assembled {
             Ok(x) => x,
             Err(f) => {
-                print_failure(&f);
+                f.eprint();
                 if args.json {
                     emit(&failed(json!({ "model": name }), &f, 1).to_string());
                 }
@@ -351,7 +350,7 @@ fn written(r: &analysis::Results, out: &Path, hash: &str, as_json: bool) -> i32 
         }
         Err(e) => {
             let f = Failure::one(miette::Report::new(e));
-            print_failure(&f);
+            f.eprint();
             if as_json {
                 let record =
                     json!({"name": r.name, "kind": r.kind, "out": null, "summary": r.summary});
@@ -388,7 +387,7 @@ fn failed_run(
             Err(e) => failure.reports.push(miette::Report::new(e)),
         }
     }
-    print_failure(&failure);
+    failure.eprint();
     if as_json {
         let summary = f
             .partial

@@ -87,7 +87,7 @@ fn one(file: &Path, check: bool) -> Result<(), ()> {
             if let Err(f) =
                 crate::lang::Program::from_source(&file.display().to_string(), &text, None)
             {
-                crate::cli::print_failure(&f);
+                f.eprint();
             }
             eprintln!(
                 "error[nsd::fmt::parse]: {} does not parse; not formatted",

@@ -9,7 +9,6 @@
 //! numerical failure, non-convergence); a file that does not load is one failure.
 
 use crate::analysis::{self, expect};
-use crate::cli::print_failure;
 use crate::lang::{Failure, Program};
 use std::path::{Path, PathBuf};
 
@@ -59,7 +58,7 @@ pub fn run(paths: &[PathBuf], scope: Scope) -> i32 {
 /// The analyses and expectations of one file.
 fn one(file: &Path, scope: Scope) -> Tally {
     let failed_load = |f: Failure| {
-        print_failure(&f);
+        f.eprint();
         Tally {
             passed: 0,
             failed: 1,
@@ -94,7 +93,7 @@ fn one(file: &Path, scope: Scope) -> Tally {
         let summary = match analysis::run(&prog, a, &[]) {
             Ok(r) => r.summary,
             Err(f) => {
-                print_failure(&f.failure);
+                f.failure.eprint();
                 for e in &expects {
                     let err = expect::ExpectError::AnalysisFailed {
                         analysis: name.clone(),
@@ -121,5 +120,5 @@ fn one(file: &Path, scope: Scope) -> Tally {
 }
 
 fn report(prog: &Program, file: crate::span::FileId, err: expect::ExpectError) {
-    print_failure(&Failure::one(Failure::located(&prog.sources, file, err)));
+    Failure::one(Failure::located(&prog.sources, file, err)).eprint();
 }

@@ -27,13 +27,6 @@ pub enum ShellError {
     Read { path: String, reason: String },
 }
 
-/// Prints every diagnostic of a failure to stderr.
-pub fn print_failure(f: &Failure) {
-    for r in &f.reports {
-        eprintln!("{r:?}");
-    }
-}
-
 /// The members a failure adds to a record: `"failed": true`, the first diagnostic's message
 /// (`error`) and code, the exit code, and every diagnostic as miette's JSON report.
 pub fn failure_members(f: &Failure, exit_code: i32) -> Map<String, Value> {
@@ -75,7 +68,7 @@ pub fn failed(mut record: Value, failure: &Failure, exit_code: i32) -> Value {
 /// read, a syntax error, `--set`, `--only`, the names): its diagnostics on stderr and, with
 /// `as_json`, the record `{"file", "failed", …}`. The exit code, 1.
 pub fn file_failed(file: &Path, f: &Failure, as_json: bool) -> i32 {
-    print_failure(f);
+    f.eprint();
     if as_json {
         let record = json!({ "file": file.display().to_string() });
         emit(&failed(record, f, 1).to_string());

@@ -1,7 +1,7 @@
 //! `nsd run --shard i/n` (one slice of a `basins` map into `OUT/NAME.shards/`) and
 //! `nsd merge` (the slices joined into a single run's results).
 
-use super::record::{emit, failed, file_failed, print_failure, ShellError};
+use super::record::{emit, failed, file_failed, ShellError};
 use super::{written, MergeArgs, RunArgs};
 use crate::analysis;
 use crate::lang::{ast::Analysis, Failure, Override, Program};
@@ -56,7 +56,7 @@ pub fn run_shard(
         }
         Err(f) => (f.failure, f.exit_code),
     };
-    print_failure(&failure);
+    failure.eprint();
     if args.json {
         emit(&failed(record(None, false), &failure, code).to_string());
     }
@@ -109,7 +109,7 @@ pub fn merge(args: &MergeArgs) -> i32 {
             Err(e) => {
                 let report = miette::Report::new(e).wrap_err(format!("cannot merge `{name}`"));
                 let failure = Failure::one(report);
-                print_failure(&failure);
+                failure.eprint();
                 if args.json {
                     // Shards are slices of `basins` maps only.
                     let record =

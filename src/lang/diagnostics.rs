@@ -65,6 +65,13 @@ impl Failure {
         Report::new(e).with_source_code(sources.named(file))
     }
 
+    /// Prints every report to stderr (the shells' way of reporting a failure).
+    pub fn eprint(&self) {
+        for r in &self.reports {
+            eprintln!("{r:?}");
+        }
+    }
+
     /// Renders every report without colour at width 80 (goldens, REPL, non-terminals).
     pub fn render_plain(&self) -> String {
         let handler =

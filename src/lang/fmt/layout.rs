@@ -15,7 +15,6 @@
 //!   A line the author kept whole is never broken.
 //! - aligned families (runs of like one-line statements) get extra spaces from `super::align`.
 
-use super::align;
 use super::lex::{lex, Kind, Token};
 
 /// The line width under which a broken option block is joined, and which alignment never
@@ -47,7 +46,7 @@ fn is_op(t: &Token) -> bool {
 const EXPR_WORDS: [&str; 5] = ["in", "by", "for", "import", "expect"];
 
 impl Facts {
-    fn of(toks: &[Token]) -> Facts {
+    pub(super) fn of(toks: &[Token]) -> Facts {
         let n = toks.len();
         let (mut unary, mut brace) = (vec![false; n], vec![None; n]);
         let mut square: Vec<Option<bool>> = vec![None; n];
@@ -239,7 +238,7 @@ fn line(toks: &[Token], f: &Facts, start: usize, end: usize) -> Line {
 }
 
 /// Splits the tokens into lines and gives each its indentation.
-fn lines(toks: &[Token], f: &Facts) -> Vec<Line> {
+pub(super) fn lines(toks: &[Token], f: &Facts) -> Vec<Line> {
     let mut out = Vec::new();
     let mut start = 0;
     while start < toks.len() {
@@ -275,7 +274,7 @@ fn walk_line(
 }
 
 /// One line's text with its indentation and alignment padding.
-fn render_line(toks: &[Token], line: &Line, f: &Facts, pad: &[usize], out: &mut String) {
+pub(super) fn render_line(toks: &[Token], line: &Line, f: &Facts, pad: &[usize], out: &mut String) {
     walk_line(toks, line, f, pad, |_, s| out.push_str(s));
 }
 
@@ -293,7 +292,7 @@ pub(super) fn columns(toks: &[Token], line: &Line, f: &Facts) -> (Vec<usize>, us
 }
 
 /// Blank lines: at most one, none at the start, after `{` or before `}`.
-fn normalise_breaks(toks: &mut [Token]) {
+pub(super) fn normalise_breaks(toks: &mut [Token]) {
     for i in 0..toks.len() {
         let cap = if i == 0 {
             0
@@ -308,7 +307,7 @@ fn normalise_breaks(toks: &mut [Token]) {
 
 /// Joins or opens each option block the author broke across lines, and opens each such body
 /// (see the module doc).
-fn shape_blocks(toks: &mut [Token], f: &Facts) {
+pub(super) fn shape_blocks(toks: &mut [Token], f: &Facts) {
     let mut i = 0;
     while i < toks.len() {
         let Some((close, body)) = f.brace[i] else {
@@ -350,26 +349,4 @@ fn shape_blocks(toks: &mut [Token], f: &Facts) {
 fn width_of_line_at(toks: &[Token], f: &Facts, at: usize) -> usize {
     let start = (1..=at).rev().find(|&j| toks[j].breaks > 0).unwrap_or(0);
     columns(toks, &line(toks, f, start, line_end(toks, start)), f).1
-}
-
-/// The formatted text of a token stream.
-pub(super) fn layout(mut toks: Vec<Token>) -> String {
-    normalise_breaks(&mut toks);
-    let f = Facts::of(&toks);
-    shape_blocks(&mut toks, &f);
-    let lines = lines(&toks, &f);
-    let pad = align::pads(&toks, &lines, &f);
-    let mut out = String::new();
-    for line in &lines {
-        if line.start > 0 {
-            for _ in 0..toks[line.start].breaks {
-                out.push('\n');
-            }
-        }
-        render_line(&toks, line, &f, &pad, &mut out);
-    }
-    if !out.is_empty() {
-        out.push('\n');
-    }
-    out
 }

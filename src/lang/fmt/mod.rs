@@ -32,7 +32,7 @@ pub fn format(text: &str) -> Result<String, FmtError> {
     let file = FileId(0);
     parse_file(text, file).map_err(FmtError::Parse)?;
     let tokens = lex::lex(text);
-    let out = layout::layout(tokens.clone());
+    let out = layout(tokens.clone());
     let same = |a: &[lex::Token], b: &[lex::Token]| {
         a.len() == b.len()
             && a.iter()
@@ -43,4 +43,26 @@ pub fn format(text: &str) -> Result<String, FmtError> {
         return Err(FmtError::Changed);
     }
     Ok(out)
+}
+
+/// The formatted text of a token stream.
+fn layout(mut toks: Vec<lex::Token>) -> String {
+    layout::normalise_breaks(&mut toks);
+    let f = layout::Facts::of(&toks);
+    layout::shape_blocks(&mut toks, &f);
+    let lines = layout::lines(&toks, &f);
+    let pad = align::pads(&toks, &lines, &f);
+    let mut out = String::new();
+    for line in &lines {
+        if line.start > 0 {
+            for _ in 0..toks[line.start].breaks {
+                out.push('\n');
+            }
+        }
+        layout::render_line(&toks, line, &f, &pad, &mut out);
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
 }
