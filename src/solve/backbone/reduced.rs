@@ -19,8 +19,8 @@
 
 use super::amplitude::{amplitude_at, gradient, hessian, slots_in};
 use super::blocks::{self, Blocks};
-use super::memo::{Eval, Memo};
 use super::form::{multipliers, Form};
+use super::memo::{Eval, Memo};
 use super::start::{peak_of, Peak};
 use super::{BackboneError, Forced, Settings};
 use crate::solve::cont::Problem;

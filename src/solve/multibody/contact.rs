@@ -1,4 +1,5 @@
-//! Contact forces at the clearance joints' gaps (`clearance.rs`): the normal force of the
+//! Contact points at the clearance joints' gaps (`clearance.rs`), their modes and loads; the
+//! loads are computed by `loads.rs`: the normal force of the
 //! joint's compliant `law` (paper 002, eqs. 1–3, evaluated by the DOF gaps' `law_force`, so
 //! both backends share one law) on the penetration `δ = −g` while the contact is closed, and
 //! a regularised Coulomb friction `μ F_n` against the tangential slip at the contact point.
@@ -9,12 +10,9 @@
 //! entry scales the hysteresis damping of eq. 3.
 
 use super::clearance::{Gap, Spec};
-use super::dynamics::Mechanism;
 use super::joints::{Row, Side};
-use super::tolerances::FRICTION_SLIP_SPEED;
 use crate::model::flat::ContactLaw;
-use crate::solve::ode::hybrid::{law_force, law_potential};
-use nalgebra::{DVector, Vector3};
+use nalgebra::Vector3;
 
 type V3 = Vector3<f64>;
 
@@ -57,122 +55,6 @@ pub struct Load {
     pub normal: f64,
     pub friction: V3,
     pub at: Gap,
-}
-
-/// The elastic part of a law (its potential): the Hertz or linear spring of a damped law.
-fn elastic(law: ContactLaw) -> ContactLaw {
-    match law {
-        ContactLaw::HuntCrossley { k, n, .. } | ContactLaw::LankaraniNikravesh { k, n, .. } => {
-            ContactLaw::Hertz { k, n }
-        }
-        ContactLaw::KelvinVoigt { k, .. } => ContactLaw::Linear { k },
-        other => other,
-    }
-}
-
-impl Mechanism {
-    /// The contact modes at the state `y`: closed where the gap is negative.
-    pub fn initial_modes(&self, y: &[f64]) -> Modes {
-        let closed: Vec<bool> = self.loads(y, None).iter().map(|l| l.gap < 0.0).collect();
-        Modes {
-            entry_speed: vec![0.0; closed.len()],
-            closed,
-        }
-    }
-
-    /// Every contact's gap, rate and forces at `y` (forces only where `modes` says closed;
-    /// none without `modes`).
-    pub fn loads(&self, y: &[f64], modes: Option<&Modes>) -> Vec<Load> {
-        (0..self.contacts.len())
-            .map(|k| self.load(y, modes, k))
-            .collect()
-    }
-
-    /// Contact `k`'s gap, rate and forces at `y`, as `loads`.
-    pub(super) fn load(&self, y: &[f64], modes: Option<&Modes>, k: usize) -> Load {
-        let c = &self.contacts[k];
-        let joint = &self.joints[c.joint];
-        let sides = joint.sides.map(|s| self.side(y, s));
-        let at = c.spec.gap(&joint.geometry, &sides);
-        let row = &at.row;
-        let rate: f64 = (0..2)
-            .map(|s| row.jr[s].dot(&sides[s].v) + row.jt[s].dot(&sides[s].w))
-            .sum();
-        let (mut normal, mut friction) = (0.0, V3::zeros());
-        if let Some(m) = modes.filter(|m| m.closed[k]) {
-            normal = law_force(c.law, -row.phi, -rate, m.entry_speed[k]);
-            if c.mu > 0.0 && normal > 0.0 {
-                let slip = slip_velocity(&sides, &at);
-                let scale = (slip.norm_squared() + FRICTION_SLIP_SPEED.powi(2)).sqrt();
-                friction = slip * (-c.mu * normal / scale);
-            }
-        }
-        Load {
-            gap: row.phi,
-            rate,
-            normal,
-            friction,
-            at,
-        }
-    }
-
-    /// Adds the generalised contact forces at `y` in `modes` to `f` (per body: global force,
-    /// body-frame torque, as in `solve`).
-    pub(super) fn add_contact_forces(&self, y: &[f64], modes: &Modes, f: &mut DVector<f64>) {
-        for (c, load) in self.contacts.iter().zip(self.loads(y, Some(modes))) {
-            if load.normal == 0.0 && load.friction == V3::zeros() {
-                continue;
-            }
-            let joint = &self.joints[c.joint];
-            for (k, body) in joint.sides.iter().enumerate() {
-                let Some(i) = body else { continue };
-                let side = self.side(y, Some(*i));
-                let sign = if k == 1 { 1.0 } else { -1.0 };
-                let ft = load.friction * sign;
-                let row = &load.at.row;
-                let force = row.jr[k] * load.normal + ft;
-                let torque = row.jt[k] * load.normal + (load.at.point - side.r).cross(&ft);
-                let torque = side.a.transpose() * torque;
-                for d in 0..3 {
-                    f[6 * i + d] += force[d];
-                    f[6 * i + 3 + d] += torque[d];
-                }
-            }
-        }
-    }
-
-    /// The elastic energy stored in the contacts at `y` (J): the potential of each law's
-    /// elastic part at `δ = max(−g, 0)`.
-    pub fn contact_energy(&self, y: &[f64]) -> f64 {
-        self.contacts
-            .iter()
-            .zip(self.loads(y, None))
-            .map(|(c, l)| law_potential(elastic(c.law), -l.gap).unwrap_or(0.0))
-            .sum()
-    }
-
-    /// The contacts, in the order of `Modes` and `loads`.
-    pub fn contacts(&self) -> &[Contact] {
-        &self.contacts
-    }
-
-    /// The rigid contacts held in persistent contact in `modes`, ascending.
-    pub fn held(&self, modes: &Modes) -> Vec<usize> {
-        if !self.any_rigid {
-            return Vec::new();
-        }
-        (0..self.contacts.len())
-            .filter(|&k| modes.closed[k] && self.contacts[k].rigid())
-            .collect()
-    }
-}
-
-/// The tangential velocity of side 1 relative to side 0 at the contact point.
-fn slip_velocity(sides: &[Side; 2], at: &Gap) -> V3 {
-    let v = |s: &Side| s.v + s.w.cross(&(at.point - s.r));
-    let rel = v(&sides[1]) - v(&sides[0]);
-    let n = at.row.jr[1];
-    rel - n * n.dot(&rel)
 }
 
 /// The slip of `slip_velocity` along `d` (a unit vector in the tangent plane at `at`),

@@ -56,6 +56,7 @@ mod integrate;
 mod joints;
 mod kinematics;
 mod lcp;
+mod loads;
 mod timestep;
 mod timestepping;
 pub mod tolerances;
