@@ -43,7 +43,7 @@
 
 use super::contact::tangent_row;
 use super::dynamics::{scatter, Degenerate, Mechanism};
-use super::gauss::{Programme, Solution};
+use super::gauss::{Friction, Programme, Solution};
 use super::lcp;
 use super::tolerances::FRICTION_DIRECTIONS;
 use nalgebra::{DMatrix, DVector, Vector3};
@@ -55,16 +55,6 @@ type V3 = Vector3<f64>;
 /// axial end contact, whose projection is zero up to the tilt of the sides, against at least
 /// `cos 60°` for radial and face contacts, whose normals are perpendicular to the axis.
 const AXIS_IN_PLANE: f64 = 0.5;
-
-/// The friction impulses of a step's programme.
-#[derive(Debug, Clone)]
-pub struct Friction {
-    /// Per contact, the friction impulse on side 1 (global, N s; zero at an open contact
-    /// and where `mu = 0`).
-    pub impulse: Vec<V3>,
-    /// All of them as one generalised impulse `Tᵀβ` (per body: force, body-frame torque).
-    pub generalised: DVector<f64>,
-}
 
 /// The friction directions of a set of contacts: the rows `T` (`FRICTION_DIRECTIONS` per
 /// contact, in the set's order) and each row's direction `d_k` (global).

@@ -22,11 +22,10 @@
 //! (`active_set.rs`, `O(n)` on a chain where Lemke's dense tableau is cubic in the contacts).
 
 use super::dynamics::{scatter, Degenerate, Mechanism};
-use super::friction::Friction;
 use super::gram::{times, transpose_times, Gram};
 use super::joints::Side;
 use super::lcp;
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DVector, Vector3};
 
 /// The joints and gaps linearised at one pose.
 pub struct Linearised {
@@ -36,6 +35,16 @@ pub struct Linearised {
     /// The gaps `g` (m, negative: penetration) and `D`, row by row as `Mechanism::contacts`.
     pub gaps: DVector<f64>,
     pub d: DMatrix<f64>,
+}
+
+/// The friction impulses of a step's programme.
+#[derive(Debug, Clone)]
+pub struct Friction {
+    /// Per contact, the friction impulse on side 1 (global, N s; zero at an open contact
+    /// and where `mu = 0`).
+    pub impulse: Vec<Vector3<f64>>,
+    /// All of them as one generalised impulse `Tᵀβ` (per body: force, body-frame torque).
+    pub generalised: DVector<f64>,
 }
 
 /// The solution of one programme.
