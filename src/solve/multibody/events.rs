@@ -18,7 +18,7 @@
 
 use super::contact::Modes;
 use super::dynamics::Mechanism;
-use super::integrate::Run;
+use super::run::Run;
 use super::tolerances::{EVENT_HALVINGS, GAP_CHECKS_PER_STEP};
 use crate::solve::ode::dense::DenseStep;
 use crate::solve::ode::driver::Event;

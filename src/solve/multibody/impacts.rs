@@ -28,8 +28,8 @@
 use super::contact::{Load, Modes};
 use super::dynamics::{scatter, Degenerate, Mechanism};
 use super::gauss::{Linearised, Programme, Solution};
-use super::integrate::Run;
 use super::joints::Row;
+use super::run::Run;
 use crate::solve::ode::driver::{Event, ZenoWatch};
 use crate::solve::ode::tolerances::{NO_REBOUND, ON_STOP, TINY};
 use nalgebra::{DMatrix, DVector, Vector3};

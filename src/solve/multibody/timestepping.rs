@@ -35,7 +35,7 @@
 
 use super::contact::Modes;
 use super::dynamics::{Degenerate, Mechanism};
-use super::integrate::{Failed, Run, RunError, Samples};
+use super::run::{Failed, Run, RunError, Samples, StepForces, StepRecord};
 use super::timestep::Step;
 use super::tolerances::{STEP_END_SLACK, STEP_UNDERFLOW};
 use crate::solve::ode::driver::{Event, Output};
@@ -66,29 +66,6 @@ pub struct Stepping {
     pub h_max: f64,
     pub drift: f64,
     pub output: Output,
-}
-
-/// One accepted step: where it ended, its size, its drift before and violation after the
-/// projection, its equations-of-motion residual, its closed contacts and trial steps.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StepRecord {
-    pub t: f64,
-    pub h: f64,
-    pub drift: f64,
-    pub violation: f64,
-    pub residual: f64,
-    pub closed: usize,
-    pub trials: usize,
-}
-
-/// The mean forces of a step: each contact's normal force `z/h` (N) and friction force on
-/// side 1 (global, N), and the joint multipliers `λ/h` (as `Mechanism::reactions_of` takes
-/// them).
-#[derive(Debug, Clone, PartialEq)]
-pub struct StepForces {
-    pub contact: Vec<f64>,
-    pub friction: Vec<Vector3<f64>>,
-    pub lambda: DVector<f64>,
 }
 
 /// An accepted step: its end, its size, its trials, the trial step and the state after
