@@ -1,6 +1,9 @@
 //! Tidiness of the source tree (after rust-analyzer's `tidy.rs`): every `src` file opens with
 //! a `//!` line saying what it is, and no stage imports a later one.
 
+#[path = "tidy/graph.rs"]
+mod graph;
+
 use std::path::{Path, PathBuf};
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -233,4 +236,48 @@ fn the_removed_back_edges_stay_removed() {
             );
         }
     }
+}
+
+/// Issue 44, item 2: no two sibling modules import each other, directly or round a loop
+/// (`graph.rs`); there were 10 such loops.
+#[test]
+fn the_module_graph_has_no_loops() {
+    let sources: Vec<_> = sources()
+        .into_iter()
+        .map(|(path, text)| (graph::module_of(path.trim_start_matches("src/")), text))
+        .collect();
+    let arrows = graph::sibling_arrows(&sources);
+    assert!(
+        arrows.len() > 100,
+        "the graph was read: {} arrows",
+        arrows.len()
+    );
+    let loops = graph::loops(&arrows);
+    assert!(
+        loops.is_empty(),
+        "import loops among sibling modules:\n{loops:#?}"
+    );
+}
+
+/// The graph reader on a small tree: `use` trees with groups, `self` and renames, inline
+/// paths, a child naming its parent (no arrow), and a path in a comment or a string (none).
+#[test]
+fn the_module_graph_reader_finds_a_loop_and_only_real_arrows() {
+    let m = graph::module_of;
+    let sources = vec![
+        (m("a/mod.rs"), "mod x; mod y; pub use x::X;".to_string()),
+        (m("a/x.rs"), "use super::{self, y::{Y as Why}};\n// crate::b::B\nfn f() { super::super::b::g(\"crate::c\"); }".to_string()),
+        (m("a/y.rs"), "pub struct Y; fn h() -> crate::a::x::X { todo!() }".to_string()),
+        (m("b.rs"), "pub fn g() {}".to_string()),
+        (m("c.rs"), "use crate::a::X;".to_string()),
+    ];
+    let arrows = graph::sibling_arrows(&sources);
+    let names: Vec<String> = arrows
+        .keys()
+        .map(|(a, b)| format!("{} → {}", a.join("::"), b.join("::")))
+        .collect();
+    assert_eq!(names, ["a → b", "a::x → a::y", "a::y → a::x", "c → a"]);
+    let loops = graph::loops(&arrows);
+    assert_eq!(loops.len(), 1, "{loops:?}");
+    assert_eq!(loops[0].len(), 2, "{loops:?}");
 }
