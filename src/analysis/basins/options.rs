@@ -12,10 +12,8 @@
 
 use super::super::diagnostics::AnalysisError;
 use super::super::options::OptionReader;
-use super::super::simulate::section;
-use super::super::sweep_bifurcation::options::{
-    engine, keep_and_max_period, state_block, state_index,
-};
+use super::super::poincare_options::{engine, keep_and_max_period, state_block, state_index};
+use super::super::section;
 use super::super::tolerances::integrator_tolerances;
 use crate::lang::ast::{Analysis, Value};
 use crate::lang::eval;

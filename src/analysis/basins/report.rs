@@ -8,7 +8,7 @@ use super::attractor::Attractor;
 use super::options::{Axis, Options};
 use super::{Exit, Label};
 use crate::analysis::results::{Cell, CellMap, Plot, Results, Table};
-use crate::analysis::simulate::section;
+use crate::analysis::section;
 use crate::model::{Model, System};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};

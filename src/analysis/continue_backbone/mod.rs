@@ -16,7 +16,7 @@
 
 mod report;
 
-use super::continue_frf::{balance, frequency_range, harmonics_and_samples};
+use super::balance_options::{balance, frequency_range, harmonics_and_samples};
 use crate::analysis::diagnostics::{AnalysisError, Partial};
 use crate::analysis::options::OptionReader;
 use crate::analysis::results::Results;

@@ -19,6 +19,9 @@ mod branch;
 pub(crate) mod curve;
 mod points;
 
+use crate::analysis::balance_options::{
+    balance, default_samples, frequency_range, harmonics_and_samples,
+};
 use crate::analysis::diagnostics::{AnalysisError, Partial};
 use crate::analysis::options::OptionReader;
 use crate::analysis::results::{Results, Table};
@@ -26,12 +29,9 @@ use crate::lang::ast::Analysis;
 use crate::lang::Span;
 use crate::model::{Model, System};
 use crate::solve::cont::{ContError, Scale, Settings};
-use crate::solve::hb::{Balance, GapMethod, Hill};
+use crate::solve::hb::{Balance, Hill};
 use points::Reading;
 use serde_json::{json, Map, Value};
-
-/// Default number of harmonics H (`harmonics`).
-pub(crate) const DEFAULT_HARMONICS: usize = 5;
 
 /// Default first step, as a fraction of the frequency range (`step = width / 100`).
 const STEP_DIVISOR: f64 = 100.0;
@@ -49,11 +49,6 @@ const DEFAULT_MAX_POINTS: usize = 5000;
 /// Newton tolerance of the continuation's corrector on the scaled residual `|R| / r_s`
 /// (dimensionless).
 const CORRECTOR_TOL: f64 = 1e-10;
-
-/// Relative mismatch between the continued parameter's value and the excitation frequency
-/// above which the parameter is not the excitation frequency (dimensionless, relative to
-/// max(|Ω|, 1 rad/s)).
-const FREQUENCY_MATCH_TOL: f64 = 1e-9;
 
 /// Hill's method is reported as slow when it takes longer than this (s) …
 const SLOW_STABILITY_S: f64 = 1.0;
@@ -253,65 +248,6 @@ fn read_options(
     })
 }
 
-/// `param = Omega in a..b`: the continued frequency parameter, its range and span (`help`
-/// when it is missing).
-pub(super) fn frequency_range(
-    opts: &OptionReader,
-    a: &Analysis,
-    model: &Model,
-    help: &str,
-) -> Result<(String, f64, f64, Span), AnalysisError> {
-    opts.parameter_interval("param", &model.params)?
-        .ok_or_else(|| opts.bad_value("param", a.span, "missing", help))
-}
-
-/// `harmonics` (5) and `samples` (enough per period for the products of the harmonics: the
-/// smallest power of two ≥ 8H + 8).
-pub(super) fn harmonics_and_samples(opts: &OptionReader) -> Result<(usize, usize), AnalysisError> {
-    let harmonics = opts.count("harmonics", 1)?.unwrap_or(DEFAULT_HARMONICS);
-    let samples = opts
-        .count("samples", 4)?
-        .unwrap_or(default_samples(harmonics));
-    Ok((harmonics, samples))
-}
-
-/// The harmonic balance of the system at the excitation level, with the gap method asked
-/// for; the continued parameter must be the excitation frequency.
-pub(super) fn balance(
-    opts: &OptionReader,
-    (harmonics, samples): (usize, usize),
-    (param, param_span): (&str, Span),
-    a: &Analysis,
-    model: &Model,
-    sys: &System,
-) -> Result<Balance, AnalysisError> {
-    let mut hb = Balance::new(sys, harmonics, samples).map_err(|e| AnalysisError::Unsupported {
-        message: format!("{} of `{}`: {e}", a.kind.keyword(), model.name),
-        at: a.span,
-        help: "the harmonic balance handles linear parts, polynomial springs, piecewise-linear gaps (`law = linear(k)`, exact or smoothed), Jenkins elements and 2-D friction contacts; other laws follow".into(),
-    })?;
-    if opts.choice("gaps", &["exact", "aft"])? == Some("aft") {
-        hb.gaps = GapMethod::Aft;
-    }
-    let at_model = model
-        .params
-        .iter()
-        .find(|(n, _)| n == param)
-        .map_or(f64::NAN, |p| p.1);
-    if (hb.fundamental - at_model).abs() > FREQUENCY_MATCH_TOL * at_model.abs().max(1.0) {
-        return Err(opts.bad_value(
-            "param",
-            param_span,
-            &format!(
-                "`{param}` = {at_model} is not the excitation frequency ({} rad/s)",
-                hb.fundamental
-            ),
-            "continue the parameter that the excitation is written with, e.g. `F * cos(Omega * t)`",
-        ));
-    }
-    Ok(hb)
-}
-
 /// The summary's account of the branch: points, the monitored DOF, folds, bifurcations, the
 /// refined peak and the Newton iterations.
 fn summary(
@@ -440,9 +376,4 @@ fn has_rigid_mode(sys: &System) -> bool {
         .iter()
         .any(|w| w.code == "nsd::model::floating")
         || modes(sys, Contacts::Open, None).is_ok_and(|m| m.rigid_body_modes() > 0)
-}
-
-/// The default samples per period for `h` harmonics: the power of two ≥ 8h + 8.
-pub(crate) fn default_samples(h: usize) -> usize {
-    (8 * h + 8).next_power_of_two()
 }

@@ -13,7 +13,6 @@
 
 mod multibody;
 mod report;
-pub(crate) mod section;
 mod timestepping;
 
 use super::diagnostics::{AnalysisError, Partial};
@@ -55,7 +54,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     }
     let (mut cfg, smooth_only, reduced) = read_options(a, model, sys)?;
     let record = OptionReader::unchecked(a, model).dofs("record", sys)?;
-    let mut section = section::read(a, model, sys, cfg.t0)?;
+    let mut section = super::section::read(a, model, sys, cfg.t0)?;
     let mut notes = Vec::new();
     if let Some(r) = &reduced {
         start_reduced(r, &mut cfg, &mut section, &mut notes);

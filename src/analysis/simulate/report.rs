@@ -2,8 +2,8 @@
 //! `events.csv`, `section.csv`, the time history and phase portrait, and the summary (the
 //! run's counters, final state, energy drift and largest contact forces).
 
-use super::section;
 use crate::analysis::results::{Cell, Plot, Results, Series, Table};
+use crate::analysis::section;
 use crate::model::{Model, System};
 use crate::solve::ode::driver::{Event, Trajectory};
 use crate::solve::ode::hybrid::Hybrid;

@@ -3,7 +3,7 @@
 use super::options::Options;
 use super::{Outcome, Passes};
 use crate::analysis::results::{Cell, Plot, Results, Series, Table};
-use crate::analysis::simulate::section;
+use crate::analysis::section;
 use crate::model::{Model, System};
 use crate::solve::poincare::Periodicity;
 use serde_json::{json, Map, Value};

@@ -6,9 +6,9 @@
 //! the stroboscopic phase φ (rad) places the samples at `t = t0 + (φ/2π + k) T`, `T = 2π/Ω`
 //! of the model's forcing.
 
-use super::super::diagnostics::AnalysisError;
-use super::super::options::dof_by_path;
-use super::super::results::{Cell, Table};
+use super::diagnostics::AnalysisError;
+use super::options::dof_by_path;
+use super::results::{Cell, Table};
 use crate::lang::ast::{Analysis, Expr, ExprKind};
 use crate::lang::eval::{self, Num, Scope};
 use crate::lang::options::{bare_name, value};
