@@ -64,9 +64,9 @@ pub(super) struct Label {
 
 pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
     let start = std::time::Instant::now();
-    let (opts, forcing) = prepare(a, model, sys)?;
+    let opts = prepare(a, model, sys)?;
     let blocks = (0..opts.blocks()).collect::<Vec<_>>();
-    let outcomes = run_blocks(&opts, sys, forcing, &blocks, &model.name);
+    let outcomes = run_blocks(&opts, sys, opts.forcing, &blocks, &model.name);
     let ctx = report::Context::new(&opts, model, sys);
     let (labels, attractors) = shard::join(outcomes, opts.cell);
     Ok(report::results(
@@ -85,17 +85,18 @@ pub fn run_shard(
     sys: &System,
     (index, count): (usize, usize),
 ) -> Result<serde_json::Value, AnalysisError> {
-    let (opts, forcing) = prepare(a, model, sys)?;
+    let opts = prepare(a, model, sys)?;
     let blocks: Vec<usize> = (0..opts.blocks()).filter(|b| b % count == index).collect();
-    let outcomes = run_blocks(&opts, sys, forcing, &blocks, &model.name);
+    let outcomes = run_blocks(&opts, sys, opts.forcing, &blocks, &model.name);
     let ctx = report::Context::new(&opts, model, sys);
     Ok(shard::payload(ctx, (index, count), blocks, outcomes))
 }
 
 pub use shard::merge;
 
-/// The options, checked to run: an integrable model under harmonic forcing (its period).
-fn prepare(a: &Analysis, model: &Model, sys: &System) -> Result<(Options, f64), AnalysisError> {
+/// The options, checked to run: an integrable model under harmonic forcing (its period is
+/// `Options::forcing`).
+fn prepare(a: &Analysis, model: &Model, sys: &System) -> Result<Options, AnalysisError> {
     let opts = Options::read(a, model, sys)?;
     if let Err(e) = crate::solve::ode::Hybrid::new(sys, opts.smooth_only) {
         return Err(AnalysisError::Unsupported {
@@ -104,8 +105,7 @@ fn prepare(a: &Analysis, model: &Model, sys: &System) -> Result<(Options, f64), 
             help: "the map integrates the model as `simulate` does; see `simulate` for the elements it supports".into(),
         });
     }
-    let forcing = opts.forcing;
-    Ok((opts, forcing))
+    Ok(opts)
 }
 
 /// One block's cells labelled with the block's own attractors (ids from 1).
