@@ -1,20 +1,20 @@
 //! nsd: a modelling language and interpreter for nonsmooth mechanical dynamics.
 //!
-//! The crate is a pipeline: `lang` (text → `Model`), `model` (→ `System`), `solve`
-//! (numerical backends), `analysis` (one module per analysis statement), `io` (reports),
-//! and the thin shells `cli` and `repl`.
+//! The workspace is a pipeline, one crate per stage: `nsd_lang` (text → the flat `Model`),
+//! `nsd_model` (→ `System`), `nsd_solve` (numerical backends), `nsd_analysis` (one module
+//! per analysis statement), `nsd_io` (results to files), `nsd_lsp` (the language server).
+//! This crate is the binary's shells (`shell`: cli, repl, fmt, test) and re-exports the
+//! stages under their short names for the integration tests, benches and fuzz target.
 
-pub mod analysis;
-pub mod cli;
-pub mod fmt_cmd;
-pub mod io;
-pub mod lang;
-pub mod lsp;
-pub mod model;
-pub mod repl;
-pub mod solve;
-pub mod span;
-pub mod testrun;
+pub mod shell;
+
+pub use nsd_analysis as analysis;
+pub use nsd_io as io;
+pub use nsd_lang as lang;
+pub use nsd_lang::span;
+pub use nsd_lsp as lsp;
+pub use nsd_model as model;
+pub use nsd_solve as solve;
 
 /// Runs the whole front end (parse, resolve every model, assemble, modes of small systems)
 /// on a text and discards the result: the entry point of the fuzz target and the

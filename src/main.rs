@@ -1,7 +1,7 @@
 //! The `nsd` binary: parses the command line, hands a batch command to the CLI shell or
 //! starts the REPL, and exits with their code.
 
-use nsd::cli::{self, Invocation};
+use nsd::shell::cli::{self, Invocation};
 
 /// mimalloc instead of glibc's allocator: a basin map allocates a few small vectors per cell
 /// and forcing period (section point, box key, period window), and glibc's `malloc`/`free` took
@@ -12,7 +12,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     let code = match cli::parse() {
         Invocation::Batch(batch) => cli::execute(batch),
-        Invocation::Repl(file) => nsd::repl::main(file.as_deref()),
+        Invocation::Repl(file) => nsd::shell::repl::main(file.as_deref()),
         Invocation::Exit(code) => code,
     };
     std::process::exit(code);

@@ -1,7 +1,7 @@
 //! The REPL driven programmatically through `Session` (string in, string out), plus one run
 //! of the real binary with piped input.
 
-use nsd::repl::{complete, is_open, Session};
+use nsd::shell::repl::{complete, is_open, Session};
 use std::io::Write;
 use std::process::{Command, Stdio};
 

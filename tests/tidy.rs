@@ -1,5 +1,6 @@
-//! Tidiness of the source tree (after rust-analyzer's `tidy.rs`): every `src` file opens with
-//! a `//!` line saying what it is, and no stage imports a later one.
+//! Tidiness of the source tree (after rust-analyzer's `tidy.rs`): every source file opens with
+//! a `//!` line saying what it is, the crates depend on earlier stages only, and no modules
+//! of a crate import each other round a loop.
 
 #[path = "tidy/graph.rs"]
 mod graph;
@@ -17,10 +18,25 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The workspace's crates in pipeline order, each with its source folder: a crate may depend
+/// on earlier ones only.
+const STAGES: [(&str, &str); 7] = [
+    ("nsd-lang", "crates/nsd-lang"),
+    ("nsd-model", "crates/nsd-model"),
+    ("nsd-solve", "crates/nsd-solve"),
+    ("nsd-analysis", "crates/nsd-analysis"),
+    ("nsd-io", "crates/nsd-io"),
+    ("nsd-lsp", "crates/nsd-lsp"),
+    ("nsd", "."),
+];
+
+/// Every source file of every crate, as (path from the repository root, text).
 fn sources() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
+    for (_, dir) in STAGES {
+        rust_files(&root.join(dir).join("src"), &mut files);
+    }
     files.sort();
     files
         .into_iter()
@@ -30,6 +46,7 @@ fn sources() -> Vec<(String, String)> {
                 .expect("inside the repo")
                 .to_string_lossy()
                 .replace('\\', "/");
+            let rel = rel.trim_start_matches("./").to_string();
             (rel, std::fs::read_to_string(&p).expect("utf-8 source"))
         })
         .collect()
@@ -45,62 +62,85 @@ fn every_source_file_opens_with_a_module_doc() {
     }
 }
 
-/// The pipeline order; a module may use its own stage and earlier ones only.
-const STAGES: [&str; 5] = ["lang", "model", "solve", "analysis", "io"];
-
-#[test]
-fn no_stage_imports_a_later_stage() {
-    for (path, text) in sources() {
-        let Some(stage) = STAGES
-            .iter()
-            .position(|s| path.starts_with(&format!("src/{s}/")))
-        else {
+/// The workspace dependencies (`nsd-… = { path = … }`) a crate's manifest names, in any of
+/// its dependency tables, and the other crates it names in `[dependencies]`.
+fn manifest_dependencies(manifest: &str) -> (Vec<String>, Vec<String>) {
+    let mut workspace = Vec::new();
+    let mut external = Vec::new();
+    let mut table = "";
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            table = line;
+            continue;
+        }
+        let Some((name, value)) = line.split_once('=') else {
             continue;
         };
-        for later in &STAGES[stage + 1..] {
-            let needle = format!("crate::{later}::");
-            for (n, line) in text.lines().enumerate() {
-                // `resolve` produces the plain data types of the model layer; that is the one
-                // allowed forward reference.
-                let data_only = ["crate::model::flat", "crate::model::time_fn"]
-                    .iter()
-                    .any(|d| line.contains(d));
-                if *later == "model" && data_only {
-                    continue;
-                }
-                assert!(
-                    !line.contains(&needle),
-                    "{path}:{}: `{}` reaches into the later stage `{later}`",
-                    n + 1,
-                    line.trim()
-                );
-            }
+        let name = name.trim().trim_end_matches(".workspace").to_string();
+        if !table.ends_with("dependencies]") || name.starts_with('#') {
+            continue;
+        }
+        if value.contains("path") {
+            workspace.push(name);
+        } else if table == "[dependencies]" {
+            external.push(name);
         }
     }
+    (workspace, external)
 }
 
+/// Issue 44: each crate depends on earlier stages only (Cargo refuses a cycle; this refuses
+/// an arrow that points up the pipeline), the language knows no linear algebra, and the
+/// backends see the model only.
 #[test]
-fn backends_never_see_the_ast() {
-    for (path, text) in sources() {
-        if path.starts_with("src/solve/") || path.starts_with("src/model/") {
-            assert!(
-                !text.contains("lang::ast"),
-                "{path} uses the AST; backends consume `System`/`Model` only"
+fn crates_depend_on_earlier_stages_only() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let order = |name: &str| STAGES.iter().position(|(n, _)| *n == name);
+    for (stage, (name, dir)) in STAGES.iter().enumerate() {
+        let manifest = std::fs::read_to_string(root.join(dir).join("Cargo.toml"))
+            .expect("every stage has a manifest");
+        let (workspace, external) = manifest_dependencies(&manifest);
+        for dep in &workspace {
+            let Some(at) = order(dep) else {
+                panic!("{name} depends on {dep}, which is not a stage of STAGES");
+            };
+            assert!(at < stage, "{name} depends on the later stage {dep}");
+        }
+        if *name == "nsd-lang" {
+            for la in ["nalgebra", "sprs", "sprs-ldl"] {
+                assert!(!external.iter().any(|e| e == la), "nsd-lang uses {la}");
+            }
+        }
+        if *name == "nsd-solve" {
+            let (runtime, _) =
+                manifest_dependencies(manifest.split("[dev-dependencies]").next().unwrap_or(""));
+            assert_eq!(
+                runtime,
+                ["nsd-model"],
+                "the backends consume the model only"
             );
         }
     }
 }
 
 #[test]
-fn the_language_layer_knows_no_linear_algebra() {
+fn the_manifest_reader_tells_workspace_from_external_dependencies() {
+    let manifest = "[package]\nname = \"x\"\n\n[dependencies]\nnsd-lang = { path = \"../nsd-lang\" }\n\
+                    sprs.workspace = true\n\n[dev-dependencies]\nnsd-model = { path = \"../nsd-model\" }\n\
+                    proptest = \"1\"\n";
+    let (workspace, external) = manifest_dependencies(manifest);
+    assert_eq!(workspace, ["nsd-lang", "nsd-model"]);
+    assert_eq!(external, ["sprs"]);
+}
+
+#[test]
+fn backends_never_see_the_ast() {
     for (path, text) in sources() {
-        if path.starts_with("src/lang/") {
-            for crate_name in ["nalgebra", "sprs"] {
-                assert!(
-                    !text.contains(&format!("{crate_name}::")),
-                    "{path} uses {crate_name}"
-                );
-            }
+        if path.starts_with("crates/nsd-solve/") || path.starts_with("crates/nsd-model/") {
+            assert!(
+                !text.contains("lang::ast"),
+                "{path} uses the AST; backends consume `System`/`Model` only"
+            );
         }
     }
 }
@@ -197,9 +237,9 @@ fn function_lengths_are_measured() {
     );
 }
 
-/// The three back-edges the layout once had, each asserted absent: the model layer borrowing
-/// the language's spans, the REPL borrowing the CLI's rendering, and the language's error
-/// types depending on the parser.
+/// The back-edges the layout once had, each asserted absent: the model layer borrowing the
+/// language's front end (it takes the flat model and spans only), the REPL borrowing the
+/// CLI's rendering, and the language's error types depending on the parser.
 #[test]
 fn the_removed_back_edges_stay_removed() {
     for (path, text) in sources() {
@@ -208,19 +248,27 @@ fn the_removed_back_edges_stay_removed() {
             .filter(|l| !l.trim_start().starts_with("//"))
             .collect();
         let uses = |needle: &str| code.iter().any(|l| l.contains(needle));
-        if path.starts_with("src/model/") {
+        if path.starts_with("crates/nsd-model/") {
+            let front_end = code.iter().any(|l| {
+                l.split("nsd_lang::").skip(1).any(|rest| {
+                    !["flat", "time_fn", "span", "Model", "{flat, time_fn, Model}"]
+                        .iter()
+                        .any(|data| rest.starts_with(data))
+                })
+            });
             assert!(
-                !uses("crate::lang"),
-                "{path}: the model layer must not use `lang` (spans live in `crate::span`)"
+                !front_end,
+                "{path}: the model layer takes the flat model and spans from `nsd_lang`, \
+                 nothing of its front end"
             );
         }
-        if path == "src/repl.rs" {
+        if path == "src/shell/repl.rs" {
             assert!(
                 !uses("crate::cli") && !uses("cli::"),
                 "{path}: the REPL must not reach into the CLI (share `analysis::check`)"
             );
         }
-        if path == "src/cli.rs" {
+        if path == "src/shell/cli.rs" {
             assert!(
                 code.iter()
                     .filter(|l| l.contains("repl::"))
@@ -228,7 +276,7 @@ fn the_removed_back_edges_stay_removed() {
                 "{path}: the CLI may only start the REPL, not borrow from it"
             );
         }
-        if path == "src/lang/diagnostics.rs" {
+        if path == "crates/nsd-lang/src/diagnostics.rs" {
             assert!(
                 !uses("super::parse") && !uses("lang::parse") && !uses("pest::"),
                 "{path}: the error types must not depend on the parser (pest errors are \
@@ -238,21 +286,30 @@ fn the_removed_back_edges_stay_removed() {
     }
 }
 
-/// Issue 44, item 2: no two sibling modules import each other, directly or round a loop
-/// (`graph.rs`); there were 10 such loops.
+/// Issue 44, item 2: in no crate do two sibling modules import each other, directly or round
+/// a loop (`graph.rs`); there were 10 such loops in the one crate there was.
 #[test]
 fn the_module_graph_has_no_loops() {
-    let sources: Vec<_> = sources()
-        .into_iter()
-        .map(|(path, text)| (graph::module_of(path.trim_start_matches("src/")), text))
-        .collect();
-    let arrows = graph::sibling_arrows(&sources);
+    let all = sources();
+    let mut loops = Vec::new();
+    let mut arrow_count = 0;
+    for (name, dir) in STAGES {
+        let src = format!("{dir}/src/").trim_start_matches("./").to_string();
+        let crate_sources: Vec<_> = all
+            .iter()
+            .filter_map(|(path, text)| {
+                let rel = path.strip_prefix(&src)?;
+                Some((graph::module_of(rel), text.clone()))
+            })
+            .collect();
+        let arrows = graph::sibling_arrows(&crate_sources);
+        arrow_count += arrows.len();
+        loops.extend(graph::loops(&arrows).into_iter().map(|l| (name, l)));
+    }
     assert!(
-        arrows.len() > 100,
-        "the graph was read: {} arrows",
-        arrows.len()
+        arrow_count > 100,
+        "the graph was read: {arrow_count} arrows"
     );
-    let loops = graph::loops(&arrows);
     assert!(
         loops.is_empty(),
         "import loops among sibling modules:\n{loops:#?}"

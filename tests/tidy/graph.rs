@@ -1,4 +1,4 @@
-//! The module import graph of `src/` (issue 44): each file a module (`a/b.rs` and
+//! The module import graph of one crate's `src/` (issue 44): each file a module (`a/b.rs` and
 //! `a/b/mod.rs` are `a::b`), each path it names outside its tests, comments and strings (the
 //! `use` trees and every `crate::`, `super::`, `self::` path) an arrow to the deepest module
 //! the path reaches. An arrow counts at the level where the two modules' paths part

@@ -1,0 +1,173 @@
+//! The branch read point by point: the reported DOFs' harmonic amplitudes, their peak over
+//! the reconstructed period and the phase of the first harmonic; stability by Hill's method;
+//! folds and bifurcations, each located on the branch between the two points that bracket it.
+
+use crate::results::Cell;
+use nalgebra::{DMatrix, DVector};
+use nsd_solve::cont::{locate, Point, Scale};
+use nsd_solve::hb::{Balance, Hill, Unstable};
+use serde_json::{json, Value};
+
+/// The relative tolerance on the real parts of the Floquet exponents (`hb::grows`).
+const STABILITY_TOL: f64 = 1e-7;
+
+/// How the branch's points are read.
+pub(super) struct Reading<'a> {
+    pub hb: &'a Balance,
+    /// `x = T q` when the balance is on a reduced model (`reduce`), else `None`.
+    pub basis: Option<&'a DMatrix<f64>>,
+    /// The DOFs with columns in the table (the requested one, else all).
+    pub reported: &'a [usize],
+    /// The DOF whose peak, folds and plot are followed (the requested one, else the excited
+    /// one).
+    pub watched: usize,
+    /// Harmonics of the balance, H.
+    pub harmonics: usize,
+    /// Hill's method at every point (`stability = true`), else `None`.
+    pub hill: Option<Hill<'a>>,
+    /// The continued frequency range.
+    pub range: (f64, f64),
+    /// The corrector's Newton tolerance, for locating bifurcations.
+    pub tol: f64,
+}
+
+/// What the points give.
+pub(super) struct Tabulated {
+    /// One row per point, in the columns of `columns`.
+    pub rows: Vec<Vec<Cell>>,
+    /// Stability per point.
+    pub stable: Vec<bool>,
+    /// The watched DOF's peak per point, `(Ω, max|x|)`.
+    pub watched_curve: Vec<(f64, f64)>,
+    /// Folds as `{"Omega", "amplitude"}`.
+    pub folds: Vec<Value>,
+    /// Every bifurcation (folds included) as `{"kind", "Omega", "amplitude"}`.
+    pub bifurcations: Vec<Value>,
+}
+
+/// The header of `data.csv`: the frequency, convergence, per reported DOF its peak, phase
+/// and harmonic amplitudes, then stability, fold and bifurcation.
+pub(super) fn columns(
+    param: &str,
+    names: &[String],
+    reported: &[usize],
+    harmonics: usize,
+) -> Vec<String> {
+    let mut columns = vec![format!("{param} [rad/s]"), "converged".into()];
+    for &i in reported {
+        let d = &names[i];
+        columns.push(format!("max|{d}|"));
+        columns.push(format!("phase({d}) [rad]"));
+        columns.extend((0..=harmonics).map(|k| format!("A{k}({d})")));
+    }
+    columns.extend(["stable".into(), "fold".into(), "bifurcation".into()]);
+    columns
+}
+
+impl Reading<'_> {
+    /// Reads every point of the branch.
+    pub fn tabulate(&self, branch: &[Point]) -> Tabulated {
+        let mut out = Tabulated {
+            rows: Vec::with_capacity(branch.len()),
+            stable: Vec::with_capacity(branch.len()),
+            watched_curve: Vec::with_capacity(branch.len()),
+            folds: Vec::new(),
+            bifurcations: Vec::new(),
+        };
+        // The residual at rest scales the corrections that locate bifurcations.
+        let rest = self
+            .hb
+            .residual(&DVector::zeros(self.hb.dim()), self.range.0)
+            .norm();
+        let mut last_count: Option<Unstable> = None;
+        for (index, pt) in branch.iter().enumerate() {
+            let mut row = vec![Cell::Num(pt.p), true.into()];
+            let count = self.unstable(&pt.x, pt.p);
+            let stable = count == Unstable::default();
+            for &i in self.reported {
+                let coef = self.coefficients(&pt.x, i);
+                row.push(Cell::Num(self.hb.aft.peak(&coef)));
+                row.push(Cell::Num((-coef[2]).atan2(coef[1])));
+                row.push(Cell::Num(coef[0].abs()));
+                row.extend(
+                    (1..=self.harmonics).map(|k| Cell::Num(coef[2 * k - 1].hypot(coef[2 * k]))),
+                );
+            }
+            let max = self.peak(&pt.x);
+            out.stable.push(stable);
+            out.watched_curve.push((pt.p, max));
+            row.push(stable.into());
+            row.push(pt.fold.into());
+            let kind = if pt.corner {
+                Some("corner")
+            } else {
+                last_count.and_then(|before| before.change_to(count, pt.fold))
+            };
+            if let (Some(kind), Some(before)) = (kind, index.checked_sub(1).map(|j| &branch[j])) {
+                let (omega, amplitude) = self.located(kind, before, pt, rest);
+                if kind == "fold" || pt.corner && pt.fold {
+                    out.folds
+                        .push(json!({"Omega": omega, "amplitude": amplitude}));
+                }
+                out.bifurcations
+                    .push(json!({"kind": kind, "Omega": omega, "amplitude": amplitude}));
+            }
+            row.push(Cell::Text(kind.unwrap_or("").into()));
+            last_count = Some(count);
+            out.rows.push(row);
+        }
+        out
+    }
+
+    /// Physical DOF `i`'s Fourier coefficients `[a0, a1, b1, …]` in the balance's unknowns
+    /// `x` (on a reduced model, the row of `T` times each coefficient's block).
+    fn coefficients(&self, x: &DVector<f64>, i: usize) -> Vec<f64> {
+        let n = self.hb.dofs();
+        let width = self.hb.aft.width();
+        match self.basis {
+            None => (0..width).map(|p| x[p * n + i]).collect(),
+            Some(t) => (0..width)
+                .map(|p| (0..n).map(|c| t[(i, c)] * x[p * n + c]).sum())
+                .collect(),
+        }
+    }
+
+    /// The watched DOF's largest displacement over the reconstructed period.
+    fn peak(&self, x: &DVector<f64>) -> f64 {
+        self.hb.aft.peak(&self.coefficients(x, self.watched))
+    }
+
+    /// The unstable Floquet exponents by kind (none when stability is off).
+    fn unstable(&self, x: &DVector<f64>, p: f64) -> Unstable {
+        let exponents = self
+            .hill
+            .as_ref()
+            .map_or_else(Vec::new, |h| h.exponents(x, p));
+        Unstable::of(&exponents, p, STABILITY_TOL)
+    }
+
+    /// A bifurcation between two neighbouring points, located on the branch (bisection on
+    /// the secant, `cont::locate`): the fold where the tangent's Ω component changes sign,
+    /// the others where the unstable exponents' counts change; a corner at the point before
+    /// it. Falls back on the point after. Returns `(Ω, watched peak)`.
+    fn located(&self, kind: &str, a: &Point, b: &Point, rest: f64) -> (f64, f64) {
+        if kind == "corner" {
+            // `cont::cross_corner` stepped across it from `a`, within a few minimum steps.
+            return (a.p, self.peak(&a.x));
+        }
+        let scale = Scale {
+            x: a.x.amax().max(b.x.amax()).max(f64::MIN_POSITIVE),
+            p: (self.range.1 - self.range.0).abs(),
+            r: rest.max(f64::MIN_POSITIVE),
+        };
+        let state = |x: &DVector<f64>, p: f64, tangent_p: f64| {
+            if kind == "fold" {
+                (tangent_p > 0.0, Unstable::default())
+            } else {
+                (false, self.unstable(x, p))
+            }
+        };
+        locate(self.hb, (&a.x, a.p), (&b.x, b.p), scale, self.tol, state)
+            .map_or_else(|| (b.p, self.peak(&b.x)), |(x, p)| (p, self.peak(&x)))
+    }
+}

@@ -1,0 +1,257 @@
+//! The element laws of the hybrid form: the modes of a gap and of a friction element, a gap's
+//! penetration law (piecewise-linear or compliant, paper 002 eqs. 1–3), a rigid stop with
+//! Newton restitution (paper 004, Prop. 2.1), a rigid Coulomb contact (paper 001, eqs. 3,
+//! 11–12) and an elastic Coulomb (Jenkins) element.
+
+use super::super::tolerances::ENTRY_SPEED_FLOOR;
+use nsd_model::flat::{ContactLaw, Sides, Smoothing};
+use nsd_model::system::Attach;
+
+/// The contact state of one exact gap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GapMode {
+    Open,
+    /// `u ≥ g`: the contact spring acts on `u − g`.
+    Plus,
+    /// `u ≤ −g`: the contact spring acts on `u + g`.
+    Minus,
+}
+
+impl GapMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            GapMode::Open => "open",
+            GapMode::Plus => "contact+",
+            GapMode::Minus => "contact-",
+        }
+    }
+}
+
+/// A gap with a penetration law (piecewise-linear or compliant, paper 002 eqs. 1–3) acting
+/// on `u = x_a − x_b` beyond the clearance `g`.
+#[derive(Debug, Clone)]
+pub struct ContactGap {
+    pub name: String,
+    pub(super) a: Attach,
+    pub(super) b: Attach,
+    pub(super) law: ContactLaw,
+    pub(super) g: f64,
+    pub(super) sides: Sides,
+    pub(super) smooth: Option<Smoothing>,
+    /// Penetration rate δ̇⁻ at the latest entry (Hunt–Crossley, Lankarani–Nikravesh).
+    pub(super) entry_speed: f64,
+}
+
+impl ContactGap {
+    /// Normal force `F(δ, δ̇)` of the law for penetration `δ` and its rate (`law_force`).
+    pub(super) fn normal_force(&self, delta: f64, rate: f64) -> f64 {
+        law_force(self.law, delta, rate, self.entry_speed)
+    }
+
+    /// The law's tangent `(∂F/∂δ, ∂F/∂δ̇)` at `(δ, δ̇)`, differentiated from `normal_force`
+    /// (zero where a dissipative law is clamped at zero force).
+    pub(super) fn normal_tangent(&self, delta: f64, rate: f64) -> (f64, f64) {
+        let slope = |n: f64| n * delta.abs().powf(n - 1.0);
+        let power = |n: f64| delta.abs().powf(n).copysign(delta);
+        let scaled = |k: f64, n: f64, factor: f64| {
+            if self.normal_force(delta, rate) <= 0.0 {
+                return (0.0, 0.0);
+            }
+            if self.entry_speed > ENTRY_SPEED_FLOOR {
+                let d = 1.0 + factor * rate / self.entry_speed;
+                (k * slope(n) * d, k * power(n) * factor / self.entry_speed)
+            } else {
+                (k * slope(n), 0.0)
+            }
+        };
+        match self.law {
+            ContactLaw::Linear { k } => (k, 0.0),
+            ContactLaw::Hertz { k, n } => (k * slope(n), 0.0),
+            ContactLaw::KelvinVoigt { k, c, tension } => {
+                if tension || k * delta + c * rate > 0.0 {
+                    (k, c)
+                } else {
+                    (0.0, 0.0)
+                }
+            }
+            ContactLaw::HuntCrossley { k, n, e } => scaled(k, n, 1.5 * (1.0 - e)),
+            ContactLaw::LankaraniNikravesh { k, n, e } => scaled(k, n, 0.75 * (1.0 - e * e)),
+            ContactLaw::Impact { .. } => (0.0, 0.0),
+        }
+    }
+
+    /// Elastic energy stored at penetration δ, or `None` for a dissipative law.
+    pub(super) fn potential(&self, delta: f64) -> Option<f64> {
+        law_potential(self.law, delta)
+    }
+}
+
+/// Normal force `F(δ, δ̇)` of a penetration law (paper 002, eqs. 1–3) for penetration `δ`,
+/// its rate `δ̇` and the rate `δ̇⁻` at the latest entry (the hysteresis damping of eq. 3;
+/// below `ENTRY_SPEED_FLOOR` the damping is left out). Shared by the DOF gaps here and the
+/// multibody clearance joints (`solve::multibody::contact`). The elastic laws continue
+/// smoothly past the exit (`k δ`, `k sign(δ)|δ|ⁿ`): the caller's contact mode, not the sign
+/// of δ, decides when they act, and a step that crosses the exit is cut at the exit event,
+/// so a kink there would only make the error estimate reject steps (the free-play
+/// benchmark took 7 500 such rejections). A dissipative law that would pull is clamped at
+/// zero (no adhesion) until the exit event at δ = 0. A rigid `impact` law has no force.
+pub fn law_force(law: ContactLaw, delta: f64, rate: f64, entry_speed: f64) -> f64 {
+    let power = |n: f64| delta.abs().powf(n).copysign(delta);
+    let damping = |factor: f64| {
+        if entry_speed > ENTRY_SPEED_FLOOR {
+            1.0 + factor * rate / entry_speed
+        } else {
+            1.0
+        }
+    };
+    match law {
+        ContactLaw::Linear { k } => k * delta,
+        ContactLaw::Hertz { k, n } => k * power(n),
+        ContactLaw::KelvinVoigt { k, c, tension } => {
+            let force = k * delta + c * rate;
+            if tension {
+                force
+            } else {
+                force.max(0.0)
+            }
+        }
+        ContactLaw::HuntCrossley { k, n, e } => (k * power(n) * damping(1.5 * (1.0 - e))).max(0.0),
+        ContactLaw::LankaraniNikravesh { k, n, e } => {
+            (k * power(n) * damping(0.75 * (1.0 - e * e))).max(0.0)
+        }
+        ContactLaw::Impact { .. } => 0.0,
+    }
+}
+
+/// Elastic energy a penetration law stores at penetration δ (J), or `None` for a dissipative
+/// law.
+pub fn law_potential(law: ContactLaw, delta: f64) -> Option<f64> {
+    let d = delta.max(0.0);
+    match law {
+        ContactLaw::Linear { k } => Some(0.5 * k * d * d),
+        ContactLaw::Hertz { k, n } => Some(k * d.powf(n + 1.0) / (n + 1.0)),
+        _ => None,
+    }
+}
+
+/// A rigid stop with Newton restitution `e` (paper 004, Prop. 2.1).
+#[derive(Debug, Clone)]
+pub struct RigidStop {
+    pub name: String,
+    pub(super) a: Attach,
+    pub(super) b: Attach,
+    pub(super) g: f64,
+    pub(super) sides: Sides,
+    pub e: f64,
+    /// Persistent contact after a Zeno accumulation or a plastic impact: the constraint
+    /// `wᵀẍ = ÿ_wall` holds while the contact pushes.
+    pub(super) held: Option<Held>,
+}
+
+/// The data of a stop held in persistent contact.
+#[derive(Debug, Clone)]
+pub(super) struct Held {
+    pub(super) w: Vec<(usize, f64)>,
+    pub(super) minv_w: Vec<f64>,
+    /// +1 for the positive side (the stop pushes towards −w), −1 for the negative side.
+    pub(super) side: f64,
+}
+
+/// The state of a rigid Coulomb contact (paper 001, eqs. 3, 11–12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrictionMode {
+    /// Sliding with relative velocity `s > 0`: friction `−F` on side a.
+    SlipPos,
+    SlipNeg,
+    /// `s = 0` held by a friction force of magnitude ≤ F.
+    Stick,
+    /// No friction force at all (used internally to compute the force sticking requires).
+    Free,
+}
+
+impl FrictionMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            FrictionMode::SlipPos => "slip+",
+            FrictionMode::SlipNeg => "slip-",
+            FrictionMode::Stick => "stick",
+            FrictionMode::Free => "free",
+        }
+    }
+}
+
+/// A rigid Coulomb contact with slip force `F = μN` on the relative velocity
+/// `s = v_a − v_b` (the wall's velocity when a side is the moving base).
+#[derive(Debug, Clone)]
+pub struct Coulomb {
+    pub name: String,
+    pub(super) a: Attach,
+    pub(super) b: Attach,
+    pub slip: f64,
+    pub mode: FrictionMode,
+    pub(super) w: Vec<(usize, f64)>,
+    pub(super) minv_w: Vec<f64>,
+}
+
+/// An elastic Coulomb (Jenkins) element on `u = x_a − x_b`: a spring `kt` in series with a
+/// slider of limit `F`, whose position `z` is the element's internal state. Stuck, the force
+/// is `kt (u − z)`; sliding, `±F` with the slider following `z = u ∓ F/kt`.
+#[derive(Debug, Clone)]
+pub struct Jenkins {
+    pub name: String,
+    pub(super) a: Attach,
+    pub(super) b: Attach,
+    pub(super) kt: f64,
+    pub(super) slip: f64,
+    pub mode: FrictionMode,
+    /// The slider position (meaningful while stuck).
+    pub z: f64,
+}
+
+impl Jenkins {
+    pub(super) fn force(&self, u: f64) -> f64 {
+        match self.mode {
+            FrictionMode::SlipPos => self.slip,
+            FrictionMode::SlipNeg => -self.slip,
+            _ => self.kt * (u - self.z),
+        }
+    }
+
+    /// `∂force/∂u`: `kt` while stuck, zero while sliding.
+    pub(super) fn stiffness(&self) -> f64 {
+        match self.mode {
+            FrictionMode::SlipPos | FrictionMode::SlipNeg => 0.0,
+            _ => self.kt,
+        }
+    }
+}
+
+/// The state of a 2-D friction contact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContactMode {
+    Stick,
+    SlipPos,
+    SlipNeg,
+    /// `N = 0`: no force at all; the slider follows the tangential motion.
+    Separated,
+}
+
+impl ContactMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            ContactMode::Stick => FrictionMode::Stick.name(),
+            ContactMode::SlipPos => FrictionMode::SlipPos.name(),
+            ContactMode::SlipNeg => FrictionMode::SlipNeg.name(),
+            ContactMode::Separated => "separated",
+        }
+    }
+
+    /// `ξ = ±1` while slipping, 0 otherwise.
+    pub(super) fn xi(self) -> f64 {
+        match self {
+            ContactMode::SlipPos => 1.0,
+            ContactMode::SlipNeg => -1.0,
+            _ => 0.0,
+        }
+    }
+}
