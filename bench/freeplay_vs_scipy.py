@@ -3,7 +3,7 @@ t in [0, 2000] at rtol = atol = 1e-9, (a) exact events with restart, (b) sigmoid
 delta = 1500 without events. Prints SciPy's wall times (median of 3), nsd's integration
 wall times (median of 11 runs of bench/freeplay_2000.nsd, `wall_s` in meta.json), the
 ratios, and both codes' error at t = 50 against the tight reference of
-tests/p000_simulate.rs (REF_50), with the events counted to t = 50.
+tests/suite/p000_simulate.rs (REF_50), with the events counted to t = 50.
 Run after `cargo build --release`: bench/.venv/bin/python bench/freeplay_vs_scipy.py"""
 import json
 import subprocess

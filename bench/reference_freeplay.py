@@ -3,7 +3,7 @@ with Q1 = 0.1, Q2 = 0, Omega = 1.3, rest initial state): SciPy's DOP853 at rtol 
 restarted at every gap event located by SciPy's own event finder (refined with brentq on the
 dense output to machine precision). Prints x1, x2 at t = 50 and 100 and the number of mode
 changes up to t = 50. Run with bench/.venv/bin/python bench/reference_freeplay.py; not a test
-dependency — the numbers it prints are stored in tests/p000_simulate.rs."""
+dependency — the numbers it prints are stored in tests/suite/p000_simulate.rs."""
 import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq

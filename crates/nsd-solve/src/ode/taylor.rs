@@ -16,7 +16,7 @@
 //! run several motions whose series come from one recurrence in the vector lanes (`hybrid::Tape`).
 //!
 //! Against DOP853 at the same tolerances, a step of the free-play model costs about three
-//! right-hand sides instead of sixteen and is several times longer (`tests/taylor_flow.rs`
+//! right-hand sides instead of sixteen and is several times longer (`tests/suite/taylor_flow.rs`
 //! compares the two states after many contacts).
 //!
 //! # References
