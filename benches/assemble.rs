@@ -2,7 +2,7 @@
 //! 10,000 masses, springs and gaps written out, of `serial_impact.nsd --set n=100000`, and
 //! `check` (with the sparse eigensolver) of the chain at n = 10,000.
 //!
-//! `cargo bench --bench assemble`; compare runs with `-- --save-baseline main` / `--baseline main`.
+//! `cargo bench -p nsd-benches`; compare runs with `-- --save-baseline main` / `--baseline main`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use nsd::lang::{parse_override, resolve, Program};
@@ -40,7 +40,7 @@ fn front_end(c: &mut Criterion) {
             assemble(&model)
         })
     });
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/seed4/serial_impact.nsd");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/seed4/serial_impact.nsd");
     let prog = Program::load(&path).expect("loads");
     let big = [parse_override("n=100000").expect("override")];
     g.bench_function("serial_impact_n100000/parse+resolve+assemble", |b| {

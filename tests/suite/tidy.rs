@@ -315,6 +315,55 @@ fn the_module_graph_has_no_loops() {
     );
 }
 
+/// The analysis statements' modules in nsd-analysis: each reads its options, calls a
+/// backend and builds its results, sharing readers through `options/` and drawing through
+/// `branch_plot.rs`, never through another statement.
+const STATEMENTS: [&str; 9] = [
+    "basins",
+    "continue_backbone",
+    "continue_frf",
+    "continue_periodic",
+    "modes",
+    "nsmodes",
+    "simulate",
+    "sweep_bifurcation",
+    "sweep_regimes",
+];
+
+/// Issue 44, item 3: no analysis statement imports another (continue backbone once took its
+/// balance from continue frf, basins its engine from sweep bifurcation, continue periodic its
+/// plot and harmonic-balance curve from continue frf).
+#[test]
+fn no_analysis_statement_imports_another() {
+    let src = "crates/nsd-analysis/src/";
+    let crate_sources: Vec<_> = sources()
+        .into_iter()
+        .filter_map(|(path, text)| Some((graph::module_of(path.strip_prefix(src)?), text)))
+        .collect();
+    for statement in STATEMENTS {
+        assert!(
+            crate_sources
+                .iter()
+                .any(|(m, _)| m.first().map(String::as_str) == Some(statement)),
+            "the statement module {statement} exists (STATEMENTS is up to date)"
+        );
+    }
+    let between: Vec<String> = graph::sibling_arrows(&crate_sources)
+        .into_iter()
+        .filter(|((from, to), _)| {
+            from.len() == 1
+                && to.len() == 1
+                && STATEMENTS.contains(&from[0].as_str())
+                && STATEMENTS.contains(&to[0].as_str())
+        })
+        .map(|((from, to), paths)| format!("{} → {}: {paths:?}", from[0], to[0]))
+        .collect();
+    assert!(
+        between.is_empty(),
+        "statements importing statements:\n{between:#?}"
+    );
+}
+
 /// The graph reader on a small tree: `use` trees with groups, `self` and renames, inline
 /// paths, a child naming its parent (no arrow), and a path in a comment or a string (none).
 #[test]

@@ -1,8 +1,8 @@
 //! Analysis statements: one module per statement validates its options against the model,
 //! calls its backend and returns `Results`.
 
-mod balance_options;
 mod basins;
+mod branch_plot;
 pub mod check;
 mod continue_backbone;
 mod continue_frf;
@@ -14,12 +14,10 @@ mod initial_state;
 mod modes;
 mod nsmodes;
 pub(crate) mod options;
-mod poincare_options;
 mod preflight;
 mod progress;
 mod reduce;
 pub(crate) mod results;
-mod section;
 mod simulate;
 mod sweep_bifurcation;
 mod sweep_regimes;

@@ -65,12 +65,12 @@ pub fn check(a: &Analysis, model: &Model, sys: &System) -> Result<(), AnalysisEr
 fn continue_frf(opts: &OptionReader, model: &Model, sys: &System) -> Result<(), AnalysisError> {
     let Ok(h) = opts
         .count("harmonics", 1)
-        .map(|h| h.unwrap_or(super::balance_options::DEFAULT_HARMONICS))
+        .map(|h| h.unwrap_or(crate::options::balance::DEFAULT_HARMONICS))
     else {
         return Ok(());
     };
     let samples_given = opts.count("samples", 4).ok().flatten();
-    let samples = samples_given.unwrap_or(super::balance_options::default_samples(h));
+    let samples = samples_given.unwrap_or(crate::options::balance::default_samples(h));
     let width = (2 * h + 1) as f64;
     if let (Some(s), Some(at)) = (samples_given, opts.span_of("samples")) {
         if (s as f64) < width {
@@ -80,7 +80,7 @@ fn continue_frf(opts: &OptionReader, model: &Model, sys: &System) -> Result<(), 
                 &format!("{s} samples per period cannot resolve {h} harmonics"),
                 &format!(
                     "use at least 2H + 1 = {width} samples (the default is {})",
-                    super::balance_options::default_samples(h)
+                    crate::options::balance::default_samples(h)
                 ),
             ));
         }
@@ -126,7 +126,7 @@ fn steps_ordered(opts: &OptionReader) -> Result<(), AnalysisError> {
 fn continue_backbone(opts: &OptionReader, sys: &System) -> Result<(), AnalysisError> {
     let Ok(h) = opts
         .count("harmonics", 1)
-        .map(|h| h.unwrap_or(super::balance_options::DEFAULT_HARMONICS))
+        .map(|h| h.unwrap_or(crate::options::balance::DEFAULT_HARMONICS))
     else {
         return Ok(());
     };
@@ -196,7 +196,7 @@ fn periodic_harmonic_balance(opts: &OptionReader, sys: &System) -> Result<(), An
     if start != Some("harmonic_balance") && !compares_harmonic_balance(opts) {
         return Ok(());
     }
-    let samples = super::balance_options::default_samples(h);
+    let samples = crate::options::balance::default_samples(h);
     let width = (2 * h + 1) as f64;
     let need = nsd_solve::hb::aft::Aft::bytes(h, samples) + branch_bytes(sys, sys.n(), width, true);
     if need <= MAX_REQUEST_BYTES {
@@ -257,8 +257,8 @@ fn memory(
 ) -> Result<(), AnalysisError> {
     let width = (2 * h + 1) as f64;
     let aft = nsd_solve::hb::aft::Aft::bytes(h, samples);
-    let stability = opts.choice("stability", &["true", "false"]).ok().flatten() != Some("false");
-    let condense = opts.choice("condense", &["true", "false"]).ok().flatten() != Some("false");
+    let stability = opts.flag("stability", true).unwrap_or(true);
+    let condense = opts.flag("condense", true).unwrap_or(true);
     let reduced = reduced_size(opts, sys);
     let n = reduced.unwrap_or(sys.n());
     let dim = n as f64 * width;

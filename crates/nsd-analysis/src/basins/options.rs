@@ -12,9 +12,9 @@
 
 use super::super::diagnostics::AnalysisError;
 use super::super::options::OptionReader;
-use super::super::poincare_options::{engine, keep_and_max_period, state_block, state_index};
-use super::super::section;
 use super::super::tolerances::integrator_tolerances;
+use crate::options::poincare::{engine, keep_and_max_period, state_block, state_index};
+use crate::options::section;
 use nsd_lang::ast::{Analysis, Value};
 use nsd_lang::eval;
 use nsd_lang::units::Dim;

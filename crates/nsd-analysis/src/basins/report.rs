@@ -7,8 +7,8 @@
 use super::attractor::Attractor;
 use super::options::{Axis, Options};
 use super::{Exit, Label};
+use crate::options::section;
 use crate::results::{Cell, CellMap, Plot, Results, Table};
-use crate::section;
 use nsd_model::{Model, System};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};

@@ -16,8 +16,8 @@
 
 mod report;
 
-use super::balance_options::{balance, frequency_range, harmonics_and_samples};
 use crate::diagnostics::{AnalysisError, Partial};
+use crate::options::balance::{balance, frequency_range, harmonics_and_samples};
 use crate::options::OptionReader;
 use crate::results::Results;
 use nsd_lang::ast::Analysis;
@@ -95,7 +95,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         "give the excitation frequency and a window holding the first peak, e.g. `param = Omega in 1250..1400`",
     )?;
     let (harmonics, samples) = harmonics_and_samples(&opts)?;
-    let stability = opts.choice("stability", &["true", "false"])? != Some("false");
+    let stability = opts.flag("stability", true)?;
     let monitored = opts.dof("dof", sys)?;
     let s = settings(&opts, a, method, (lo, hi))?;
     let frf_levels = opts.numbers("frf_levels", Dim::NONE)?.unwrap_or_default();

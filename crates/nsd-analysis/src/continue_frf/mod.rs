@@ -15,38 +15,22 @@
 //! the branch point by point (table, stability, bifurcations), `curve` draws the watched
 //! DOF's amplitude and refines its peak.
 
-mod branch;
-pub(crate) mod curve;
+mod curve;
 mod points;
 
-use crate::balance_options::{balance, default_samples, frequency_range, harmonics_and_samples};
+use crate::branch_plot::stability_plot;
 use crate::diagnostics::{AnalysisError, Partial};
+use crate::options::balance::{balance, frequency_range, harmonics_and_samples};
 use crate::options::OptionReader;
 use crate::results::{Results, Table};
 use nsd_lang::ast::Analysis;
 use nsd_lang::Span;
 use nsd_model::{Model, System};
-use nsd_solve::cont::{ContError, Scale, Settings};
-use nsd_solve::hb::{Balance, Hill};
+use nsd_solve::cont::{ContError, Settings};
+use nsd_solve::hb::frf::{self, default_settings};
+use nsd_solve::hb::Hill;
 use points::Reading;
 use serde_json::{json, Map, Value};
-
-/// Default first step, as a fraction of the frequency range (`step = width / 100`).
-const STEP_DIVISOR: f64 = 100.0;
-
-/// Default smallest step, relative to the frequency range (`min_step`): below it the branch
-/// is given up as stuck (dimensionless).
-const MIN_STEP_FRACTION: f64 = 1e-8;
-
-/// Default largest step, as a fraction of the frequency range (`max_step = width / 20`).
-const MAX_STEP_DIVISOR: f64 = 20.0;
-
-/// Default cap on the points of the branch (`max_points`).
-const DEFAULT_MAX_POINTS: usize = 5000;
-
-/// Newton tolerance of the continuation's corrector on the scaled residual `|R| / r_s`
-/// (dimensionless).
-const CORRECTOR_TOL: f64 = 1e-10;
 
 /// Hill's method is reported as slow when it takes longer than this (s) …
 const SLOW_STABILITY_S: f64 = 1.0;
@@ -102,8 +86,8 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     let start = std::time::Instant::now();
     let failure = |e: &dyn std::fmt::Display| branch_failure(e, &model.name, a.span);
     // Condensed onto the contact DOFs unless asked otherwise (or nothing to gain).
-    let condense = opts.choice("condense", &["true", "false"])? != Some("false");
-    let continued = branch::continued(&hb, condense, &frf.settings);
+    let condense = opts.flag("condense", true)?;
+    let continued = frf::continued(&hb, condense, &frf.settings);
     let curve = continued
         .curve
         .map_err(|e| singular_start(&e, sys, &model.name, a.span).unwrap_or_else(|| failure(&e)))?;
@@ -142,7 +126,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     .tabulate(&branch);
     // Stability (Hill's method per point, bifurcations located) and the columns.
     let stability_s = post.elapsed().as_secs_f64();
-    let plot = curve::plot(
+    let plot = stability_plot(
         "frf.svg",
         format!("{}: max|{}| over the period", model.name, names[watched]),
         format!("{} [rad/s]", frf.param),
@@ -209,7 +193,7 @@ fn read_options(
     model: &Model,
     sys: &System,
 ) -> Result<Frf, AnalysisError> {
-    let stability = opts.choice("stability", &["true", "false"])? != Some("false");
+    let stability = opts.flag("stability", true)?;
     let monitored = opts.dof("dof", sys)?;
     let (param, lo, hi, param_span) = frequency_range(
         opts,
@@ -293,52 +277,6 @@ fn settings(frf: &Frf, watched: &str, condensed: bool) -> Map<String, Value> {
         json!("harmonic balance (AFT), pseudo-arclength continuation, Hill stability"),
     );
     s
-}
-
-/// The continuation's settings over `range` when no option changes them.
-fn default_settings(range: (f64, f64)) -> Settings {
-    let width = (range.1 - range.0).abs();
-    Settings {
-        range,
-        step: width / STEP_DIVISOR,
-        min_step: width * MIN_STEP_FRACTION,
-        max_step: width / MAX_STEP_DIVISOR,
-        max_points: DEFAULT_MAX_POINTS,
-        tol: CORRECTOR_TOL,
-        scale: Scale::UNIT,
-    }
-}
-
-/// DOF `dof`'s largest excursion over the period along the harmonic-balance branch of `sys`
-/// over the excitation frequency `range`, with `harmonics` harmonics, default settings and no
-/// stability: the curve `continue periodic` overlays (`compare = harmonic_balance`). A branch
-/// that stops early gives the points up to there.
-pub(crate) fn excursion_curve(
-    sys: &System,
-    harmonics: usize,
-    range: (f64, f64),
-    dof: usize,
-) -> Result<Vec<(f64, f64)>, String> {
-    let hb = Balance::new(sys, harmonics, default_samples(harmonics)).map_err(|e| e.to_string())?;
-    // Ten times the default point density: the curve is drawn over a shooting branch.
-    let settings = Settings {
-        max_step: (range.1 - range.0).abs() / (10.0 * MAX_STEP_DIVISOR),
-        ..default_settings(range)
-    };
-    let branch = branch::continued(&hb, true, &settings)
-        .curve
-        .map_err(|e| e.to_string())?;
-    let reading = Reading {
-        hb: &hb,
-        basis: None,
-        reported: &[dof],
-        watched: dof,
-        harmonics,
-        hill: None,
-        range,
-        tol: settings.tol,
-    };
-    Ok(reading.tabulate(&branch.points).watched_curve)
 }
 
 /// A branch that fails or stops early: the error, and the options that help.

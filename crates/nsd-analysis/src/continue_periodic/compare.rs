@@ -7,7 +7,9 @@
 
 use super::report::{self, Part};
 use super::{Request, Traced};
+use crate::branch_plot::stability_plot;
 use crate::diagnostics::AnalysisError;
+use crate::options::balance::default_samples;
 use crate::results::{Cell, Results, Series, Table};
 use nsd_lang::ast::{Analysis, Expr, ExprKind};
 use nsd_lang::options::{bare_name, value};
@@ -15,6 +17,7 @@ use nsd_lang::Program;
 use nsd_model::smoothing::radius_of_influence;
 use nsd_model::system::{Attach, Nonlinearity};
 use nsd_model::{Model, System};
+use nsd_solve::hb::{frf, Balance};
 use nsd_solve::poincare::forcing_period;
 use serde_json::{json, Value};
 
@@ -142,7 +145,7 @@ pub(super) fn overlays(traced: &Traced, compared: &[Compared], sys: &System) -> 
             Compared::HarmonicBalance => {
                 let h = req.harmonics;
                 let range = req.settings.range;
-                match crate::continue_frf::excursion_curve(sys, h, range, req.plotted) {
+                match harmonic_balance_curve(sys, h, range, req.plotted) {
                     Ok(curve) => out.lines.push(Overlay {
                         key: HARMONIC_BALANCE.into(),
                         label: format!("harmonic balance, H = {h}"),
@@ -247,7 +250,7 @@ pub(super) fn add(results: &mut Results, overlays: &Overlays, req: &Request) {
             .stable
             .clone()
             .unwrap_or_else(|| vec![true; line.curve.len()]);
-        let drawn = crate::continue_frf::curve::plot(
+        let drawn = stability_plot(
             "",
             String::new(),
             String::new(),
@@ -315,4 +318,16 @@ pub(super) fn add(results: &mut Results, overlays: &Overlays, req: &Request) {
         .summary
         .insert("radius_of_influence".into(), json!(radii));
     results.warnings.extend(overlays.warnings.iter().cloned());
+}
+
+/// DOF `dof`'s excursion along the harmonic-balance branch of `sys` with `harmonics`
+/// harmonics and their default samples, over the excitation frequency `range`.
+fn harmonic_balance_curve(
+    sys: &System,
+    harmonics: usize,
+    range: (f64, f64),
+    dof: usize,
+) -> Result<Vec<(f64, f64)>, String> {
+    let hb = Balance::new(sys, harmonics, default_samples(harmonics)).map_err(|e| e.to_string())?;
+    frf::excursion_curve(&hb, range, dof).map_err(|e| e.to_string())
 }

@@ -347,7 +347,7 @@ impl Traced<'_> {
 /// The state at phase 0 of the harmonic-balance orbit of `sys` with `harmonics` harmonics,
 /// from the first of the linearised and harmonic-ramp guesses that converges.
 fn hb_state(sys: &System, harmonics: usize) -> Result<Vec<f64>, String> {
-    let samples = super::balance_options::default_samples(harmonics);
+    let samples = crate::options::balance::default_samples(harmonics);
     let hb = Balance::new(sys, harmonics, samples).map_err(|e| e.to_string())?;
     let w = hb.fundamental;
     let q = hb

@@ -5,7 +5,7 @@
 //! each located on the branch between the two points that bracket it.
 
 use super::Request;
-use crate::continue_frf::curve;
+use crate::branch_plot::stability_plot;
 use crate::results::{Cell, Results, Series, Table};
 use nalgebra::{Complex, DVector};
 use nsd_model::{Model, System};
@@ -263,7 +263,7 @@ pub(super) fn results(
         }
     }
     let plotted = &names[req.plotted];
-    let mut plot = curve::plot(
+    let mut plot = stability_plot(
         "periodic.svg",
         format!("{}: periodic orbits, max|{plotted}|", model.name),
         req.param.clone(),
@@ -306,7 +306,7 @@ pub(super) fn results(
 /// The plot's series of family `k`: stable and unstable lines, a marker per special point.
 fn series(k: usize, part: &Part, req: &Request) -> Vec<Series> {
     let (curve, stable) = curve(part, req.plotted);
-    let mut out = curve::plot(
+    let mut out = stability_plot(
         "",
         String::new(),
         String::new(),

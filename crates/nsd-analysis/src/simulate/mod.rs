@@ -54,7 +54,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     }
     let (mut cfg, smooth_only, reduced) = read_options(a, model, sys)?;
     let record = OptionReader::unchecked(a, model).dofs("record", sys)?;
-    let mut section = super::section::read(a, model, sys, cfg.t0)?;
+    let mut section = crate::options::section::read(a, model, sys, cfg.t0)?;
     let mut notes = Vec::new();
     if let Some(r) = &reduced {
         start_reduced(r, &mut cfg, &mut section, &mut notes);

@@ -2,8 +2,8 @@
 //! `events.csv`, `section.csv`, the time history and phase portrait, and the summary (the
 //! run's counters, final state, energy drift and largest contact forces).
 
+use crate::options::section;
 use crate::results::{Cell, Plot, Results, Series, Table};
-use crate::section;
 use nsd_model::{Model, System};
 use nsd_solve::ode::driver::{Event, Trajectory};
 use nsd_solve::ode::hybrid::Hybrid;

@@ -13,9 +13,9 @@
 
 use super::super::diagnostics::AnalysisError;
 use super::super::options::OptionReader;
-use super::super::poincare_options::{engine, keep_and_max_period, state_block};
-use super::super::section;
 use super::super::tolerances::integrator_tolerances;
+use crate::options::poincare::{engine, keep_and_max_period, state_block};
+use crate::options::section;
 use nsd_lang::ast::{Analysis, Value};
 use nsd_lang::units::Dim;
 use nsd_model::{Model, System};

@@ -2,8 +2,8 @@
 
 use super::options::Options;
 use super::{Outcome, Passes};
+use crate::options::section;
 use crate::results::{Cell, Plot, Results, Series, Table};
-use crate::section;
 use nsd_model::{Model, System};
 use nsd_solve::poincare::Periodicity;
 use serde_json::{json, Map, Value};

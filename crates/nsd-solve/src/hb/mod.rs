@@ -26,6 +26,7 @@ mod balance;
 pub mod condense;
 mod cycles;
 mod elements;
+pub mod frf;
 pub(crate) mod friction;
 mod friction_hessian;
 pub(crate) mod gap;

@@ -6,9 +6,9 @@
 //! the stroboscopic phase φ (rad) places the samples at `t = t0 + (φ/2π + k) T`, `T = 2π/Ω`
 //! of the model's forcing.
 
-use super::diagnostics::AnalysisError;
-use super::options::dof_by_path;
-use super::results::{Cell, Table};
+use super::dof_by_path;
+use crate::diagnostics::AnalysisError;
+use crate::results::{Cell, Table};
 use nsd_lang::ast::{Analysis, Expr, ExprKind};
 use nsd_lang::eval::{self, Num, Scope};
 use nsd_lang::options::{bare_name, value};

@@ -1,18 +1,37 @@
-//! The branch of periodic responses over the frequency range: continued condensed onto the
-//! contact DOFs (then expanded to every DOF) or on the full balance, from the first of
-//! three starts that converges.
+//! The frequency-response branch of a harmonic balance: the periodic responses continued over
+//! the excitation frequency, condensed onto the contact DOFs (then expanded to every DOF) or
+//! on the full balance, from the first of three starts that converges; the default step
+//! settings over a range; one DOF's excursion along the branch. `continue frf` tabulates it,
+//! `continue periodic` draws it under a shooting branch.
 
+use super::condense::Condensed;
+use super::Balance;
+use crate::cont::{follow, linearised, Branch, ContError, Problem, Scale, Settings};
 use nalgebra::DVector;
-use nsd_solve::cont::{follow, linearised, Branch, ContError, Problem, Scale, Settings};
-use nsd_solve::hb::condense::Condensed;
-use nsd_solve::hb::Balance;
+
+/// Default first step, as a fraction of the frequency range (`step = width / 100`).
+pub const STEP_DIVISOR: f64 = 100.0;
+
+/// Default smallest step, relative to the frequency range (`min_step`): below it the branch
+/// is given up as stuck (dimensionless).
+pub const MIN_STEP_FRACTION: f64 = 1e-8;
+
+/// Default largest step, as a fraction of the frequency range (`max_step = width / 20`).
+pub const MAX_STEP_DIVISOR: f64 = 20.0;
+
+/// Default cap on the points of the branch (`max_points`).
+pub const DEFAULT_MAX_POINTS: usize = 5000;
+
+/// Newton tolerance of the continuation's corrector on the scaled residual `|R| / r_s`
+/// (dimensionless).
+pub const CORRECTOR_TOL: f64 = 1e-10;
 
 /// The intervals the frequency range is cut into to size the unknowns: the cheap starts are
 /// evaluated at its ends, `SCALE_SAMPLES + 1` frequencies.
 const SCALE_SAMPLES: usize = 40;
 
 /// A continued branch.
-pub(super) struct Continued {
+pub struct Continued {
     /// The points with every DOF's coefficients, or why no branch started.
     pub curve: Result<Branch, ContError>,
     /// How many unknowns were continued.
@@ -23,7 +42,7 @@ pub(super) struct Continued {
 
 /// Continues the balance over `settings.range`, condensed onto the contact DOFs when asked
 /// (and when there is something to gain).
-pub(super) fn continued(hb: &Balance, condense: bool, settings: &Settings) -> Continued {
+pub fn continued(hb: &Balance, condense: bool, settings: &Settings) -> Continued {
     let condensed = condense.then(|| Condensed::new(hb)).flatten();
     // Starts: linearised at rest (open gaps, stuck contacts), the linear part alone (free
     // contacts), the harmonic ramp — each in the unknowns continued (condensed ones are
@@ -93,4 +112,43 @@ fn expanded(mut b: Branch, full: &dyn Fn(&DVector<f64>, f64) -> DVector<f64>) ->
         pt.x = full(&pt.x, pt.p);
     }
     b
+}
+
+/// The continuation's settings over `range` when no option changes them.
+pub fn default_settings(range: (f64, f64)) -> Settings {
+    let width = (range.1 - range.0).abs();
+    Settings {
+        range,
+        step: width / STEP_DIVISOR,
+        min_step: width * MIN_STEP_FRACTION,
+        max_step: width / MAX_STEP_DIVISOR,
+        max_points: DEFAULT_MAX_POINTS,
+        tol: CORRECTOR_TOL,
+        scale: Scale::UNIT,
+    }
+}
+
+/// DOF `dof`'s largest excursion over the period along the branch of `hb` over the excitation
+/// frequency `range`, continued condensed at ten times the default point density (the curve
+/// is drawn under a shooting branch). A branch that stops early gives the points up to there.
+pub fn excursion_curve(
+    hb: &Balance,
+    range: (f64, f64),
+    dof: usize,
+) -> Result<Vec<(f64, f64)>, ContError> {
+    let settings = Settings {
+        max_step: (range.1 - range.0).abs() / (10.0 * MAX_STEP_DIVISOR),
+        ..default_settings(range)
+    };
+    let branch = continued(hb, true, &settings).curve?;
+    let n = hb.dofs();
+    let width = hb.aft.width();
+    Ok(branch
+        .points
+        .iter()
+        .map(|pt| {
+            let coef: Vec<f64> = (0..width).map(|p| pt.x[p * n + dof]).collect();
+            (pt.p, hb.aft.peak(&coef))
+        })
+        .collect())
 }

@@ -3,8 +3,8 @@
 //! preflight: `harmonics` and `samples` with their defaults, the frequency parameter, and the
 //! balance itself with its gap method.
 
-use super::diagnostics::AnalysisError;
-use super::options::OptionReader;
+use super::OptionReader;
+use crate::diagnostics::AnalysisError;
 use nsd_lang::ast::Analysis;
 use nsd_lang::Span;
 use nsd_model::{Model, System};

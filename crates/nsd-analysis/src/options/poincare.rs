@@ -3,16 +3,16 @@
 //! search's `keep` and `max_period`, and the state coordinates their starts, grids and fixed
 //! values name.
 
-use super::diagnostics::AnalysisError;
-use super::options::{dof_by_path, OptionReader};
 use super::section;
+use super::{dof_by_path, OptionReader};
+use crate::diagnostics::AnalysisError;
 use nsd_lang::ast::{NodeRef, Options as Options_, Value};
 use nsd_lang::eval;
 use nsd_model::{Model, System};
 use nsd_solve::poincare::Engine;
 
 /// `method = auto | dop853`: the integrator of the runs (`solve::poincare::Engine`).
-pub(super) fn engine(opts: &OptionReader) -> Result<Engine, AnalysisError> {
+pub(crate) fn engine(opts: &OptionReader) -> Result<Engine, AnalysisError> {
     Ok(match opts.choice("method", &["auto", "dop853"])? {
         Some("dop853") => Engine::Dop853,
         _ => Engine::Auto,
@@ -21,13 +21,13 @@ pub(super) fn engine(opts: &OptionReader) -> Result<Engine, AnalysisError> {
 
 /// Most section points kept per parameter value or cell (`keep`): the work of a diagram or a
 /// map grows with it, and 1e5 points resolve any period a bifurcation diagram can show.
-pub(super) const MAX_KEEP: usize = 100_000;
+pub(crate) const MAX_KEEP: usize = 100_000;
 
 /// `keep` and `max_period` of a period search (`solve::poincare::period_of`), which sees a
 /// period only once it has repeated: `keep ≥ 2 max_period`. A `max_period` given alone
 /// raises the default `keep` to `2 max_period`; a `keep` given alone lowers the default
 /// `max_period` to `keep/2`; both given and in conflict is refused on `max_period`.
-pub(super) fn keep_and_max_period(
+pub(crate) fn keep_and_max_period(
     opts: &OptionReader,
     default_keep: usize,
     default_max_period: usize,
@@ -59,7 +59,7 @@ pub(super) fn keep_and_max_period(
 
 /// A state `[x…, v…]` from a block `{ m1 = 0.2, v.m1 = 0.1 }` (zero where not given):
 /// a start here, the fixed coordinates of `basins`.
-pub(super) fn state_block(
+pub(crate) fn state_block(
     opts: &OptionReader,
     option: &str,
     block: &Options_,
@@ -81,7 +81,7 @@ pub(super) fn state_block(
 
 /// The index into the state `[x…, v…]` of an option key naming a DOF (`m1`, `m1.x`,
 /// `c.x[3].x`) or its velocity (`v.m1`): shared by `starts` here and `grid`/`fixed` of `basins`.
-pub(super) fn state_index(
+pub(crate) fn state_index(
     opts: &OptionReader,
     option: &str,
     key: &NodeRef,
