@@ -9,6 +9,7 @@ mod continue_frf;
 mod continue_periodic;
 pub(crate) mod diagnostics;
 pub mod expect;
+mod family;
 pub mod finite;
 mod initial_state;
 mod modes;
@@ -168,28 +169,6 @@ pub fn merge_shards(shards: &[(String, serde_json::Value)]) -> Result<Results, M
         })?
         .into();
     Ok(r)
-}
-
-/// The model resolved and assembled with `param = value` (over the command line's value):
-/// the system at one value of a swept or continued parameter.
-pub(crate) fn system_at(
-    prog: &Program,
-    model: &str,
-    overrides: &[Override],
-    param: &str,
-    value: f64,
-) -> Result<nsd_model::System, String> {
-    let mut ov: Vec<Override> = overrides
-        .iter()
-        .filter(|o| o.name != param)
-        .cloned()
-        .collect();
-    ov.push(Override {
-        name: param.into(),
-        value,
-    });
-    let model = resolve(prog, model, &ov).map_err(|f| f.render_plain())?;
-    Ok(nsd_model::assemble(&model))
 }
 
 /// The overrides that `model` declares a parameter for: a `--set` on a file with several

@@ -26,6 +26,7 @@ use serde_json::json;
 
 use super::diagnostics::{AnalysisError, Partial};
 use super::options::OptionReader;
+use crate::family::Family;
 use nalgebra::DVector;
 use nsd_lang::ast::Analysis;
 use nsd_lang::units::Dim;
@@ -255,7 +256,12 @@ struct Traced<'a> {
 impl Traced<'_> {
     /// The system of model `name` at parameter value `p`.
     fn system_at(&self, name: &str, p: f64) -> Result<System, String> {
-        super::system_at(self.prog, name, self.overrides, &self.req.param, p)
+        let family = Family {
+            prog: self.prog,
+            model: name,
+            overrides: self.overrides,
+        };
+        family.at(&[(&self.req.param, p)])
     }
 
     /// The main branch of model `name` (its parts after each restart read as one) and, with

@@ -19,6 +19,7 @@ mod report;
 
 use super::diagnostics::AnalysisError;
 use super::results::Results;
+use crate::family::Family;
 use chain::{chain, Outcome};
 use nsd_lang::ast::Analysis;
 use nsd_lang::{Override, Program};
@@ -47,13 +48,18 @@ pub fn run(
     }
     let start = std::time::Instant::now();
     // The model at every value of every pass, resolved once and shared by the starts.
+    let family = Family {
+        prog,
+        model: &model.name,
+        overrides,
+    };
     let systems: Vec<Vec<Result<System, String>>> = opts
         .passes
         .iter()
         .map(|(_, values)| {
             values
                 .par_iter()
-                .map(|v| super::system_at(prog, &model.name, overrides, &opts.param, *v))
+                .map(|v| family.at(&[(&opts.param, *v)]))
                 .collect()
         })
         .collect();

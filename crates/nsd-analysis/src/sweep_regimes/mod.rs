@@ -20,6 +20,7 @@ mod tables;
 pub(super) use sweep::OPTIONS;
 
 use crate::diagnostics::AnalysisError;
+use crate::family::Family;
 use crate::results::Results;
 use analytic::{column, Column};
 use grid::Grid;
@@ -62,9 +63,11 @@ pub fn run(
         help: "regime maps need one rigid Coulomb contact (`friction … { force = F }`) and one harmonic excitation".into(),
     })?;
     let grid = Grid {
-        prog,
-        model: &model.name,
-        overrides,
+        family: Family {
+            prog,
+            model: &model.name,
+            overrides,
+        },
         x_name: sweep.x_name.clone(),
         y_name: sweep.y_name.clone(),
     };
