@@ -129,6 +129,7 @@ impl Mechanism {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::multibody::state::{LINEAR, TWIST};
     use nsd_model::flat::{Body, ContactLaw, Joint, JointKind};
     use nsd_model::system::Multibody;
 
@@ -181,8 +182,12 @@ mod tests {
         let (mech, y0) = chain();
         let lin = mech.linearise(&y0);
         let h = 1e-3;
-        let x_free = DVector::from_fn(6 * mech.nb(), |i, _| {
-            let scale = if i % 6 < 3 { 1.0 } else { 20.0 };
+        let x_free = DVector::from_fn(mech.layout().dofs(), |i, _| {
+            let scale = if LINEAR.contains(&(i % TWIST)) {
+                1.0
+            } else {
+                20.0
+            };
             scale * ((i as f64 + 1.0) * 2.7).sin()
         });
         let (b, lower) = (-&lin.phi / h, -&lin.gaps / h);

@@ -3,18 +3,20 @@
 //!
 //! State `y = [q₁ … q_N, v₁ … v_N]` with `qᵢ = [rᵢ, pᵢ]` (centre of mass and Euler
 //! parameters, 7 each) and `vᵢ = [ṙᵢ, ω'ᵢ]` (global velocity and body-frame angular
-//! velocity, 6 each: the paper's `v` of eq. 8). Each right-hand side solves
-//! `M v̇ + S = Q_A + Φ_qᵀ λ`, `Φ_q v̇ = γ` (eq. 8 with the joints' reactions) by the Schur
-//! complement: `M` is block diagonal (`m I`, principal `J`), so `W = Φ_q M⁻¹ Φ_qᵀ` is small
-//! and SPD for independent joints and `W λ = γ − Φ_q M⁻¹(Q_A − S)`. Here `S = [0, ω'×Jω']`
-//! is the gyroscopic term and `Q_A = [m g + F, s'_F × Aᵀ F]` gravity and the body's constant
-//! force at its body-frame point.
+//! velocity, 6 each: the paper's `v` of eq. 8; `state.rs` names where each sits). Each
+//! right-hand side solves `M v̇ + S = Q_A + Φ_qᵀ λ`, `Φ_q v̇ = γ` (eq. 8 with the joints'
+//! reactions) by the Schur complement: `M` is block diagonal (`m I`, principal `J`), so
+//! `W = Φ_q M⁻¹ Φ_qᵀ` is small and SPD for independent joints and
+//! `W λ = γ − Φ_q M⁻¹(Q_A − S)`. Here `S = [0, ω'×Jω']` is the gyroscopic term and
+//! `Q_A = [m g + F, s'_F × Aᵀ F]` gravity and the body's constant force at its body-frame
+//! point.
 
 use super::clearance::{bilateral, specs};
 use super::contact::{Contact, Modes};
 use super::gram::{self, Gram};
 use super::joints::{Bilateral, Geometry, Row, Side};
 use super::kinematics::{rates, rotation, turned};
+use super::state::{angular, linear, Layout, ANGULAR, LINEAR, ORIENTATION, POSITION};
 use super::tolerances::{PROJECTION_MAX_ITERATIONS, PROJECTION_TOL};
 use nalgebra::{DMatrix, DVector, Vector3};
 use nsd_model::system::Multibody;
@@ -80,15 +82,16 @@ impl Mechanism {
     /// velocity given in the global frame, then made consistent with the joints).
     pub fn new(mb: &Multibody) -> Result<(Mechanism, Vec<f64>), Degenerate> {
         let nb = mb.bodies.len();
-        let mut y = vec![0.0; 13 * nb];
+        let layout = Layout { nb };
+        let mut y = vec![0.0; layout.state_len()];
         let mut bodies = Vec::with_capacity(nb);
         for (i, (_, b)) in mb.bodies.iter().enumerate() {
-            y[7 * i..7 * i + 3].copy_from_slice(&b.position);
-            y[7 * i + 3..7 * i + 7].copy_from_slice(&b.orientation);
+            y[layout.position(i)].copy_from_slice(&b.position);
+            y[layout.orientation(i)].copy_from_slice(&b.orientation);
             let w_body = rotation(&b.orientation).transpose() * V3::from(b.angular_velocity);
-            let v = &mut y[7 * nb + 6 * i..7 * nb + 6 * i + 6];
-            v[..3].copy_from_slice(&b.velocity);
-            v[3..].copy_from_slice(w_body.as_slice());
+            let v = &mut y[layout.velocity(i)];
+            v[LINEAR].copy_from_slice(&b.velocity);
+            v[ANGULAR].copy_from_slice(w_body.as_slice());
             bodies.push(Body {
                 mass: b.mass,
                 inertia: V3::from(b.inertia),
@@ -147,17 +150,22 @@ impl Mechanism {
 
     /// Length of the state vector (13 per body).
     pub fn state_len(&self) -> usize {
-        13 * self.bodies.len()
+        self.layout().state_len()
     }
 
     pub(super) fn nb(&self) -> usize {
         self.bodies.len()
     }
 
+    /// Where each body's coordinates sit in `y` (`state.rs`).
+    pub(super) fn layout(&self) -> Layout {
+        Layout { nb: self.nb() }
+    }
+
     /// Body `i`'s `[r, p]` and `[ṙ, ω']` in `y`.
     pub(super) fn parts<'y>(&self, y: &'y [f64], i: usize) -> (&'y [f64], &'y [f64]) {
-        let nb = self.nb();
-        (&y[7 * i..7 * i + 7], &y[7 * nb + 6 * i..7 * nb + 6 * i + 6])
+        let layout = self.layout();
+        (&y[layout.pose(i)], &y[layout.velocity(i)])
     }
 
     /// One side of a joint at the state `y`.
@@ -166,12 +174,12 @@ impl Mechanism {
             return Side::ground();
         };
         let (q, v) = self.parts(y, i);
-        let a = rotation(&q[3..]);
+        let a = rotation(&q[ORIENTATION]);
         Side {
-            r: V3::new(q[0], q[1], q[2]),
+            r: V3::from_column_slice(&q[POSITION]),
             a,
-            v: V3::new(v[0], v[1], v[2]),
-            w: a * V3::new(v[3], v[4], v[5]),
+            v: V3::from_column_slice(&v[LINEAR]),
+            w: a * V3::from_column_slice(&v[ANGULAR]),
         }
     }
 
@@ -179,7 +187,7 @@ impl Mechanism {
     /// `(δr, δπ')` of each body (`δπ'` body-frame small rotations: `δθ = A δπ'`).
     pub(super) fn constraints(&self, y: &[f64]) -> (Vec<Row>, DMatrix<f64>) {
         let mut rows = Vec::with_capacity(self.rows);
-        let mut jac = DMatrix::zeros(self.rows, 6 * self.nb());
+        let mut jac = DMatrix::zeros(self.rows, self.layout().dofs());
         for j in &self.joints {
             let sides = j.sides.map(|s| self.side(y, s));
             let first = rows.len();
@@ -194,7 +202,7 @@ impl Mechanism {
     /// `M⁻¹` as its diagonal (`1/m` three times, `1/J'` per principal axis).
     pub(super) fn mass_inverse(&self) -> DVector<f64> {
         DVector::from_iterator(
-            6 * self.nb(),
+            self.layout().dofs(),
             self.bodies.iter().flat_map(|b| {
                 let m = 1.0 / b.mass;
                 [
@@ -237,16 +245,16 @@ impl Mechanism {
     /// `Q_A − S` at `y` (eq. 8 without constraints), body by body: gravity and the body
     /// force, and the moment of the force about the centre of mass less the gyroscopic term.
     pub(super) fn applied(&self, y: &[f64]) -> DVector<f64> {
-        let mut f = DVector::zeros(6 * self.nb());
+        let mut f = DVector::zeros(self.layout().dofs());
         for (i, b) in self.bodies.iter().enumerate() {
             let (q, v) = self.parts(y, i);
-            let a = rotation(&q[3..]);
-            let w = V3::new(v[3], v[4], v[5]);
+            let a = rotation(&q[ORIENTATION]);
+            let w = V3::from_column_slice(&v[ANGULAR]);
             let force = self.gravity * b.mass + b.force;
             let torque = b.force_at.cross(&(a.transpose() * b.force))
                 - w.cross(&b.inertia.component_mul(&w));
-            f.rows_mut(6 * i, 3).copy_from(&force);
-            f.rows_mut(6 * i + 3, 3).copy_from(&torque);
+            f.as_mut_slice()[linear(i)].copy_from_slice(force.as_slice());
+            f.as_mut_slice()[angular(i)].copy_from_slice(torque.as_slice());
         }
         f
     }
@@ -277,14 +285,15 @@ impl Mechanism {
 
     /// The right-hand side `ẏ = [ṙ, ṗ (eq. 9), v̇]`.
     pub fn rhs(&self, t: f64, y: &[f64], modes: &Modes, dy: &mut [f64]) -> Result<(), Degenerate> {
-        let nb = self.nb();
+        let layout = self.layout();
         let solved = self.solve(t, y, modes)?;
-        for i in 0..nb {
+        for i in 0..layout.nb {
             let (q, v) = self.parts(y, i);
-            dy[7 * i..7 * i + 3].copy_from_slice(&v[..3]);
-            dy[7 * i + 3..7 * i + 7].copy_from_slice(&rates(&q[3..], &V3::new(v[3], v[4], v[5])));
+            let pdot = rates(&q[ORIENTATION], &V3::from_column_slice(&v[ANGULAR]));
+            dy[layout.position(i)].copy_from_slice(&v[LINEAR]);
+            dy[layout.orientation(i)].copy_from_slice(&pdot);
         }
-        dy[7 * nb..].copy_from_slice(solved.vdot.as_slice());
+        dy[layout.velocities()].copy_from_slice(solved.vdot.as_slice());
         Ok(())
     }
 
@@ -327,21 +336,22 @@ impl Mechanism {
         if self.rows + held.len() == 0 {
             return Ok(DVector::zeros(0));
         }
-        let nb = self.nb();
+        let velocities = self.layout().velocities();
         let minv = self.mass_inverse();
         let (_, jac, at_body) = self.constraints_held(y, held);
-        let v = DVector::from_column_slice(&y[7 * nb..]);
+        let v = DVector::from_column_slice(&y[velocities.clone()]);
         let b = gram::times(&jac, &at_body, &v);
         let mu = Self::gram_solve(t, (&jac, &at_body), &minv, b)?;
         let v = v - gram::transpose_times(&jac, &at_body, &mu).component_mul(&minv);
-        y[7 * nb..].copy_from_slice(v.as_slice());
+        y[velocities].copy_from_slice(v.as_slice());
         Ok(mu)
     }
 
     /// `|p| = 1` for each body (eq. 14).
     pub(super) fn normalise(&self, y: &mut [f64]) {
-        for i in 0..self.nb() {
-            let p = &mut y[7 * i + 3..7 * i + 7];
+        let layout = self.layout();
+        for i in 0..layout.nb {
+            let p = &mut y[layout.orientation(i)];
             let n = p.iter().map(|x| x * x).sum::<f64>().sqrt();
             p.iter_mut().for_each(|x| *x /= n);
         }
@@ -373,13 +383,14 @@ impl Mechanism {
 
     /// `q` moved by `δ = (δr, δπ')` per body.
     pub(super) fn displace(&self, y: &mut [f64], delta: &DVector<f64>) {
-        for i in 0..self.nb() {
-            for c in 0..3 {
-                y[7 * i + c] += delta[6 * i + c];
+        let (layout, delta) = (self.layout(), delta.as_slice());
+        for i in 0..layout.nb {
+            for (r, d) in y[layout.position(i)].iter_mut().zip(&delta[linear(i)]) {
+                *r += d;
             }
-            let d = V3::new(delta[6 * i + 3], delta[6 * i + 4], delta[6 * i + 5]);
-            let p = turned(&y[7 * i + 3..7 * i + 7], &d);
-            y[7 * i + 3..7 * i + 7].copy_from_slice(&p);
+            let d = V3::from_column_slice(&delta[angular(i)]);
+            let p = turned(&y[layout.orientation(i)], &d);
+            y[layout.orientation(i)].copy_from_slice(&p);
         }
     }
 
@@ -390,11 +401,14 @@ impl Mechanism {
         let (mut kinetic, mut potential) = (0.0, 0.0);
         for (i, b) in self.bodies.iter().enumerate() {
             let (q, v) = self.parts(y, i);
-            let (r, vel) = (V3::new(q[0], q[1], q[2]), V3::new(v[0], v[1], v[2]));
-            let w = V3::new(v[3], v[4], v[5]);
+            let (r, vel) = (
+                V3::from_column_slice(&q[POSITION]),
+                V3::from_column_slice(&v[LINEAR]),
+            );
+            let w = V3::from_column_slice(&v[ANGULAR]);
             kinetic +=
                 0.5 * b.mass * vel.norm_squared() + 0.5 * w.dot(&b.inertia.component_mul(&w));
-            let at = r + rotation(&q[3..]) * b.force_at;
+            let at = r + rotation(&q[ORIENTATION]) * b.force_at;
             potential -= b.mass * self.gravity.dot(&r) + b.force.dot(&at);
         }
         (kinetic, potential + self.contact_energy(y))
@@ -406,7 +420,7 @@ impl Mechanism {
             return (0.0, 0.0);
         }
         let (rows, jac) = self.constraints(y);
-        let v = DVector::from_column_slice(&y[7 * self.nb()..]);
+        let v = DVector::from_column_slice(&y[self.layout().velocities()]);
         let phi = rows.iter().map(|r| r.phi.abs()).fold(0.0, f64::max);
         (phi, self.times(&jac, &v).amax())
     }
@@ -416,9 +430,12 @@ impl Mechanism {
         let mut h = V3::zeros();
         for (i, b) in self.bodies.iter().enumerate() {
             let (q, v) = self.parts(y, i);
-            let (r, vel) = (V3::new(q[0], q[1], q[2]), V3::new(v[0], v[1], v[2]));
-            let w = V3::new(v[3], v[4], v[5]);
-            h += r.cross(&(vel * b.mass)) + rotation(&q[3..]) * b.inertia.component_mul(&w);
+            let (r, vel) = (
+                V3::from_column_slice(&q[POSITION]),
+                V3::from_column_slice(&v[LINEAR]),
+            );
+            let w = V3::from_column_slice(&v[ANGULAR]);
+            h += r.cross(&(vel * b.mass)) + rotation(&q[ORIENTATION]) * b.inertia.component_mul(&w);
         }
         h
     }
@@ -471,9 +488,9 @@ pub(super) fn scatter(jac: &mut DMatrix<f64>, r: usize, row: &Row, j: &Joint, si
     for (k, body) in j.sides.iter().enumerate() {
         if let Some(i) = body {
             let jt = sides[k].a.transpose() * row.jt[k];
-            for c in 0..3 {
-                jac[(r, 6 * i + c)] += row.jr[k][c];
-                jac[(r, 6 * i + 3 + c)] += jt[c];
+            for (c, (lin, ang)) in linear(*i).zip(angular(*i)).enumerate() {
+                jac[(r, lin)] += row.jr[k][c];
+                jac[(r, ang)] += jt[c];
             }
         }
     }
@@ -495,12 +512,13 @@ impl Mechanism {
     /// Body `i`'s pose and velocity at `y`.
     pub fn body_state(&self, y: &[f64], i: usize) -> BodyState {
         let (q, v) = self.parts(y, i);
-        let w = rotation(&q[3..]) * V3::new(v[3], v[4], v[5]);
+        let (r, p, vel) = (&q[POSITION], &q[ORIENTATION], &v[LINEAR]);
+        let w = rotation(p) * V3::from_column_slice(&v[ANGULAR]);
         BodyState {
-            r: [q[0], q[1], q[2]],
-            p: [q[3], q[4], q[5], q[6]],
-            rotation: super::kinematics::rotation_vector(&q[3..]),
-            v: [v[0], v[1], v[2]],
+            r: [r[0], r[1], r[2]],
+            p: [p[0], p[1], p[2], p[3]],
+            rotation: super::kinematics::rotation_vector(p),
+            v: [vel[0], vel[1], vel[2]],
             w: [w.x, w.y, w.z],
         }
     }

@@ -80,7 +80,7 @@ impl Mechanism {
     /// The friction directions of the contacts `set` at the state `y` (module doc).
     fn directions(&self, y: &[f64], set: &[usize]) -> Directions {
         let pairs = FRICTION_DIRECTIONS / 2;
-        let mut rows = DMatrix::zeros(set.len() * FRICTION_DIRECTIONS, 6 * self.nb());
+        let mut rows = DMatrix::zeros(set.len() * FRICTION_DIRECTIONS, self.layout().dofs());
         let mut dirs = Vec::with_capacity(rows.nrows());
         for &c in set {
             let contact = &self.contacts[c];

@@ -96,7 +96,7 @@ impl Mechanism {
     pub(super) fn linearise(&self, y: &[f64]) -> Linearised {
         let (rows, jac) = self.constraints(y);
         let k = self.contacts.len();
-        let mut d = DMatrix::zeros(k, 6 * self.nb());
+        let mut d = DMatrix::zeros(k, self.layout().dofs());
         let mut gaps = DVector::zeros(k);
         // Each body's pose once: a joint has several contacts.
         let bodies: Vec<Side> = (0..self.nb()).map(|i| self.side(y, Some(i))).collect();

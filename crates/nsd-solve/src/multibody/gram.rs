@@ -9,6 +9,7 @@
 //! the envelope is the dense algorithm's; outside it the products are exact zeros. The
 //! products `J v` and `Jᵀ λ` skip the same zeros (`times`, `transpose_times`).
 
+use super::state::twist;
 use super::tolerances::GRAM_CONDITION_MAX;
 use nalgebra::{DMatrix, DVector};
 
@@ -17,7 +18,7 @@ use nalgebra::{DMatrix, DVector};
 pub fn times(jac: &DMatrix<f64>, rows_at_body: &[Vec<usize>], v: &DVector<f64>) -> DVector<f64> {
     let mut out = DVector::zeros(jac.nrows());
     for (b, rows) in rows_at_body.iter().enumerate() {
-        for c in 6 * b..6 * b + 6 {
+        for c in twist(b) {
             let col = jac.column(c);
             for &i in rows {
                 out[i] += col[i] * v[c];
@@ -35,7 +36,7 @@ pub fn transpose_times(
 ) -> DVector<f64> {
     let mut out = DVector::zeros(jac.ncols());
     for (b, rows) in rows_at_body.iter().enumerate() {
-        for c in 6 * b..6 * b + 6 {
+        for c in twist(b) {
             let col = jac.column(c);
             out[c] = rows.iter().map(|&i| col[i] * lambda[i]).sum();
         }
@@ -79,7 +80,7 @@ impl Gram {
         // W's lower envelope, body by body.
         let mut l = vec![0.0; start[n]];
         for (b, rows) in rows_at_body.iter().enumerate() {
-            let cols = 6 * b..6 * b + 6;
+            let cols = twist(b);
             for (k, &i) in rows.iter().enumerate() {
                 for &j in &rows[..=k] {
                     let s: f64 = cols
@@ -172,13 +173,15 @@ impl Gram {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::multibody::state::Layout;
 
     /// The envelope factor solves as the dense Cholesky does, on a chain-like Jacobian with
     /// rows out of chain order (a wider envelope) and on a dense one.
     #[test]
     fn solves_as_the_dense_cholesky() {
         let bodies = 4;
-        let mut jac = DMatrix::zeros(7, 6 * bodies);
+        let dofs = Layout { nb: bodies }.dofs();
+        let mut jac = DMatrix::zeros(7, dofs);
         let mut seed = 1u64;
         let mut next = || {
             seed = seed
@@ -192,17 +195,17 @@ mod tests {
             .into_iter()
             .enumerate()
         {
-            for c in 0..6 {
-                jac[(i, 6 * a + c)] = next();
-                jac[(i, 6 * b + c)] = next();
+            for (ca, cb) in twist(a).zip(twist(b)) {
+                jac[(i, ca)] = next();
+                jac[(i, cb)] = next();
             }
             rows_at_body[a].push(i);
             rows_at_body[b].push(i);
         }
         let every_row = vec![(0..7).collect::<Vec<usize>>(); bodies];
-        let minv = DVector::from_fn(6 * bodies, |i, _| 1.0 + i as f64 * 0.1);
+        let minv = DVector::from_fn(dofs, |i, _| 1.0 + i as f64 * 0.1);
         let rhs = DVector::from_fn(7, |i, _| (i as f64).sin());
-        let dense = DMatrix::from_fn(7, 6 * bodies, |_, _| next());
+        let dense = DMatrix::from_fn(7, dofs, |_, _| next());
         for (jac, rows_at_body) in [(jac, rows_at_body), (dense, every_row)] {
             let mut scaled = jac.clone();
             for (mut col, m) in scaled.column_iter_mut().zip(minv.iter()) {
@@ -217,7 +220,7 @@ mod tests {
                 .solve(rhs.clone());
             let err = (&gram - &dense).amax() / dense.amax();
             assert!(err < 1e-12, "{err:e}");
-            let v = DVector::from_fn(6 * bodies, |i, _| (i as f64).cos());
+            let v = DVector::from_fn(dofs, |i, _| (i as f64).cos());
             let product = times(&jac, &rows_at_body, &v) - &jac * &v;
             let transposed = transpose_times(&jac, &rows_at_body, &rhs) - jac.transpose() * &rhs;
             assert!(product.amax() < 1e-14 && transposed.amax() < 1e-14);

@@ -142,9 +142,9 @@ impl Mechanism {
         set: &[usize],
         held: &[usize],
     ) -> Result<Vec<Jump>, Degenerate> {
-        let nb = self.nb();
+        let velocities = self.layout().velocities();
         let lin = self.linearise(y);
-        let v0 = DVector::from_column_slice(&y[7 * nb..]);
+        let v0 = DVector::from_column_slice(&y[velocities.clone()]);
         let rates = &lin.d * &v0;
         let e = self.restitution();
         let all: Vec<usize> = set.iter().chain(held).copied().collect();
@@ -189,7 +189,7 @@ impl Mechanism {
             }
         };
         let rates_after = self.linearise(y).d * &x;
-        y[7 * nb..].copy_from_slice(x.as_slice());
+        y[velocities].copy_from_slice(x.as_slice());
         Ok(all
             .iter()
             .map(|&k| Jump {

@@ -7,6 +7,7 @@ use super::clearance::Gap;
 use super::contact::{Contact, Load, Modes};
 use super::dynamics::Mechanism;
 use super::joints::Side;
+use super::state::{angular, linear};
 use super::tolerances::FRICTION_SLIP_SPEED;
 use crate::ode::hybrid::{law_force, law_potential};
 use nalgebra::{DVector, Vector3};
@@ -88,9 +89,10 @@ impl Mechanism {
                 let force = row.jr[k] * load.normal + ft;
                 let torque = row.jt[k] * load.normal + (load.at.point - side.r).cross(&ft);
                 let torque = side.a.transpose() * torque;
-                for d in 0..3 {
-                    f[6 * i + d] += force[d];
-                    f[6 * i + 3 + d] += torque[d];
+                let f = f.as_mut_slice();
+                for (d, (lin, ang)) in linear(*i).zip(angular(*i)).enumerate() {
+                    f[lin] += force[d];
+                    f[ang] += torque[d];
                 }
             }
         }

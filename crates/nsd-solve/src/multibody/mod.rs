@@ -34,7 +34,8 @@
 //! the drift of the linearised constraints.
 //!
 //! Velocities are `[ṙ, ω']` (body-frame angular velocity, eq. 8), six per body, so the
-//! mass matrix is constant and diagonal in principal axes.
+//! mass matrix is constant and diagonal in principal axes. Where each body's coordinates sit
+//! in the state and in the six-per-body vectors is named in `state.rs`.
 //!
 //! # References
 //! P. E. Nikravesh, *Computer-Aided Analysis of Mechanical Systems*, Prentice Hall 1988
@@ -58,6 +59,7 @@ mod kinematics;
 mod lcp;
 mod loads;
 mod run;
+mod state;
 mod timestep;
 mod timestepping;
 pub mod tolerances;

@@ -38,6 +38,7 @@
 use super::dynamics::{Degenerate, Mechanism};
 use super::gauss::{Programme, Solution};
 use super::kinematics::rates;
+use super::state::{angular, linear, ORIENTATION};
 use super::tolerances::PROJECTION_TOL;
 use nalgebra::{DVector, Vector3};
 use nsd_model::flat::ContactLaw;
@@ -80,10 +81,10 @@ impl Mechanism {
         h: f64,
         closed: &[bool],
     ) -> Result<Step, Degenerate> {
-        let nb = self.nb();
+        let layout = self.layout();
         let lin = self.linearise(y);
         let minv = self.mass_inverse();
-        let v0 = DVector::from_column_slice(&y[7 * nb..]);
+        let v0 = DVector::from_column_slice(&y[layout.velocities()]);
         let v_free = &v0 + (self.applied(y) * h).component_mul(&minv);
         let b = -&lin.phi / h;
         let lower = -&lin.gaps / h;
@@ -126,19 +127,19 @@ impl Mechanism {
             tangential = f.impulse;
         }
         let residual = ((&v - &v_free).component_div(&minv) - pushed).amax() / h;
-        let mut next = y.to_vec();
-        for i in 0..nb {
+        let (mut next, v) = (y.to_vec(), v.as_slice());
+        for i in 0..layout.nb {
             let (q, _) = self.parts(y, i);
-            let w = Vector3::new(v[6 * i + 3], v[6 * i + 4], v[6 * i + 5]);
-            let pdot = rates(&q[3..], &w);
-            for c in 0..3 {
-                next[7 * i + c] += h * v[6 * i + c];
+            let w = Vector3::from_column_slice(&v[angular(i)]);
+            let pdot = rates(&q[ORIENTATION], &w);
+            for (r, rdot) in next[layout.position(i)].iter_mut().zip(&v[linear(i)]) {
+                *r += h * rdot;
             }
-            for c in 0..4 {
-                next[7 * i + 3 + c] += h * pdot[c];
+            for (p, rate) in next[layout.orientation(i)].iter_mut().zip(pdot) {
+                *p += h * rate;
             }
         }
-        next[7 * nb..].copy_from_slice(v.as_slice());
+        next[layout.velocities()].copy_from_slice(v);
         Ok(Step {
             drift: self.violation_of(&next),
             y: next,
@@ -152,9 +153,10 @@ impl Mechanism {
     /// The constraint violation of the positions in `y`: the largest of `|Φ|` (m or
     /// dimensionless, as `PROJECTION_TOL`), the penetration `max(−g, 0)` (m) and `||p| − 1|`.
     pub(super) fn violation_of(&self, y: &[f64]) -> f64 {
-        (0..self.nb())
+        let layout = self.layout();
+        (0..layout.nb)
             .map(|i| {
-                let p = &y[7 * i + 3..7 * i + 7];
+                let p = &y[layout.orientation(i)];
                 (p.iter().map(|x| x * x).sum::<f64>().sqrt() - 1.0).abs()
             })
             .fold(self.linearise(y).infeasibility(), f64::max)
@@ -171,7 +173,7 @@ impl Mechanism {
         closed: &[bool],
     ) -> Result<(), Degenerate> {
         self.normalise(y);
-        let free = DVector::zeros(6 * self.nb());
+        let free = DVector::zeros(self.layout().dofs());
         let mut held = closed.to_vec();
         self.newton_project(t, y, |y| {
             let lin = self.linearise(y);
