@@ -37,8 +37,8 @@ use nsd_solve::hb::Balance;
 use nsd_solve::ode::Tolerances;
 use nsd_solve::periodic::doubling::doubled_start;
 use nsd_solve::periodic::multiple;
-use nsd_solve::periodic::shoot;
 use nsd_solve::periodic::shooting::Shooting;
+use nsd_solve::periodic::{shoot, ShootingError};
 use nsd_solve::poincare::forcing_period;
 
 /// The options of `continue periodic`.
@@ -290,7 +290,8 @@ impl Traced<'_> {
             at: a.span,
             help: "periodic orbits of a forced system: give it a load `Q * cos(Omega * t)`".into(),
         })?;
-        nsd_solve::periodic::hybrid(&start_sys, smooth_only).map_err(unsupported)?;
+        nsd_solve::periodic::hybrid(&start_sys, smooth_only)
+            .map_err(|e| unsupported(e.to_string()))?;
         // The start: the harmonic-balance orbit or the given state, then the transient, which
         // ends on a forcing phase 0.
         let y0 = match req.hb_start {
@@ -320,15 +321,17 @@ impl Traced<'_> {
             help: "start closer to an orbit (`transient`, `x0`, `v0`), lower `step`, or tighten `rtol`/`atol`; the points before are written".into(),
         }
         };
-        let why = || shooting.failure.borrow().clone().unwrap_or_default();
         let part = |x: &DVector<f64>, p: f64, s: &Settings| {
             if req.multiple {
                 multiple::part(&shooting, x, p, s)
             } else {
-                follow(&shooting, x.clone(), p, s).map_err(|e| format!("{e} {}", why()))
+                follow(&shooting, x.clone(), p, s).map_err(|error| ShootingError::Continuation {
+                    error,
+                    cause: shooting.failure.borrow().clone().map(Box::new),
+                })
             }
         };
-        let first = part(&x0, p0, &settings).map_err(numerical)?;
+        let first = part(&x0, p0, &settings).map_err(|e| numerical(e.to_string()))?;
         let offsets: &[f64] = if req.multiple {
             &MULTIPLE_RESTART_OFFSETS
         } else {
@@ -345,7 +348,16 @@ impl Traced<'_> {
         let stopped = branches
             .last()
             .and_then(|b| b.stopped.as_ref())
-            .map(|e| numerical(format!("{e} {}", why())));
+            .map(|error| {
+                let cause = shooting.failure.borrow().clone().map(Box::new);
+                numerical(
+                    ShootingError::Continuation {
+                        error: error.clone(),
+                        cause,
+                    }
+                    .to_string(),
+                )
+            });
         Ok((parts, stopped))
     }
 }
@@ -393,7 +405,7 @@ fn doubled(shooting: &Shooting, main: &Part, settings: &Settings, req: &Request)
 }
 
 /// Follows one part of a branch from a state at phase 0 and a parameter value.
-type FollowFrom<'a> = dyn Fn(&DVector<f64>, f64, &Settings) -> Result<Branch, String> + 'a;
+type FollowFrom<'a> = dyn Fn(&DVector<f64>, f64, &Settings) -> Result<Branch, ShootingError> + 'a;
 
 /// The branch continued past its stalls: while the last part ended early, a new part starts
 /// `offsets` of the range past its last point, in the direction it was heading, from

@@ -63,8 +63,8 @@ impl Orbit {
 
 /// The orbit through `(x, p)`, or why it could not be read.
 fn orbit(s: &Shooting, x: &DVector<f64>, p: f64) -> Result<Orbit, String> {
-    let mut e = s.evaluate(x, p)?;
-    let m = s.monodromy_of(&mut e)?;
+    let mut e = s.evaluate(x, p).map_err(|e| e.to_string())?;
+    let m = s.monodromy_of(&mut e).map_err(|e| e.to_string())?;
     let n = x.len() / 2;
     let mut excursion = vec![0.0f64; n];
     for y in &e.shot.traj.y {

@@ -18,6 +18,7 @@
 //! after a Zeno accumulation are refused: their states are not part of `y₀` yet.
 
 pub mod doubling;
+mod error;
 pub mod multiple;
 pub mod saltation;
 pub mod shooting;
@@ -30,6 +31,8 @@ use nalgebra::Complex;
 use nalgebra::DMatrix;
 use nsd_model::System;
 
+pub use error::ShootingError;
+
 /// Output samples per orbit, for each DOF's largest excursion (the events are sampled too).
 pub const ORBIT_SAMPLES: usize = 400;
 
@@ -41,22 +44,19 @@ pub struct Shot {
     pub span: f64,
 }
 
-/// The hybrid form of `sys` for shooting: the elements whose internal states are not part of
-/// the state vector refused.
-/// The hybrid flow shooting integrates, or why the model's elements cannot be shot.
-pub fn hybrid(sys: &System, smooth_only: bool) -> Result<Hybrid<'_>, String> {
-    let h = Hybrid::new(sys, smooth_only).map_err(|e| e.to_string())?;
+/// The hybrid flow shooting integrates, or why the model's elements cannot be shot (the
+/// elements whose internal states are not part of the state vector refused).
+pub fn hybrid(sys: &System, smooth_only: bool) -> Result<Hybrid<'_>, ShootingError> {
+    let h = Hybrid::new(sys, smooth_only).map_err(ShootingError::Unsupported)?;
     if let Some(j) = h.jenkins.first() {
-        return Err(format!(
-            "`{}`: a Jenkins element's slider position is not in the shooting state yet",
-            j.name
-        ));
+        return Err(ShootingError::JenkinsSlider {
+            element: j.name.clone(),
+        });
     }
     if let Some(c) = h.contacts.first() {
-        return Err(format!(
-            "`{}`: a 2-D friction contact's slider state is not in the shooting state yet",
-            c.name
-        ));
+        return Err(ShootingError::ContactSlider {
+            element: c.name.clone(),
+        });
     }
     Ok(h)
 }
@@ -69,7 +69,7 @@ pub fn shoot(
     span: (f64, f64),
     y0: &[f64],
     tol: &Tolerances,
-) -> Result<Shot, String> {
+) -> Result<Shot, ShootingError> {
     shoot_sampled(sys, smooth_only, span, y0, tol, true)
 }
 
@@ -82,7 +82,7 @@ pub fn shoot_sampled(
     y0: &[f64],
     tol: &Tolerances,
     sampled: bool,
-) -> Result<Shot, String> {
+) -> Result<Shot, ShootingError> {
     let mut h = hybrid(sys, smooth_only)?;
     h.record_switches = true;
     let cfg = Config {
@@ -97,11 +97,10 @@ pub fn shoot_sampled(
         },
         method: Method::Auto,
     };
-    let traj = integrate(&mut h, &cfg, &mut |_| {}).map_err(|f| f.error.to_string())?;
-    if let Some(t) = traj.zeno.first() {
-        return Err(format!(
-            "impacts accumulate (Zeno) near t = {t}: an orbit resting on a stop is not shot yet"
-        ));
+    let traj =
+        integrate(&mut h, &cfg, &mut |_| {}).map_err(|f| ShootingError::Integration(f.error))?;
+    if let Some(&t) = traj.zeno.first() {
+        return Err(ShootingError::Zeno { t });
     }
     Ok(Shot { traj, t0, span })
 }
@@ -119,7 +118,7 @@ impl Shot {
         sys: &System,
         smooth_only: bool,
         tol: &Tolerances,
-    ) -> Result<DMatrix<f64>, String> {
+    ) -> Result<DMatrix<f64>, ShootingError> {
         let mut h = hybrid(sys, smooth_only)?;
         let switches = &self.traj.switches;
         let n2 = h.dim();

@@ -33,6 +33,7 @@
 //! multiple shooting keeps each segment's sensitivities bounded, which long or strongly
 //! unstable orbits (the isolas of period 3 to 17 of paper 000) need.
 
+use super::error::ShootingError;
 use super::saltation::vector_field;
 use super::shooting::{failed, param_difference, system_and_span, Shooting, SystemAt};
 use super::{hybrid, shoot_sampled, variational};
@@ -69,7 +70,7 @@ pub struct MultipleShooting<'a> {
     signature: Vec<String>,
     cache: RefCell<Option<Evaluated>>,
     /// The first failure met (an integration error, a collapsed segment).
-    pub failure: RefCell<Option<String>>,
+    pub failure: RefCell<Option<ShootingError>>,
 }
 
 /// Every segment integrated at one point `(u, p)`.
@@ -90,7 +91,7 @@ impl<'a> MultipleShooting<'a> {
         tol: Tolerances,
         y0: &[f64],
         p: f64,
-    ) -> Result<(MultipleShooting<'a>, DVector<f64>), String> {
+    ) -> Result<(MultipleShooting<'a>, DVector<f64>), ShootingError> {
         let (sys, span) = system_and_span(system_at, periods, p)?;
         let shot = shoot_sampled(&sys, smooth_only, (0.0, span), y0, &tol, false)?;
         let n2 = y0.len();
@@ -179,7 +180,7 @@ impl<'a> MultipleShooting<'a> {
         &self,
         u: &DVector<f64>,
         p: f64,
-    ) -> Result<(DVector<f64>, DMatrix<f64>), String> {
+    ) -> Result<(DVector<f64>, DMatrix<f64>), ShootingError> {
         let (sys, span) = system_and_span(self.system_at, self.periods, p)?;
         self.section_in(&sys, span, u)
     }
@@ -190,7 +191,7 @@ impl<'a> MultipleShooting<'a> {
         sys: &System,
         span: f64,
         u: &DVector<f64>,
-    ) -> Result<(DVector<f64>, DMatrix<f64>), String> {
+    ) -> Result<(DVector<f64>, DMatrix<f64>), ShootingError> {
         let n2 = self.n2;
         let mut d = DMatrix::zeros(n2, self.dim());
         if !self.cyclic() {
@@ -204,7 +205,7 @@ impl<'a> MultipleShooting<'a> {
                 let ((ta, tb), _) = self.times(u, k, span);
                 ta <= at && at < tb
             })
-            .ok_or("the switch times are out of order")?;
+            .ok_or(ShootingError::SwitchOrder)?;
         let ((ta, _), (col_a, _)) = self.times(u, k, span);
         let mut h = hybrid(sys, self.smooth_only)?;
         h.set_mode_state(&self.segments[k].modes);
@@ -223,8 +224,8 @@ impl<'a> MultipleShooting<'a> {
         self.segments.len()
     }
 
-    fn fail(&self, message: String) {
-        self.failure.borrow_mut().get_or_insert(message);
+    fn fail(&self, error: ShootingError) {
+        self.failure.borrow_mut().get_or_insert(error);
     }
 
     /// The residual and its Jacobian at `(u, p)`, the latter only `with_jacobian`.
@@ -233,7 +234,7 @@ impl<'a> MultipleShooting<'a> {
         u: &DVector<f64>,
         p: f64,
         with_jacobian: bool,
-    ) -> Result<(DVector<f64>, DMatrix<f64>), String> {
+    ) -> Result<(DVector<f64>, DMatrix<f64>), ShootingError> {
         let (sys, span) = system_and_span(self.system_at, self.periods, p)?;
         let mut h = hybrid(&sys, self.smooth_only)?;
         let (n2, big_n) = (self.n2, self.segments.len());
@@ -243,9 +244,7 @@ impl<'a> MultipleShooting<'a> {
         for (k, seg) in self.segments.iter().enumerate() {
             let ((ta, tb), (col_a, col_b)) = self.times(u, k, span);
             if tb <= ta {
-                return Err(format!(
-                    "segment {k} of the signature collapsed (a grazing at t ≈ {ta})"
-                ));
+                return Err(ShootingError::SegmentCollapsed { segment: k, t: ta });
             }
             h.set_mode_state(&seg.modes);
             let yk: Vec<f64> = u.rows(k * n2, n2).iter().copied().collect();
@@ -447,7 +446,12 @@ impl Problem for MultipleShooting<'_> {
 /// until a grazing changes it (the continuation stalls where the signature's points stop
 /// being admissible). The points come back in `single`'s unknowns, the state at phase 0
 /// (the tangent mapped through its derivative), so that one report reads both routes.
-pub fn part(single: &Shooting, x: &DVector<f64>, p: f64, s: &Settings) -> Result<Branch, String> {
+pub fn part(
+    single: &Shooting,
+    x: &DVector<f64>,
+    p: f64,
+    s: &Settings,
+) -> Result<Branch, ShootingError> {
     // The signature of the orbit itself, not of a transient towards it (past a grazing,
     // the run from the last orbit may touch one side of a gap before settling onto an
     // orbit that touches both): single shooting's Newton first, where it converges.
@@ -460,8 +464,10 @@ pub fn part(single: &Shooting, x: &DVector<f64>, p: f64, s: &Settings) -> Result
         x.as_slice(),
         p,
     )?;
-    let why = || multiple.failure.borrow().clone().unwrap_or_default();
-    let mut branch = follow(&multiple, u, p, s).map_err(|e| format!("{e} {}", why()))?;
+    let mut branch = follow(&multiple, u, p, s).map_err(|error| ShootingError::Continuation {
+        error,
+        cause: multiple.failure.borrow().clone().map(Box::new),
+    })?;
     branch.points = branch
         .points
         .iter()

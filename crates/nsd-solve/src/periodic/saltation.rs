@@ -17,6 +17,7 @@
 //! Springer 2004, Sect. 7.2 (saltation matrix). di Bernardo, Budd, Champneys and Kowalczyk,
 //! *Piecewise-smooth Dynamical Systems*, Springer 2008, Sect. 2.5.
 
+use super::error::ShootingError;
 use super::tolerances::{GRAZING_RATE, STATE_FLOOR, SWITCH_STEP};
 use crate::ode::driver::{Cause, Switch};
 use crate::ode::hybrid::{Action, EventFn, ModeState};
@@ -30,7 +31,7 @@ pub fn saltation(
     before: &ModeState,
     after: &Switch,
     y_minus: &[f64],
-) -> Result<DMatrix<f64>, String> {
+) -> Result<DMatrix<f64>, ShootingError> {
     let (t, n2) = (after.t, y_minus.len());
     h.set_mode_state(before);
     let f_minus = vector_field(h, t, y_minus);
@@ -50,9 +51,7 @@ pub fn saltation(
     };
     let rate = grad.dot(&f_minus) + g_t;
     if rate.abs() <= GRAZING_RATE * grad.norm() * f_minus.norm() {
-        return Err(format!(
-            "a grazing switch at t = {t} (the event function crosses with zero rate)"
-        ));
+        return Err(ShootingError::Grazing { t });
     }
     h.set_mode_state(&after.modes);
     let jump = vector_field(h, t, &after.y) - &r_y * &f_minus - r_t;

@@ -5,6 +5,7 @@
 //! value). The last evaluation is cached: the continuation asks for the residual and the
 //! Jacobian at the same point in turn.
 
+use super::error::ShootingError;
 use super::tolerances::{MONODROMY_MEMO_BYTES, PARAM_STEP};
 use super::{shoot_sampled, Shot};
 use crate::cont::Problem;
@@ -33,7 +34,7 @@ pub struct Shooting<'a> {
     memo: RefCell<HashMap<Key, DMatrix<f64>>>,
     /// The first failure met (an integration error, an unsupported element, a grazing
     /// switch): the continuation sees a non-finite residual and stops there.
-    pub failure: RefCell<Option<String>>,
+    pub failure: RefCell<Option<ShootingError>>,
 }
 
 /// One evaluated point: the system there, the shot and its monodromy once computed.
@@ -93,12 +94,12 @@ impl<'a> Shooting<'a> {
     }
 
     /// The system at `p` and the span of one orbit there.
-    pub fn system_and_span(&self, p: f64) -> Result<(System, f64), String> {
+    pub fn system_and_span(&self, p: f64) -> Result<(System, f64), ShootingError> {
         system_and_span(self.system_at, self.periods, p)
     }
 
     /// The orbit through `x` at `p` integrated over one span, sampled.
-    pub fn evaluate(&self, x: &DVector<f64>, p: f64) -> Result<Evaluated, String> {
+    pub fn evaluate(&self, x: &DVector<f64>, p: f64) -> Result<Evaluated, ShootingError> {
         self.evaluate_sampled(x, p, true)
     }
 
@@ -108,7 +109,7 @@ impl<'a> Shooting<'a> {
         x: &DVector<f64>,
         p: f64,
         sampled: bool,
-    ) -> Result<Evaluated, String> {
+    ) -> Result<Evaluated, ShootingError> {
         let (sys, span) = self.system_and_span(p)?;
         let shot = shoot_sampled(
             &sys,
@@ -133,7 +134,7 @@ impl<'a> Shooting<'a> {
         &self,
         x: &DVector<f64>,
         p: f64,
-        f: impl FnOnce(&Shooting, &mut Evaluated) -> Result<T, String>,
+        f: impl FnOnce(&Shooting, &mut Evaluated) -> Result<T, ShootingError>,
     ) -> Option<T> {
         let mut cache = self.cache.borrow_mut();
         let hit = cache.as_ref().is_some_and(|e| e.p == p && &e.x == x);
@@ -147,12 +148,12 @@ impl<'a> Shooting<'a> {
         f(self, point).map_err(|e| self.fail(e)).ok()
     }
 
-    fn fail(&self, message: String) {
-        self.failure.borrow_mut().get_or_insert(message);
+    fn fail(&self, error: ShootingError) {
+        self.failure.borrow_mut().get_or_insert(error);
     }
 
     /// The monodromy at an evaluated point (computed once).
-    pub fn monodromy_of(&self, point: &mut Evaluated) -> Result<DMatrix<f64>, String> {
+    pub fn monodromy_of(&self, point: &mut Evaluated) -> Result<DMatrix<f64>, ShootingError> {
         if let Some(m) = &point.monodromy {
             return Ok(m.clone());
         }
@@ -197,9 +198,9 @@ pub(super) fn system_and_span(
     system_at: &SystemAt,
     periods: usize,
     p: f64,
-) -> Result<(System, f64), String> {
-    let sys = system_at(p)?;
-    let period = forcing_period(&sys).map_err(|e| format!("the model {e}"))?;
+) -> Result<(System, f64), ShootingError> {
+    let sys = system_at(p).map_err(|reason| ShootingError::System { p, reason })?;
+    let period = forcing_period(&sys).map_err(|why| ShootingError::NoPeriod { p, why })?;
     Ok((sys, periods as f64 * period))
 }
 

@@ -11,6 +11,7 @@
 //! piecewise-linear laws make `f_m` affine, so the difference is exact up to round-off
 //! (`JVP_STEP`).
 
+use super::error::ShootingError;
 use super::tolerances::{JVP_STEP, MAX_SEGMENT_STEPS, STATE_FLOOR, VARIATIONAL_TOL_FACTOR};
 use crate::ode::dop853::{initial_step, Dop853};
 use crate::ode::step::{Attempt, OneStep, Rhs, StepResult, Trial};
@@ -124,7 +125,7 @@ pub fn segment(
     (t0, t1): (f64, f64),
     y0: &[f64],
     tol: &Tolerances,
-) -> Result<(Vec<f64>, DMatrix<f64>), String> {
+) -> Result<(Vec<f64>, DMatrix<f64>), ShootingError> {
     let n2 = y0.len();
     if t1 <= t0 {
         return Ok((y0.to_vec(), DMatrix::identity(n2, n2)));
@@ -164,10 +165,10 @@ pub fn segment(
             tol: &tol,
         };
         let StepResult::Computed { err } = dop.attempt(&mut rhs, &trial, &mut out) else {
-            return Err(format!("a singular step at t = {t}"));
+            return Err(ShootingError::SingularStep { t });
         };
         if !err.is_finite() {
-            return Err(format!("a non-finite sensitivity at t = {t}"));
+            return Err(ShootingError::NonFiniteSensitivity { t });
         }
         let next = dop.next_step(step, err, rejected);
         if err <= 1.0 {
@@ -176,9 +177,7 @@ pub fn segment(
             std::mem::swap(&mut f0, &mut out.f1);
             accepted += 1;
             if accepted > MAX_SEGMENT_STEPS {
-                return Err(format!(
-                    "more than {MAX_SEGMENT_STEPS} steps in one segment"
-                ));
+                return Err(ShootingError::SegmentSteps { t });
             }
         }
         rejected = err > 1.0;
