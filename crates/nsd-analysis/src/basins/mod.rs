@@ -2,13 +2,14 @@
 //! labelled by the attractor its motion reaches (paper 000, Sect. 5.2, Figs. 13–16).
 //!
 //! Each cell is integrated from its state at `t = 0`, one forcing period at a time, until it
-//! is recognised by recurrence or settles on a cycle (`cell.rs`); settled cycles are matched
-//! against the attractors found so far or added (`attractor.rs`). Options in `options.rs`;
-//! tables, plot and summary in `report.rs`.
+//! is recognised by recurrence or settles on a cycle (`nsd_solve::poincare::run_cells`);
+//! settled cycles are matched against the attractors found so far or polished and added
+//! (`nsd_solve::poincare::Attractor`). Options in `options.rs`; tables, plot and summary in
+//! `report.rs`.
 //!
 //! Determinism: the cells run in chunks of a fixed schedule (`CHUNK_FIRST` doubling up to
 //! `CHUNK_MAX`, whatever the thread count). Within a chunk the cells run in parallel (rayon;
-//! each thread takes the next cell as one of its lanes frees up, `cell::run_cells`) against
+//! each thread takes the next cell as one of its lanes frees up, `poincare::run_cells`) against
 //! what was known when the chunk began; then, in cell-index order, each outcome is settled:
 //! a cycle is matched or becomes the next attractor (ids in order of first finding), and the
 //! boxes the motion visited are labelled with its attractor (a box visited by motions that
@@ -20,8 +21,6 @@
 //! and joined in order (`shard.rs`): the unit of `nsd run --shard i/n` and `nsd merge`, whose
 //! joined files are the single run's.
 
-mod attractor;
-mod cell;
 mod options;
 mod report;
 mod shard;
@@ -30,11 +29,9 @@ pub(super) use options::OPTIONS;
 
 use super::diagnostics::AnalysisError;
 use super::results::Results;
-use attractor::Attractor;
-use cell::{run_cells, CellRun, Fate, Known};
 use nsd_lang::ast::Analysis;
 use nsd_model::{Model, System};
-use nsd_solve::poincare::same_cycle;
+use nsd_solve::poincare::{run_cells, same_cycle, Attractor, CellRun, Fate, Known, MapSettings};
 use options::Options;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -66,9 +63,9 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
     let start = std::time::Instant::now();
     let opts = prepare(a, model, sys)?;
     let blocks = (0..opts.blocks()).collect::<Vec<_>>();
-    let outcomes = run_blocks(&opts, sys, opts.forcing, &blocks, &model.name);
+    let outcomes = run_blocks(&opts, sys, &blocks, &model.name);
     let ctx = report::Context::new(&opts, model, sys);
-    let (labels, attractors) = shard::join(outcomes, opts.cell);
+    let (labels, attractors) = shard::join(outcomes, opts.map.cell);
     Ok(report::results(
         &ctx,
         &labels,
@@ -87,7 +84,7 @@ pub fn run_shard(
 ) -> Result<serde_json::Value, AnalysisError> {
     let opts = prepare(a, model, sys)?;
     let blocks: Vec<usize> = (0..opts.blocks()).filter(|b| b % count == index).collect();
-    let outcomes = run_blocks(&opts, sys, opts.forcing, &blocks, &model.name);
+    let outcomes = run_blocks(&opts, sys, &blocks, &model.name);
     let ctx = report::Context::new(&opts, model, sys);
     Ok(shard::payload(ctx, (index, count), blocks, outcomes))
 }
@@ -95,10 +92,10 @@ pub fn run_shard(
 pub use shard::merge;
 
 /// The options, checked to run: an integrable model under harmonic forcing (its period is
-/// `Options::forcing`).
+/// `MapSettings::forcing`).
 fn prepare(a: &Analysis, model: &Model, sys: &System) -> Result<Options, AnalysisError> {
     let opts = Options::read(a, model, sys)?;
-    if let Err(e) = nsd_solve::ode::Hybrid::new(sys, opts.smooth_only) {
+    if let Err(e) = nsd_solve::ode::Hybrid::new(sys, opts.map.smooth_only) {
         return Err(AnalysisError::Unsupported {
             message: format!("basins of `{}`: {e}", model.name),
             at: a.span,
@@ -116,19 +113,13 @@ struct Block {
 }
 
 /// Runs the blocks `blocks` (indices), each on its own, in order.
-fn run_blocks(
-    opts: &Options,
-    sys: &System,
-    forcing: f64,
-    blocks: &[usize],
-    model: &str,
-) -> Vec<Block> {
+fn run_blocks(opts: &Options, sys: &System, blocks: &[usize], model: &str) -> Vec<Block> {
     let cells = |b: usize| opts.block_range(b);
     let total = blocks.iter().map(|b| cells(*b).len()).sum();
     let bar = super::progress::bar(total, "basins", "cells", model);
     let out = blocks
         .iter()
-        .map(|b| run_block(opts, sys, forcing, cells(*b), &bar))
+        .map(|b| run_block(opts, sys, cells(*b), &bar))
         .collect();
     bar.finish_and_clear();
     out
@@ -138,7 +129,6 @@ fn run_blocks(
 fn run_block(
     opts: &Options,
     sys: &System,
-    forcing: f64,
     range: std::ops::Range<usize>,
     bar: &indicatif::ProgressBar,
 ) -> Block {
@@ -168,13 +158,13 @@ fn run_block(
                     bar.inc(1);
                     out.push((k, run));
                 };
-                run_cells(opts, sys, forcing, &map.known, &mut take, &mut done);
+                run_cells(&opts.map, sys, &map.known, &mut take, &mut done);
                 out
             })
             .collect();
         runs.sort_unstable_by_key(|(k, _)| *k);
         for (_, run) in runs {
-            labels.push(map.settle(opts, sys, forcing, run));
+            labels.push(map.settle(&opts.map, sys, run));
         }
         (next, chunk) = (end, (2 * chunk).min(CHUNK_MAX));
     }
@@ -193,16 +183,16 @@ struct Map {
 
 impl Map {
     /// Settles one cell's outcome (in cell-index order): its label, and what it teaches.
-    fn settle(&mut self, opts: &Options, sys: &System, forcing: f64, run: CellRun) -> Label {
+    fn settle(&mut self, settings: &MapSettings, sys: &System, run: CellRun) -> Label {
         let (id, exit) = match run.fate {
             Fate::Recurred(id) => (id, Exit::Recurrence),
-            Fate::Settled(cycle) => match self.matching(&cycle, opts.cell) {
+            Fate::Settled(cycle) => match self.matching(&cycle, settings.cell) {
                 Some(id) => (id, Exit::Settled),
                 None => {
                     let id = self.attractors.len() as u32 + 1;
-                    match Attractor::new(opts, sys, forcing, &cycle, id) {
+                    match Attractor::new(settings, sys, &cycle, id) {
                         // Polished, it may show its own period and be a known one.
-                        Ok(a) => match self.matching(&a.cycle, opts.cell) {
+                        Ok(a) => match self.matching(&a.cycle, settings.cell) {
                             Some(known) => (known, Exit::Settled),
                             None => {
                                 self.known.cycles.push(a.cycle.clone());

@@ -19,8 +19,7 @@ use nsd_lang::ast::{Analysis, Value};
 use nsd_lang::eval;
 use nsd_lang::units::Dim;
 use nsd_model::{Model, System};
-use nsd_solve::ode::driver::Section;
-use nsd_solve::poincare::Engine;
+use nsd_solve::poincare::MapSettings;
 use nsd_solve::{bytes_text, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
 
 /// Default most forcing periods integrated from one cell (paper 000, Sect. 4: the transient
@@ -63,23 +62,10 @@ pub(super) struct Options {
     pub y: Axis,
     /// The state of every start before the grid coordinates are set.
     pub fixed: Vec<f64>,
-    /// The forcing period (s), the unit of the motions' periods.
-    pub forcing: f64,
-    pub section: Section,
-    pub transient: usize,
-    pub keep: usize,
-    pub max_period: usize,
-    pub tol: f64,
-    /// The recurrence box side and the capture radius of an attractor (state units).
-    pub cell: f64,
-    /// The DOF whose largest |x| over an attractor is its amplitude.
-    pub plot: usize,
-    pub rtol: f64,
-    pub atol: f64,
-    pub smooth_only: bool,
     /// Cells per block: each block of consecutive cells is mapped on its own.
     pub block: usize,
-    pub engine: Engine,
+    /// How the cells are run and the attractors polished (the forcing period among them).
+    pub map: MapSettings,
 }
 
 /// The options of `basins`.
@@ -113,23 +99,33 @@ impl Options {
         let (rtol, atol) = integrator_tolerances(&opts)?;
         let (keep, max_period) = keep_and_max_period(&opts, DEFAULT_KEEP, DEFAULT_MAX_PERIOD)?;
         let plot = opts.dof("plot", sys)?.unwrap_or(x.index % sys.n());
-        Ok(Options {
-            fixed: fixed(a, model, sys, &opts, [x.index, y.index])?,
+        // Checked in this order: of several bad options, the first here is the one reported.
+        let fixed = fixed(a, model, sys, &opts, [x.index, y.index])?;
+        let transient = opts.count("transient", 1)?.unwrap_or(DEFAULT_TRANSIENT);
+        let tol = opts.positive("tol", Dim::NONE, DEFAULT_PERIOD_TOL, "1e-4")?;
+        let cell = opts.positive("cell", Dim::NONE, default_cell, "0.01")?;
+        let smooth_only = opts.choice("events", &["exact", "smooth"])? == Some("smooth");
+        let block = opts.count("block", 1)?.unwrap_or(DEFAULT_BLOCK);
+        let map = MapSettings {
             forcing,
             section,
-            transient: opts.count("transient", 1)?.unwrap_or(DEFAULT_TRANSIENT),
+            transient,
             keep,
             max_period,
-            tol: opts.positive("tol", Dim::NONE, DEFAULT_PERIOD_TOL, "1e-4")?,
-            cell: opts.positive("cell", Dim::NONE, default_cell, "0.01")?,
+            tol,
+            cell,
             plot,
             rtol,
             atol,
-            smooth_only: opts.choice("events", &["exact", "smooth"])? == Some("smooth"),
-            block: opts.count("block", 1)?.unwrap_or(DEFAULT_BLOCK),
+            smooth_only,
             engine: engine(&opts)?,
+        };
+        Ok(Options {
             x,
             y,
+            fixed,
+            block,
+            map,
         })
     }
 }

@@ -4,12 +4,12 @@
 //! error, the representative state), `section.csv` (each attractor's points on `section`
 //! over one period from its representative state) and `basins.svg/png` (Figs. 13, 16).
 
-use super::attractor::Attractor;
 use super::options::{Axis, Options};
 use super::{Exit, Label};
 use crate::options::section;
 use crate::results::{Cell, CellMap, Plot, Results, Table};
 use nsd_model::{Model, System};
+use nsd_solve::poincare::Attractor;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
@@ -40,7 +40,7 @@ impl Context {
             y: opts.y.clone(),
             names: sys.dofs.iter().map(|d| d.name.clone()).collect(),
             warnings: sys.warnings.iter().map(|w| w.message.clone()).collect(),
-            cell: opts.cell,
+            cell: opts.map.cell,
             blocks: opts.blocks(),
         }
     }
@@ -251,23 +251,23 @@ fn plot(opts: &Context, labels: &[Label], attractors: &[Attractor]) -> Plot {
 /// The settings in `meta.json`.
 pub(super) fn settings(opts: &Options, sys: &System) -> Map<String, Value> {
     let axis = |a: &super::options::Axis| json!({ "coordinate": a.name, "from": a.values.first(), "to": a.values.last(), "points": a.values.len() });
-    let mut s = Map::new();
+    let (map, mut s) = (&opts.map, Map::new());
     s.insert("x".into(), axis(&opts.x));
     s.insert("y".into(), axis(&opts.y));
     s.insert("fixed".into(), json!(opts.fixed));
-    s.insert("section".into(), section::describe(&opts.section, sys));
-    s.insert("transient_periods".into(), json!(opts.transient));
-    s.insert("keep".into(), json!(opts.keep));
-    s.insert("max_period".into(), json!(opts.max_period));
-    s.insert("tol".into(), json!(opts.tol));
-    s.insert("cell".into(), json!(opts.cell));
-    s.insert("rtol".into(), json!(opts.rtol));
-    s.insert("atol".into(), json!(opts.atol));
+    s.insert("section".into(), section::describe(&map.section, sys));
+    s.insert("transient_periods".into(), json!(map.transient));
+    s.insert("keep".into(), json!(map.keep));
+    s.insert("max_period".into(), json!(map.max_period));
+    s.insert("tol".into(), json!(map.tol));
+    s.insert("cell".into(), json!(map.cell));
+    s.insert("rtol".into(), json!(map.rtol));
+    s.insert("atol".into(), json!(map.atol));
     s.insert("block".into(), json!(opts.block));
     s.insert(
         "events".into(),
-        json!(if opts.smooth_only { "smooth" } else { "exact" }),
+        json!(if map.smooth_only { "smooth" } else { "exact" }),
     );
-    s.insert("method".into(), json!(opts.engine.name()));
+    s.insert("method".into(), json!(map.engine.name()));
     s
 }

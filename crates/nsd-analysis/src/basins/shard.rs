@@ -10,12 +10,11 @@
 //! of one run: the same source (`source_hash`), nsd version and context, else
 //! `nsd::merge::inconsistent` names the two files and what differs.
 
-use super::attractor::Attractor;
 use super::report::{self, Context};
 use super::{Block, Label};
 use crate::diagnostics::MergeError;
 use crate::results::Results;
-use nsd_solve::poincare::same_cycle;
+use nsd_solve::poincare::{same_cycle, Attractor};
 use serde_json::{json, Value};
 
 /// The format tag of a shard file.

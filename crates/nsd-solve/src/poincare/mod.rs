@@ -2,7 +2,9 @@
 //! points onto itself, in forcing periods, or none (quasi-periodic or chaotic motion); and
 //! the forcing period of a system, for stroboscopic sections; a run over whole forcing
 //! periods; and the matching of two cycles of section points (the same orbit entered at any
-//! phase). Shared by `sweep bifurcation` and `basins`.
+//! phase). Shared by `sweep bifurcation` and `basins`. The basin map's cells, recognised by
+//! recurrence or settled on a cycle, are in `recurrence.rs`; its attractors, polished from
+//! the settled cycles, in `attractor.rs`; both read `MapSettings`.
 //!
 //! A period-`p` orbit of a forced system returns to every section point after `p` forcing
 //! periods `T`: on the stroboscopic section the sequence repeats after `p` points; on a
@@ -13,6 +15,12 @@
 //! # References
 //! Nayfeh and Balachandran, *Applied Nonlinear Dynamics*, Wiley 1995, Sect. 5.6 (Poincaré
 //! sections of periodic, quasi-periodic and chaotic motions).
+
+mod attractor;
+mod recurrence;
+
+pub use attractor::Attractor;
+pub use recurrence::{run_cells, CellRun, Fate, Known};
 
 use crate::ode::driver::{
     integrate_with_section, Config, Method, Output, Section, SectionPoint, Trajectory,
@@ -102,6 +110,39 @@ impl Engine {
             Engine::Dop853 => "dop853",
         }
     }
+}
+
+/// How a basin map runs its cells' stroboscopic maps (`run_cells`) and polishes its
+/// attractors (`Attractor::new`): the map's settings that the backend reads.
+#[derive(Debug, Clone)]
+pub struct MapSettings {
+    /// The forcing period `T` (s): the stroboscopic map's step, the unit of the periods.
+    pub forcing: f64,
+    /// The section of an attractor's tabled points over one period from its representative.
+    pub section: Section,
+    /// Most forcing periods integrated from one cell (periods).
+    pub transient: usize,
+    /// Stroboscopic points over which a cell's period is detected (points).
+    pub keep: usize,
+    /// Longest period looked for (forcing periods).
+    pub max_period: usize,
+    /// The period detection's point tolerance, relative to the largest |coordinate|
+    /// (dimensionless).
+    pub tol: f64,
+    /// The side of the recurrence boxes and an attractor's capture radius (∞-norm, in the
+    /// state's units: m or rad for positions, m/s or rad/s for velocities).
+    pub cell: f64,
+    /// The DOF (index) whose largest |x| over one period is an attractor's amplitude.
+    pub plot: usize,
+    /// The integrator's relative tolerance (dimensionless).
+    pub rtol: f64,
+    /// The integrator's absolute tolerance (state units).
+    pub atol: f64,
+    /// Every gap by its smoothed law (`events = smooth`, as in `Hybrid::new`), else exact
+    /// events.
+    pub smooth_only: bool,
+    /// The integrator of the runs.
+    pub engine: Engine,
 }
 
 /// Integrates `h` from `(t0, y0)` over `span` seconds at the tolerances `(rtol, atol)` with

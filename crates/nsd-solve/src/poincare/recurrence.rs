@@ -1,5 +1,5 @@
-//! One cell of a basin map: the motion from the cell's state, integrated one forcing period
-//! at a time (its stroboscopic map), until it is recognised (recurrence) or settles.
+//! The cells of a basin map by recurrence: the motion from each cell's state, integrated one
+//! forcing period at a time (its stroboscopic map), until it is recognised or settles.
 //!
 //! Recognition follows Attractors.jl's `AttractorsViaRecurrences` (Datseris and Wagemakers
 //! 2022): the stroboscopic state space is cut into boxes of side `cell`; a motion whose
@@ -7,7 +7,7 @@
 //! `ATTRACTOR_HITS` periods in a row, or in boxes already visited by motions that led to one
 //! attractor for `BASIN_HITS` periods in a row, is labelled with that attractor and stops.
 //! Otherwise it runs until the period of its last `keep` stroboscopic points is detected
-//! (`solve::poincare::period_of`): a candidate attractor, matched or added by the caller.
+//! (`period_of`): a candidate attractor, matched or added by the caller (`basins`).
 //! What is known is read only here and frozen while a chunk of cells runs, so a cell's
 //! outcome does not depend on which thread ran it or when.
 //!
@@ -15,10 +15,9 @@
 //! G. Datseris and A. Wagemakers, "Effortless estimation of basins of attraction", Chaos 32,
 //! 023104 (2022), Sect. II (the recurrence algorithm and its consecutive-visit thresholds).
 
-use super::options::Options;
+use super::{distance, period_of, run_strobes, MapSettings, Periodicity, StrobeJob};
+use crate::ode::driver::SectionPoint;
 use nsd_model::System;
-use nsd_solve::ode::driver::SectionPoint;
-use nsd_solve::poincare::{distance, period_of, run_strobes, Periodicity, StrobeJob};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::VecDeque;
 
@@ -43,19 +42,20 @@ const MAX_BOXES: usize = 16_000_000;
 const MIXED: u32 = u32::MAX;
 
 /// A box of the stroboscopic state space: `⌊yᵢ / cell⌋` per coordinate.
-pub(super) type BoxKey = Vec<i64>;
+pub(crate) type BoxKey = Vec<i64>;
 
 /// What the map knows while a chunk runs: the attractors' stroboscopic cycles (by id,
 /// from 1) and the boxes visited by motions that led to each.
 #[derive(Default)]
-pub(super) struct Known {
+pub struct Known {
+    /// The attractors' stroboscopic cycles, attractor `id` at `id - 1`.
     pub cycles: Vec<Vec<Vec<f64>>>,
-    pub boxes: HashMap<BoxKey, u32>,
+    boxes: HashMap<BoxKey, u32>,
 }
 
 /// How a cell's motion ended.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Fate {
+pub enum Fate {
     /// Recognised as the motion toward attractor `id` (recurrence exit).
     Recurred(u32),
     /// Settled on a cycle of `period` forcing periods (its stroboscopic states in order).
@@ -67,14 +67,16 @@ pub(super) enum Fate {
 }
 
 /// One cell's outcome: its fate, the forcing periods integrated and the boxes visited.
-pub(super) struct CellRun {
+pub struct CellRun {
     pub fate: Fate,
+    /// Forcing periods integrated (periods).
     pub periods: usize,
+    /// The boxes of its stroboscopic points, in order (for `Known::label`).
     pub visited: Vec<BoxKey>,
 }
 
 /// The box holding `y`.
-pub(super) fn box_of(y: &[f64], cell: f64) -> BoxKey {
+fn box_of(y: &[f64], cell: f64) -> BoxKey {
     y.iter().map(|v| (v / cell).floor() as i64).collect()
 }
 
@@ -117,11 +119,10 @@ impl Known {
 
 /// Runs the cells that `next` hands out (index and state at `t = 0`, forcing phase 0)
 /// against what is `known`, each outcome handed to `done` with its index as it ends (in
-/// any order; `poincare::run_strobes` may run several at once).
-pub(super) fn run_cells(
-    opts: &Options,
+/// any order; `run_strobes` may run several at once).
+pub fn run_cells(
+    map: &MapSettings,
     sys: &System,
-    forcing: f64,
     known: &Known,
     next: &mut dyn FnMut() -> Option<(usize, Vec<f64>)>,
     done: &mut dyn FnMut(usize, CellRun),
@@ -130,29 +131,28 @@ pub(super) fn run_cells(
         next().map(|(index, y0)| {
             let watch = Watch {
                 index,
-                opts,
+                map,
                 known,
-                forcing,
                 out: CellRun {
                     fate: Fate::Unresolved,
                     periods: 0,
                     visited: Vec::new(),
                 },
-                recent: VecDeque::with_capacity(opts.keep + 1),
+                recent: VecDeque::with_capacity(map.keep + 1),
                 streak: None,
             };
             (watch, y0)
         })
     };
-    let tol = (opts.rtol, opts.atol);
-    let periods = (forcing, opts.transient);
+    let tol = (map.rtol, map.atol);
+    let periods = (map.forcing, map.transient);
     let mut ended = |w: Watch| done(w.index, w.out);
     run_strobes(
         sys,
-        opts.smooth_only,
+        map.smooth_only,
         tol,
         periods,
-        opts.engine,
+        map.engine,
         &mut start,
         &mut ended,
     );
@@ -162,9 +162,8 @@ pub(super) fn run_cells(
 /// points for the period, and the outcome so far.
 struct Watch<'a> {
     index: usize,
-    opts: &'a Options,
+    map: &'a MapSettings,
     known: &'a Known,
-    forcing: f64,
     out: CellRun,
     recent: VecDeque<SectionPoint>,
     streak: Option<(Hit, usize)>,
@@ -173,10 +172,10 @@ struct Watch<'a> {
 impl StrobeJob for Watch<'_> {
     /// Takes the state `y` after `k` forcing periods; true once the cell's fate is decided.
     fn see(&mut self, k: usize, y: &[f64]) -> bool {
-        let (opts, forcing) = (self.opts, self.forcing);
+        let (map, forcing) = (self.map, self.map.forcing);
         self.out.periods = k;
-        let key = box_of(y, opts.cell);
-        let hit = self.known.hit(y, &key, opts.cell);
+        let key = box_of(y, map.cell);
+        let hit = self.known.hit(y, &key, map.cell);
         self.out.visited.push(key);
         self.streak = match (self.streak, hit) {
             (Some((last, n)), Some(h)) if last == h => Some((h, n + 1)),
@@ -197,14 +196,14 @@ impl StrobeJob for Watch<'_> {
             t: k as f64 * forcing,
             y: y.to_vec(),
         });
-        if self.recent.len() > opts.keep {
+        if self.recent.len() > map.keep {
             self.recent.pop_front();
         }
-        if self.recent.len() < opts.keep {
+        if self.recent.len() < map.keep {
             return false;
         }
         let points = self.recent.make_contiguous();
-        match period_of(points, forcing, opts.max_period, opts.tol) {
+        match period_of(points, forcing, map.max_period, map.tol) {
             Periodicity::Periodic { points: p, .. } => {
                 let cycle = points[points.len() - p..].iter().map(|s| s.y.clone());
                 self.out.fate = Fate::Settled(cycle.collect());

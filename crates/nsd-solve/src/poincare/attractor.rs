@@ -1,7 +1,7 @@
 //! The attractors of a basin map: a cycle found by a cell is matched against the known ones
-//! (`solve::poincare::same_cycle`: the same number of stroboscopic points, each within the
+//! by the caller (`same_cycle`: the same number of stroboscopic points, each within the
 //! capture radius `cell` of one of theirs, so the same orbit entered at another phase is the
-//! same attractor), or polished and added.
+//! same attractor), or polished here (`Attractor::new`) and added.
 //!
 //! Polishing iterates the `p`-period stroboscopic map `P^p` from the cycle's first point
 //! until `|P^p(y) − y|∞` falls to `POLISH_FACTOR` times the integrator's error per step
@@ -10,11 +10,10 @@
 //! itself, so the representative state returns to itself to the integration's accuracy, not
 //! only to the period detection's `tol`.
 
-use super::options::Options;
+use super::{distance, run_span, MapSettings};
+use crate::ode::driver::Section;
+use crate::ode::Hybrid;
 use nsd_model::System;
-use nsd_solve::ode::driver::Section;
-use nsd_solve::ode::Hybrid;
-use nsd_solve::poincare::{distance, run_span};
 
 /// Return error, in units of the integrator's error per step, at which polishing stops.
 const POLISH_FACTOR: f64 = 10.0;
@@ -33,7 +32,7 @@ const POLISH_MAX_PERIODS: usize = 3000;
 
 /// One attractor of the map.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub(super) struct Attractor {
+pub struct Attractor {
     /// From 1, in the order found (cells in index order).
     pub id: u32,
     /// In forcing periods.
@@ -42,7 +41,7 @@ pub(super) struct Attractor {
     pub cycle: Vec<Vec<f64>>,
     /// The representative state at `t = 0` (forcing phase 0): the cycle's first point.
     pub rep: Vec<f64>,
-    /// Its points `(t, state)` on the analysis's `section` over one period from `rep`.
+    /// Its points `(t, state)` on `MapSettings::section` over one period from `rep`.
     pub points: Vec<(f64, Vec<f64>)>,
     /// The largest |x| of the plotted DOF over one period.
     pub amplitude: f64,
@@ -53,21 +52,21 @@ pub(super) struct Attractor {
 impl Attractor {
     /// Polishes `cycle` (stroboscopic states of a settled motion) into attractor `id`.
     pub fn new(
-        opts: &Options,
+        map: &MapSettings,
         sys: &System,
-        forcing: f64,
         cycle: &[Vec<f64>],
         id: u32,
     ) -> Result<Attractor, String> {
-        let mut hybrid = Hybrid::new(sys, opts.smooth_only).map_err(|e| e.to_string())?;
+        let forcing = map.forcing;
+        let mut hybrid = Hybrid::new(sys, map.smooth_only).map_err(|e| e.to_string())?;
         let period = cycle.len();
-        let tol = tightened(opts);
+        let tol = tightened(map);
         let span = (0.0, period as f64 * forcing);
         let mut y = cycle.first().ok_or("an empty cycle")?.clone();
         let mut periods = 0;
         loop {
             let next =
-                run_span(&mut hybrid, tol, span, y.clone(), None, vec![], opts.engine)?.final_state;
+                run_span(&mut hybrid, tol, span, y.clone(), None, vec![], map.engine)?.final_state;
             let scale = y.iter().fold(0.0_f64, |s, v| s.max(v.abs()));
             let error = distance(&next, &y);
             y = next;
@@ -78,13 +77,13 @@ impl Attractor {
         }
         // A slowly contracting spiral can pass the period test at a multiple of the period
         // (its points p apart closer than `tol`); polished, the cycle shows its own period.
-        let period = least_period(cycle_of(&mut hybrid, opts, forcing, &y, period)?, opts.tol);
+        let period = least_period(cycle_of(&mut hybrid, map, &y, period)?, map.tol);
         let span = (0.0, period as f64 * forcing);
         let strobe = Section::Stroboscopic {
             origin: 0.0,
             period: forcing,
         };
-        hybrid.peak_of = Some(opts.plot);
+        hybrid.peak_of = Some(map.plot);
         let orbit = run_span(
             &mut hybrid,
             tol,
@@ -92,7 +91,7 @@ impl Attractor {
             y.clone(),
             Some(&strobe),
             vec![],
-            opts.engine,
+            map.engine,
         )?;
         hybrid.peak_of = None;
         let amplitude = orbit.peak;
@@ -104,7 +103,7 @@ impl Attractor {
             .take(period)
             .map(|p| p.y.clone())
             .collect();
-        let section = Some(&opts.section);
+        let section = Some(&map.section);
         let points = run_span(
             &mut hybrid,
             tol,
@@ -112,7 +111,7 @@ impl Attractor {
             y.clone(),
             section,
             vec![],
-            opts.engine,
+            map.engine,
         )?
         .section
         .into_iter()
@@ -132,19 +131,19 @@ impl Attractor {
 
 /// The map's `(rtol, atol)` times `ATTRACTOR_TIGHTENING`, not below `TIGHTEST` (nor above
 /// the map's own).
-fn tightened(opts: &Options) -> (f64, f64) {
+fn tightened(map: &MapSettings) -> (f64, f64) {
     let tighten = |t: f64| (t * ATTRACTOR_TIGHTENING).max(TIGHTEST).min(t);
-    (tighten(opts.rtol), tighten(opts.atol))
+    (tighten(map.rtol), tighten(map.atol))
 }
 
 /// The `period` stroboscopic states from `y` (at forcing phase 0), `y` first.
 fn cycle_of(
     hybrid: &mut Hybrid,
-    opts: &Options,
-    forcing: f64,
+    map: &MapSettings,
     y: &[f64],
     period: usize,
 ) -> Result<Vec<Vec<f64>>, String> {
+    let forcing = map.forcing;
     let strobe = Section::Stroboscopic {
         origin: 0.0,
         period: forcing,
@@ -152,12 +151,12 @@ fn cycle_of(
     let span = (0.0, period as f64 * forcing);
     let orbit = run_span(
         hybrid,
-        tightened(opts),
+        tightened(map),
         span,
         y.to_vec(),
         Some(&strobe),
         vec![],
-        opts.engine,
+        map.engine,
     )?;
     Ok(orbit
         .section
