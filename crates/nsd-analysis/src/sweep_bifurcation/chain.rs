@@ -100,6 +100,7 @@ fn at_value(opts: &Options, sys: &System, y0: &[f64]) -> Result<(Outcome, Vec<f6
             vec![],
             opts.engine,
         )
+        .map_err(|e| e.to_string())
     };
     let (mut y, transient) = match opts.settle {
         None => (

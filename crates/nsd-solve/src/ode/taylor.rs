@@ -24,7 +24,9 @@
 //! high-order Taylor methods", Experimental Mathematics 14 (2005) 99–117, Sect. 3.2 (the
 //! step size from the last two coefficients).
 
-use super::driver::{peak, Section, SectionPoint, SectionSampler, SimError, StepCurve, Trajectory};
+use super::driver::{
+    peak, RunError, Section, SectionPoint, SectionSampler, SimError, StepCurve, Trajectory,
+};
 use super::hybrid::{
     Action, EventFn, GapMode, Hybrid, JustSwitched, LaneStart, Series, Tape, LANES,
 };
@@ -112,7 +114,7 @@ pub fn integrate_lanes<M>(
     section: &Section,
     next: &mut dyn FnMut() -> Option<(M, Vec<f64>)>,
     see: &dyn Fn(&mut M, &SectionPoint) -> bool,
-    done: &mut dyn FnMut(M, Result<(), String>),
+    done: &mut dyn FnMut(M, Result<(), RunError>),
 ) {
     let mut lanes: [Option<(M, Hybrid, Flow)>; LANES] = std::array::from_fn(|_| None);
     let mut series: Vec<Series> = Vec::new();
@@ -127,7 +129,7 @@ pub fn integrate_lanes<M>(
                     }
                     *slot = Some((payload, h, flow));
                 }
-                Err(e) => done(payload, Err(e.to_string())),
+                Err(e) => done(payload, Err(RunError::Unsupported(e))),
             }
         }
         if lanes.iter().all(Option::is_none) {
@@ -151,7 +153,7 @@ pub fn integrate_lanes<M>(
             });
             let ended = match outcome {
                 Ok(stopped) => (stopped || !flow.running()).then_some(Ok(())),
-                Err(e) => Some(Err(e.to_string())),
+                Err(e) => Some(Err(RunError::Integration(e))),
             };
             let Some(result) = ended else { continue };
             if let Some((payload, ..)) = slot.take() {

@@ -11,7 +11,7 @@
 //! only to the period detection's `tol`.
 
 use super::{distance, run_span, MapSettings};
-use crate::ode::driver::Section;
+use crate::ode::driver::{RunError, Section};
 use crate::ode::Hybrid;
 use nsd_model::System;
 
@@ -56,13 +56,16 @@ impl Attractor {
         sys: &System,
         cycle: &[Vec<f64>],
         id: u32,
-    ) -> Result<Attractor, String> {
+    ) -> Result<Attractor, RunError> {
         let forcing = map.forcing;
-        let mut hybrid = Hybrid::new(sys, map.smooth_only).map_err(|e| e.to_string())?;
+        let mut hybrid = Hybrid::new(sys, map.smooth_only).map_err(RunError::Unsupported)?;
         let period = cycle.len();
         let tol = tightened(map);
         let span = (0.0, period as f64 * forcing);
-        let mut y = cycle.first().ok_or("an empty cycle")?.clone();
+        let mut y = cycle
+            .first()
+            .expect("a settled cycle holds one point per period, at least one")
+            .clone();
         let mut periods = 0;
         loop {
             let next =
@@ -142,7 +145,7 @@ fn cycle_of(
     map: &MapSettings,
     y: &[f64],
     period: usize,
-) -> Result<Vec<Vec<f64>>, String> {
+) -> Result<Vec<Vec<f64>>, RunError> {
     let forcing = map.forcing;
     let strobe = Section::Stroboscopic {
         origin: 0.0,

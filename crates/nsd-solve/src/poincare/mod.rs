@@ -23,7 +23,7 @@ pub use attractor::Attractor;
 pub use recurrence::{run_cells, CellRun, Fate, Known};
 
 use crate::ode::driver::{
-    integrate_with_section, Config, Method, Output, Section, SectionPoint, Trajectory,
+    integrate_with_section, Config, Method, Output, RunError, Section, SectionPoint, Trajectory,
 };
 use crate::ode::hybrid::Tape;
 use crate::ode::taylor::{integrate_lanes, integrate_taylor, integrate_taylor_until};
@@ -148,7 +148,7 @@ pub struct MapSettings {
 /// Integrates `h` from `(t0, y0)` over `span` seconds at the tolerances `(rtol, atol)` with
 /// `engine`, recording `section` and the samples at the times `samples` (absolute): the one
 /// run of `sweep bifurcation`'s transients and windows and of `basins`' forcing periods. The
-/// error is the integrator's message.
+/// error is the integrator's.
 pub fn run_span(
     h: &mut Hybrid,
     (rtol, atol): (f64, f64),
@@ -157,11 +157,11 @@ pub fn run_span(
     section: Option<&Section>,
     samples: Vec<f64>,
     engine: Engine,
-) -> Result<Trajectory, String> {
+) -> Result<Trajectory, RunError> {
     if engine == Engine::Auto && h.not_polynomial().is_none() {
         let times = (t0, t0 + span);
         return integrate_taylor(h, (rtol, atol), times, y0, section, &samples)
-            .map_err(|e| e.to_string());
+            .map_err(RunError::Integration);
     }
     let cfg = Config {
         t0,
@@ -175,7 +175,8 @@ pub fn run_span(
         output: Output::At(samples),
         method: Method::Auto,
     };
-    integrate_with_section(h, &cfg, section, &mut |_| {}).map_err(|f| f.error.to_string())
+    integrate_with_section(h, &cfg, section, &mut |_| {})
+        .map_err(|f| RunError::Integration(f.error))
 }
 
 /// Integrates `h` from `y0` at `t = 0` (forcing phase 0) at the tolerances `(rtol, atol)`
@@ -183,7 +184,7 @@ pub fn run_span(
 /// stroboscopic state `(k, y(kT))`, `k = 1, 2, …`, to `see` until it returns true: the
 /// stroboscopic map of `basins`' cells. By Taylor series one run reads the states from the
 /// steps' series (a step is not ended at a period's end); by the DOP853 loop one `run_span`
-/// per period. The error is the integrator's message.
+/// per period.
 pub fn run_strobe(
     h: &mut Hybrid,
     tol: (f64, f64),
@@ -191,12 +192,12 @@ pub fn run_strobe(
     y0: Vec<f64>,
     engine: Engine,
     see: &mut dyn FnMut(usize, &[f64]) -> bool,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     if engine == Engine::Auto && h.not_polynomial().is_none() {
         let (section, times) = strobe_run(forcing, periods);
         let mut stop = |p: &SectionPoint| see(period_index(p, forcing), &p.y);
         integrate_taylor_until(h, tol, times, y0, Some(&section), &[], &mut stop)
-            .map_err(|e| e.to_string())?;
+            .map_err(RunError::Integration)?;
         return Ok(());
     }
     let mut y = y0;
@@ -229,8 +230,8 @@ fn period_index(p: &SectionPoint, forcing: f64) -> usize {
 pub trait StrobeJob {
     /// Takes the state `y` after `k` forcing periods; true ends the motion.
     fn see(&mut self, k: usize, y: &[f64]) -> bool;
-    /// The integration failed (the integrator's message).
-    fn fail(&mut self, message: String);
+    /// The run failed (the model's elements, or the integration).
+    fn fail(&mut self, error: RunError);
 }
 
 /// Runs every job that `next` hands out (with its state at `t = 0`) as `run_strobe` does
@@ -251,7 +252,7 @@ pub fn run_strobes<J: StrobeJob>(
         Ok(mut h) if engine == Engine::Auto => Tape::new(&mut h, TAYLOR_ORDER),
         _ => None,
     };
-    let mut ended = |mut job: J, outcome: Result<(), String>| {
+    let mut ended = |mut job: J, outcome: Result<(), RunError>| {
         if let Err(e) = outcome {
             job.fail(e);
         }
@@ -275,7 +276,7 @@ pub fn run_strobes<J: StrobeJob>(
     }
     while let Some((mut job, y0)) = next() {
         let outcome = Hybrid::new(sys, smooth_only)
-            .map_err(|e| e.to_string())
+            .map_err(RunError::Unsupported)
             .and_then(|mut h| {
                 let mut see = |k: usize, y: &[f64]| job.see(k, y);
                 run_strobe(&mut h, tol, (forcing, periods), y0, engine, &mut see)

@@ -21,7 +21,7 @@ pub use actions::Event;
 pub use section::{Section, SectionPoint};
 
 use super::dop853::{initial_step, Tolerances};
-use super::hybrid::{Element, EventFn, Hybrid, JustSwitched, ModeState};
+use super::hybrid::{Element, EventFn, Hybrid, JustSwitched, ModeState, Unsupported};
 use super::tolerances::{
     MAX_STEPS, MIN_SHORTENED_STEP, MIN_STEP, PACE_FACTOR, PACE_STEPS, POOR_FIT_STEP_CUT,
     RESTART_SKIP, UNDECIDED_STEP_CUT,
@@ -121,6 +121,16 @@ pub struct Switch {
     pub cause: Cause,
     pub y: Vec<f64>,
     pub modes: ModeState,
+}
+
+/// Why a run of a model could not be made: its elements cannot be integrated, or the
+/// integration failed (with its time).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RunError {
+    #[error("{0}")]
+    Unsupported(Unsupported),
+    #[error("{0}")]
+    Integration(SimError),
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
