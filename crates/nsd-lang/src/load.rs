@@ -6,7 +6,7 @@
 //! is, and an import of a file that does not end in `.nsd` is refused before it is read, so
 //! that no diagnostic echoes a line of, say, `/etc/shadow`.
 //!
-//! **Invariant:** this module and the shells are the only places in `src/lang` that read
+//! **Invariant:** this module and the shells are the only places in nsd-lang that read
 //! files (`.nsd` sources and the MatrixMarket files that models import).
 
 use super::ast::{Analysis, Expect, File, Item, Template};
