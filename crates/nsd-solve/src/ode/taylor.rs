@@ -25,7 +25,7 @@
 //! step size from the last two coefficients).
 
 use super::driver::{
-    peak, RunError, Section, SectionPoint, SectionSampler, SimError, StepCurve, Trajectory,
+    peak, FlowError, Section, SectionPoint, SectionSampler, SimError, StepCurve, Trajectory,
 };
 use super::hybrid::{
     Action, EventFn, GapMode, Hybrid, JustSwitched, LaneStart, Series, Tape, LANES,
@@ -114,7 +114,7 @@ pub fn integrate_lanes<M>(
     section: &Section,
     next: &mut dyn FnMut() -> Option<(M, Vec<f64>)>,
     see: &dyn Fn(&mut M, &SectionPoint) -> bool,
-    done: &mut dyn FnMut(M, Result<(), RunError>),
+    done: &mut dyn FnMut(M, Result<(), FlowError>),
 ) {
     let mut lanes: [Option<(M, Hybrid, Flow)>; LANES] = std::array::from_fn(|_| None);
     let mut series: Vec<Series> = Vec::new();
@@ -129,7 +129,7 @@ pub fn integrate_lanes<M>(
                     }
                     *slot = Some((payload, h, flow));
                 }
-                Err(e) => done(payload, Err(RunError::Unsupported(e))),
+                Err(e) => done(payload, Err(FlowError::Unsupported(e))),
             }
         }
         if lanes.iter().all(Option::is_none) {
@@ -153,7 +153,7 @@ pub fn integrate_lanes<M>(
             });
             let ended = match outcome {
                 Ok(stopped) => (stopped || !flow.running()).then_some(Ok(())),
-                Err(e) => Some(Err(RunError::Integration(e))),
+                Err(e) => Some(Err(FlowError::Integration(e))),
             };
             let Some(result) = ended else { continue };
             if let Some((payload, ..)) = slot.take() {

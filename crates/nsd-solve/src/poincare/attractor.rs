@@ -11,7 +11,7 @@
 //! only to the period detection's `tol`.
 
 use super::{distance, run_span, MapSettings};
-use crate::ode::driver::{RunError, Section};
+use crate::ode::driver::{FlowError, Section};
 use crate::ode::Hybrid;
 use nsd_model::System;
 
@@ -56,9 +56,9 @@ impl Attractor {
         sys: &System,
         cycle: &[Vec<f64>],
         id: u32,
-    ) -> Result<Attractor, RunError> {
+    ) -> Result<Attractor, FlowError> {
         let forcing = map.forcing;
-        let mut hybrid = Hybrid::new(sys, map.smooth_only).map_err(RunError::Unsupported)?;
+        let mut hybrid = Hybrid::new(sys, map.smooth_only).map_err(FlowError::Unsupported)?;
         let period = cycle.len();
         let tol = tightened(map);
         let span = (0.0, period as f64 * forcing);
@@ -145,7 +145,7 @@ fn cycle_of(
     map: &MapSettings,
     y: &[f64],
     period: usize,
-) -> Result<Vec<Vec<f64>>, RunError> {
+) -> Result<Vec<Vec<f64>>, FlowError> {
     let forcing = map.forcing;
     let strobe = Section::Stroboscopic {
         origin: 0.0,

@@ -23,7 +23,7 @@ pub use attractor::Attractor;
 pub use recurrence::{run_cells, CellRun, Fate, Known};
 
 use crate::ode::driver::{
-    integrate_with_section, Config, Method, Output, RunError, Section, SectionPoint, Trajectory,
+    integrate_with_section, Config, FlowError, Method, Output, Section, SectionPoint, Trajectory,
 };
 use crate::ode::hybrid::Tape;
 use crate::ode::taylor::{integrate_lanes, integrate_taylor, integrate_taylor_until};
@@ -157,11 +157,11 @@ pub fn run_span(
     section: Option<&Section>,
     samples: Vec<f64>,
     engine: Engine,
-) -> Result<Trajectory, RunError> {
+) -> Result<Trajectory, FlowError> {
     if engine == Engine::Auto && h.not_polynomial().is_none() {
         let times = (t0, t0 + span);
         return integrate_taylor(h, (rtol, atol), times, y0, section, &samples)
-            .map_err(RunError::Integration);
+            .map_err(FlowError::Integration);
     }
     let cfg = Config {
         t0,
@@ -176,7 +176,7 @@ pub fn run_span(
         method: Method::Auto,
     };
     integrate_with_section(h, &cfg, section, &mut |_| {})
-        .map_err(|f| RunError::Integration(f.error))
+        .map_err(|f| FlowError::Integration(f.error))
 }
 
 /// Integrates `h` from `y0` at `t = 0` (forcing phase 0) at the tolerances `(rtol, atol)`
@@ -192,12 +192,12 @@ pub fn run_strobe(
     y0: Vec<f64>,
     engine: Engine,
     see: &mut dyn FnMut(usize, &[f64]) -> bool,
-) -> Result<(), RunError> {
+) -> Result<(), FlowError> {
     if engine == Engine::Auto && h.not_polynomial().is_none() {
         let (section, times) = strobe_run(forcing, periods);
         let mut stop = |p: &SectionPoint| see(period_index(p, forcing), &p.y);
         integrate_taylor_until(h, tol, times, y0, Some(&section), &[], &mut stop)
-            .map_err(RunError::Integration)?;
+            .map_err(FlowError::Integration)?;
         return Ok(());
     }
     let mut y = y0;
@@ -231,7 +231,7 @@ pub trait StrobeJob {
     /// Takes the state `y` after `k` forcing periods; true ends the motion.
     fn see(&mut self, k: usize, y: &[f64]) -> bool;
     /// The run failed (the model's elements, or the integration).
-    fn fail(&mut self, error: RunError);
+    fn fail(&mut self, error: FlowError);
 }
 
 /// Runs every job that `next` hands out (with its state at `t = 0`) as `run_strobe` does
@@ -252,7 +252,7 @@ pub fn run_strobes<J: StrobeJob>(
         Ok(mut h) if engine == Engine::Auto => Tape::new(&mut h, TAYLOR_ORDER),
         _ => None,
     };
-    let mut ended = |mut job: J, outcome: Result<(), RunError>| {
+    let mut ended = |mut job: J, outcome: Result<(), FlowError>| {
         if let Err(e) = outcome {
             job.fail(e);
         }
@@ -276,7 +276,7 @@ pub fn run_strobes<J: StrobeJob>(
     }
     while let Some((mut job, y0)) = next() {
         let outcome = Hybrid::new(sys, smooth_only)
-            .map_err(RunError::Unsupported)
+            .map_err(FlowError::Unsupported)
             .and_then(|mut h| {
                 let mut see = |k: usize, y: &[f64]| job.see(k, y);
                 run_strobe(&mut h, tol, (forcing, periods), y0, engine, &mut see)

@@ -16,7 +16,7 @@
 //! 023104 (2022), Sect. II (the recurrence algorithm and its consecutive-visit thresholds).
 
 use super::{distance, period_of, run_strobes, MapSettings, Periodicity, StrobeJob};
-use crate::ode::driver::{RunError, SectionPoint};
+use crate::ode::driver::{FlowError, SectionPoint};
 use nsd_model::System;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::VecDeque;
@@ -63,7 +63,7 @@ pub enum Fate {
     /// Neither within `transient` periods: aperiodic, or slower to settle.
     Unresolved,
     /// The integration failed (its message).
-    Failed(RunError),
+    Failed(FlowError),
 }
 
 /// One cell's outcome: its fate, the forcing periods integrated and the boxes visited.
@@ -213,7 +213,7 @@ impl StrobeJob for Watch<'_> {
         }
     }
 
-    fn fail(&mut self, error: RunError) {
+    fn fail(&mut self, error: FlowError) {
         self.out.fate = Fate::Failed(error);
     }
 }

@@ -123,10 +123,10 @@ pub struct Switch {
     pub modes: ModeState,
 }
 
-/// Why a run of a model could not be made: its elements cannot be integrated, or the
+/// Why the hybrid flow of a model could not be run: its elements cannot be integrated, or the
 /// integration failed (with its time).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum RunError {
+pub enum FlowError {
     #[error("{0}")]
     Unsupported(Unsupported),
     #[error("{0}")]
