@@ -125,7 +125,7 @@ impl Reading<'_> {
         let n = self.hb.dofs();
         let width = self.hb.aft.width();
         match self.basis {
-            None => (0..width).map(|p| x[p * n + i]).collect(),
+            None => self.hb.dof_coefficients(x, i),
             Some(t) => (0..width)
                 .map(|p| (0..n).map(|c| t[(i, c)] * x[p * n + c]).sum())
                 .collect(),

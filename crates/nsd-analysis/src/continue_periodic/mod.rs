@@ -325,10 +325,8 @@ impl Traced<'_> {
             if req.multiple {
                 multiple::part(&shooting, x, p, s)
             } else {
-                follow(&shooting, x.clone(), p, s).map_err(|error| ShootingError::Continuation {
-                    error,
-                    cause: shooting.failure.borrow().clone().map(Box::new),
-                })
+                follow(&shooting, x.clone(), p, s)
+                    .map_err(|error| ShootingError::continuation(error, &shooting.failure))
             }
         };
         let first = part(&x0, p0, &settings).map_err(|e| numerical(e.to_string()))?;
@@ -349,14 +347,7 @@ impl Traced<'_> {
             .last()
             .and_then(|b| b.stopped.as_ref())
             .map(|error| {
-                let cause = shooting.failure.borrow().clone().map(Box::new);
-                numerical(
-                    ShootingError::Continuation {
-                        error: error.clone(),
-                        cause,
-                    }
-                    .to_string(),
-                )
+                numerical(ShootingError::continuation(error.clone(), &shooting.failure).to_string())
             });
         Ok((parts, stopped))
     }

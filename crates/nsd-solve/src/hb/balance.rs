@@ -145,6 +145,12 @@ impl Balance {
         self.n
     }
 
+    /// DOF `i`'s coefficients in `q` (harmonic-major: the mean, then `cos kωt` and `sin kωt`
+    /// per harmonic), the input of `aft.peak`.
+    pub fn dof_coefficients(&self, q: &DVector<f64>, i: usize) -> Vec<f64> {
+        (0..self.aft.width()).map(|p| q[p * self.n + i]).collect()
+    }
+
     /// The state `[x, ẋ]` at time `t` of the periodic motion with coefficients `q` at `ω`
     /// (harmonic-major: the mean, then `cos kωt` and `sin kωt` per harmonic).
     pub fn state_at(&self, q: &DVector<f64>, omega: f64, t: f64) -> Vec<f64> {

@@ -141,14 +141,9 @@ pub fn excursion_curve(
         ..default_settings(range)
     };
     let branch = continued(hb, true, &settings).curve?;
-    let n = hb.dofs();
-    let width = hb.aft.width();
     Ok(branch
         .points
         .iter()
-        .map(|pt| {
-            let coef: Vec<f64> = (0..width).map(|p| pt.x[p * n + dof]).collect();
-            (pt.p, hb.aft.peak(&coef))
-        })
+        .map(|pt| (pt.p, hb.aft.peak(&hb.dof_coefficients(&pt.x, dof))))
         .collect())
 }

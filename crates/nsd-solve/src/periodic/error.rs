@@ -4,9 +4,9 @@
 
 use super::tolerances::MAX_SEGMENT_STEPS;
 use crate::cont::ContError;
-use crate::ode::driver::SimError;
-use crate::ode::hybrid::Unsupported;
+use crate::ode::driver::FlowError;
 use crate::poincare::NoPeriod;
+use std::cell::RefCell;
 
 /// A failure of a shot, a sensitivity or a shooting residual.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -18,18 +18,16 @@ pub enum ShootingError {
     /// The model at `p` has no forcing period to shoot over.
     #[error("the model {why}")]
     NoPeriod { p: f64, why: NoPeriod },
-    /// The model's elements cannot be integrated.
+    /// The model's elements cannot be integrated, or the integration of the orbit failed
+    /// (the integrator's error, with its time).
     #[error("{0}")]
-    Unsupported(Unsupported),
+    Flow(FlowError),
     /// A Jenkins element: its slider position is not part of the shooting state.
     #[error("`{element}`: a Jenkins element's slider position is not in the shooting state yet")]
     JenkinsSlider { element: String },
     /// A 2-D friction contact: its slider state is not part of the shooting state.
     #[error("`{element}`: a 2-D friction contact's slider state is not in the shooting state yet")]
     ContactSlider { element: String },
-    /// The integration of the orbit failed (the integrator's error, with its time).
-    #[error("{0}")]
-    Integration(SimError),
     /// Impacts accumulate near `t` (s).
     #[error("impacts accumulate (Zeno) near t = {t}: an orbit resting on a stop is not shot yet")]
     Zeno { t: f64 },
@@ -58,4 +56,15 @@ pub enum ShootingError {
         error: ContError,
         cause: Option<Box<ShootingError>>,
     },
+}
+
+impl ShootingError {
+    /// The continuation's stop `error`, with the first shooting failure the problem kept
+    /// (`failure`, as `Shooting` and `MultipleShooting` keep it).
+    pub fn continuation(error: ContError, failure: &RefCell<Option<ShootingError>>) -> Self {
+        ShootingError::Continuation {
+            error,
+            cause: failure.borrow().clone().map(Box::new),
+        }
+    }
 }

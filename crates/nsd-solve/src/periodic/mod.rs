@@ -25,7 +25,7 @@ pub mod shooting;
 mod tolerances;
 mod variational;
 
-use crate::ode::driver::{integrate, Config, Method, Output, Trajectory};
+use crate::ode::driver::{integrate, Config, FlowError, Method, Output, Trajectory};
 use crate::ode::{Hybrid, Tolerances};
 use nalgebra::Complex;
 use nalgebra::DMatrix;
@@ -47,7 +47,8 @@ pub struct Shot {
 /// The hybrid flow shooting integrates, or why the model's elements cannot be shot (the
 /// elements whose internal states are not part of the state vector refused).
 pub fn hybrid(sys: &System, smooth_only: bool) -> Result<Hybrid<'_>, ShootingError> {
-    let h = Hybrid::new(sys, smooth_only).map_err(ShootingError::Unsupported)?;
+    let h = Hybrid::new(sys, smooth_only)
+        .map_err(|e| ShootingError::Flow(FlowError::Unsupported(e)))?;
     if let Some(j) = h.jenkins.first() {
         return Err(ShootingError::JenkinsSlider {
             element: j.name.clone(),
@@ -97,8 +98,8 @@ pub fn shoot_sampled(
         },
         method: Method::Auto,
     };
-    let traj =
-        integrate(&mut h, &cfg, &mut |_| {}).map_err(|f| ShootingError::Integration(f.error))?;
+    let traj = integrate(&mut h, &cfg, &mut |_| {})
+        .map_err(|f| ShootingError::Flow(FlowError::Integration(f.error)))?;
     if let Some(&t) = traj.zeno.first() {
         return Err(ShootingError::Zeno { t });
     }

@@ -464,10 +464,8 @@ pub fn part(
         x.as_slice(),
         p,
     )?;
-    let mut branch = follow(&multiple, u, p, s).map_err(|error| ShootingError::Continuation {
-        error,
-        cause: multiple.failure.borrow().clone().map(Box::new),
-    })?;
+    let mut branch = follow(&multiple, u, p, s)
+        .map_err(|error| ShootingError::continuation(error, &multiple.failure))?;
     branch.points = branch
         .points
         .iter()
