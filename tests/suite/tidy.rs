@@ -61,11 +61,18 @@ fn every_source_file_opens_with_a_module_doc() {
     }
 }
 
-/// The workspace dependencies (`nsd-… = { path = … }`) a crate's manifest names, in any of
-/// its dependency tables, and the other crates it names in `[dependencies]`.
-fn manifest_dependencies(manifest: &str) -> (Vec<String>, Vec<String>) {
-    let mut workspace = Vec::new();
-    let mut external = Vec::new();
+/// A dependency a crate's manifest names: its table (`[dependencies]`,
+/// `[dev-dependencies]`, …), its name, and whether it is a workspace crate (`path = …`).
+#[derive(Debug, PartialEq)]
+struct Dependency {
+    table: String,
+    name: String,
+    workspace: bool,
+}
+
+/// Every dependency of every dependency table of a manifest, in order.
+fn manifest_dependencies(manifest: &str) -> Vec<Dependency> {
+    let mut out = Vec::new();
     let mut table = "";
     for line in manifest.lines().map(str::trim) {
         if line.starts_with('[') {
@@ -75,17 +82,16 @@ fn manifest_dependencies(manifest: &str) -> (Vec<String>, Vec<String>) {
         let Some((name, value)) = line.split_once('=') else {
             continue;
         };
-        let name = name.trim().trim_end_matches(".workspace").to_string();
-        if !table.ends_with("dependencies]") || name.starts_with('#') {
-            continue;
-        }
-        if value.contains("path") {
-            workspace.push(name);
-        } else if table == "[dependencies]" {
-            external.push(name);
+        let name = name.trim().trim_end_matches(".workspace");
+        if table.ends_with("dependencies]") && !name.starts_with('#') {
+            out.push(Dependency {
+                table: table.into(),
+                name: name.into(),
+                workspace: value.contains("path"),
+            });
         }
     }
-    (workspace, external)
+    out
 }
 
 /// Issue 44: each crate depends on earlier stages only (Cargo refuses a cycle; this refuses
@@ -98,21 +104,27 @@ fn crates_depend_on_earlier_stages_only() {
     for (stage, (name, dir)) in STAGES.iter().enumerate() {
         let manifest = std::fs::read_to_string(root.join(dir).join("Cargo.toml"))
             .expect("every stage has a manifest");
-        let (workspace, external) = manifest_dependencies(&manifest);
-        for dep in &workspace {
-            let Some(at) = order(dep) else {
-                panic!("{name} depends on {dep}, which is not a stage of STAGES");
+        let deps = manifest_dependencies(&manifest);
+        for dep in deps.iter().filter(|d| d.workspace) {
+            let Some(at) = order(&dep.name) else {
+                panic!(
+                    "{name} depends on {}, which is not a stage of STAGES",
+                    dep.name
+                );
             };
-            assert!(at < stage, "{name} depends on the later stage {dep}");
+            assert!(at < stage, "{name} depends on the later stage {}", dep.name);
         }
         if *name == "nsd-lang" {
             for la in ["nalgebra", "sprs", "sprs-ldl"] {
-                assert!(!external.iter().any(|e| e == la), "nsd-lang uses {la}");
+                assert!(!deps.iter().any(|d| d.name == la), "nsd-lang uses {la}");
             }
         }
         if *name == "nsd-solve" {
-            let (runtime, _) =
-                manifest_dependencies(manifest.split("[dev-dependencies]").next().unwrap_or(""));
+            let runtime: Vec<&str> = deps
+                .iter()
+                .filter(|d| d.workspace && d.table == "[dependencies]")
+                .map(|d| d.name.as_str())
+                .collect();
             assert_eq!(
                 runtime,
                 ["nsd-model"],
@@ -127,9 +139,20 @@ fn the_manifest_reader_tells_workspace_from_external_dependencies() {
     let manifest = "[package]\nname = \"x\"\n\n[dependencies]\nnsd-lang = { path = \"../nsd-lang\" }\n\
                     sprs.workspace = true\n\n[dev-dependencies]\nnsd-model = { path = \"../nsd-model\" }\n\
                     proptest = \"1\"\n";
-    let (workspace, external) = manifest_dependencies(manifest);
-    assert_eq!(workspace, ["nsd-lang", "nsd-model"]);
-    assert_eq!(external, ["sprs"]);
+    let dep = |table: &str, name: &str, workspace| Dependency {
+        table: table.into(),
+        name: name.into(),
+        workspace,
+    };
+    assert_eq!(
+        manifest_dependencies(manifest),
+        [
+            dep("[dependencies]", "nsd-lang", true),
+            dep("[dependencies]", "sprs", false),
+            dep("[dev-dependencies]", "nsd-model", true),
+            dep("[dev-dependencies]", "proptest", false),
+        ]
+    );
 }
 
 #[test]
@@ -285,6 +308,15 @@ fn the_removed_back_edges_stay_removed() {
     }
 }
 
+/// The source files of the crate in `dir` (as in `STAGES`) as modules of that crate, each
+/// with its text.
+fn modules_of(all: &[(String, String)], dir: &str) -> Vec<(Vec<String>, String)> {
+    let src = format!("{dir}/src/").trim_start_matches("./").to_string();
+    all.iter()
+        .filter_map(|(path, text)| Some((graph::module_of(path.strip_prefix(&src)?), text.clone())))
+        .collect()
+}
+
 /// Issue 44, item 2: in no crate do two sibling modules import each other, directly or round
 /// a loop (`graph.rs`); there were 10 such loops in the one crate there was.
 #[test]
@@ -293,14 +325,7 @@ fn the_module_graph_has_no_loops() {
     let mut loops = Vec::new();
     let mut arrow_count = 0;
     for (name, dir) in STAGES {
-        let src = format!("{dir}/src/").trim_start_matches("./").to_string();
-        let crate_sources: Vec<_> = all
-            .iter()
-            .filter_map(|(path, text)| {
-                let rel = path.strip_prefix(&src)?;
-                Some((graph::module_of(rel), text.clone()))
-            })
-            .collect();
+        let crate_sources = modules_of(&all, dir);
         let arrows = graph::sibling_arrows(&crate_sources);
         arrow_count += arrows.len();
         loops.extend(graph::loops(&arrows).into_iter().map(|l| (name, l)));
@@ -335,11 +360,7 @@ const STATEMENTS: [&str; 9] = [
 /// plot and harmonic-balance curve from continue frf).
 #[test]
 fn no_analysis_statement_imports_another() {
-    let src = "crates/nsd-analysis/src/";
-    let crate_sources: Vec<_> = sources()
-        .into_iter()
-        .filter_map(|(path, text)| Some((graph::module_of(path.strip_prefix(src)?), text)))
-        .collect();
+    let crate_sources = modules_of(&sources(), "crates/nsd-analysis");
     for statement in STATEMENTS {
         assert!(
             crate_sources
