@@ -1,4 +1,5 @@
-//! The `events` backend's loop for a mechanism: DOP853 steps (`solve::ode::dop853`) on the
+//! The `events` backend's loop for a mechanism: DOP853 steps (`solve::ode::dop853`, sized by
+//! the shared `ode::step_control`) on the
 //! index-1 equations of `dynamics.rs`, the coordinate projection after every accepted step,
 //! and output samples from the 7th-order dense output, each projected like the steps.
 //!
@@ -18,9 +19,10 @@ use super::extremes::any_closed;
 use super::run::{Failed, Run, RunError, Samples, Settings};
 use super::tolerances::{EVENTS_AT_ONE_INSTANT, STEP_UNDERFLOW};
 use crate::ode::dense::DenseStep;
-use crate::ode::dop853::{initial_step, Dop853};
+use crate::ode::dop853::{initial_step, Dop853, CONTROLLER};
 use crate::ode::driver::{Output, ZenoWatch};
-use crate::ode::step::{Attempt, OneStep, Rhs, StepResult, Trial};
+use crate::ode::step::{Attempt, OneStep, Rhs, Trial};
+use crate::ode::step_control::{StepControl, Verdict};
 use crate::ode::tolerances::ZENO_INTERVAL;
 
 /// The mechanism as a `Rhs`: a degenerate state is kept aside (and the derivative made NaN,
@@ -141,16 +143,15 @@ pub fn integrate(
     if let Some(e) = eq.error.take() {
         return fail(e.into(), run, t, y, &eq);
     }
-    let mut h = initial_step(&mut eq, t, &y, &f0, &s.tol);
+    // A degenerate or non-finite stage shrinks the step as far as DOP853's controller allows.
+    let first = initial_step(&mut eq, t, &y, &f0, &s.tol);
+    let mut control = StepControl::new(first, CONTROLLER.shrink);
     let (mut dop, mut att, mut dense) = (Dop853::new(n), Attempt::new(n), DenseStep::new(n));
-    let mut rejected_before = false;
     let mut watch = Watch::new(mech);
     let scale = s.t1 - s.t0;
     while t < s.t1 {
-        let last = t + h >= s.t1;
-        if last {
-            h = s.t1 - t;
-        }
+        let h = control.size(t, s.t1, s.tol.max_step);
+        let last = h == s.t1 - t;
         if h < STEP_UNDERFLOW * t.abs().max(scale) {
             // A stage that kept meeting degenerate joints is the cause: report it.
             let error = eq
@@ -166,20 +167,13 @@ pub fn integrate(
             h,
             tol: &s.tol,
         };
-        // DOP853 is never `Singular`; were it, the step is shrunk like a failed one.
-        let err = match dop.attempt(&mut eq, &trial, &mut att) {
-            StepResult::Computed { err } if err.is_finite() => err,
-            _ => f64::MAX,
-        };
-        if err > 1.0 {
-            // A degenerate or non-finite stage (NaN derivatives) or too large an error:
-            // shrink as far as the controller allows; a degenerate stage that persists is
-            // reported at the underflow (`eq.error` holds the latest).
+        // A degenerate stage that persists is reported at the underflow (`eq.error` holds
+        // the latest).
+        let result = dop.attempt(&mut eq, &trial, &mut att);
+        let Verdict::Accepted { err } = control.judge(&dop, h, result) else {
             run.rejected += 1;
-            h = dop.next_step(h, err, true);
-            rejected_before = true;
             continue;
-        }
+        };
         // An accepted step met no degenerate stage; an earlier rejected one is history.
         eq.error = None;
         let t_end = if last { s.t1 } else { t + h };
@@ -212,9 +206,7 @@ pub fn integrate(
             run.record(t, y.clone(), &eq.modes);
         }
         progress(t);
-        // `max_step` bounds every step, not only the first (`initial_step`).
-        h = dop.next_step(h, err, rejected_before).min(s.tol.max_step);
-        rejected_before = false;
+        control.advanced(&dop, h, err);
     }
     Ok(close(run, t, y, &eq))
 }

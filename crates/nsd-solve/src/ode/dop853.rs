@@ -19,7 +19,7 @@ pub use super::step::Tolerances;
 
 /// Hairer's controller for DOP853: exponent 1/8 (error estimate of order 7), the step
 /// shrinks at most to 0.333 and grows at most sixfold from one step to the next.
-const CONTROLLER: Controller = Controller {
+pub(crate) const CONTROLLER: Controller = Controller {
     exponent: 1.0 / 8.0,
     shrink: 0.333,
     grow: 6.0,

@@ -15,7 +15,8 @@ use super::error::ShootingError;
 use super::tolerances::{JVP_STEP, MAX_SEGMENT_STEPS, STATE_FLOOR, VARIATIONAL_TOL_FACTOR};
 use crate::ode::dop853::{initial_step, Dop853};
 use crate::ode::step::{Attempt, OneStep, Rhs, StepResult, Trial};
-use crate::ode::tolerances::MIN_STEP;
+use crate::ode::step_control::{StepControl, Verdict};
+use crate::ode::tolerances::{MIN_STEP, UNUSABLE_STEP_CUT};
 use crate::ode::{Hybrid, Tolerances};
 use nalgebra::{Cholesky, DMatrix, Dyn};
 
@@ -152,11 +153,15 @@ pub fn segment(
     };
     let mut f0 = vec![0.0; dim];
     rhs.eval(t0, &z, &mut f0);
-    let mut step = initial_step(&mut rhs, t0, &z, &f0, &tol).min(t1 - t0);
+    // An unusable trial stops the shot below, before the control would shorten the step.
+    let first = initial_step(&mut rhs, t0, &z, &f0, &tol);
+    let mut control = StepControl::new(first, UNUSABLE_STEP_CUT);
     let mut dop = Dop853::new(dim);
     let mut out = Attempt::new(dim);
-    let (mut t, mut rejected, mut accepted) = (t0, false, 0);
-    while t < t1 {
+    let (mut t, mut accepted) = (t0, 0);
+    // The last step lands on t1 (a remainder below the step floor is dropped).
+    while t1 - t > MIN_STEP * t1.abs().max(1.0) {
+        let step = control.size(t, t1, tol.max_step);
         let trial = Trial {
             t,
             y: &z,
@@ -164,14 +169,16 @@ pub fn segment(
             h: step,
             tol: &tol,
         };
-        let StepResult::Computed { err } = dop.attempt(&mut rhs, &trial, &mut out) else {
-            return Err(ShootingError::SingularStep { t });
-        };
-        if !err.is_finite() {
-            return Err(ShootingError::NonFiniteSensitivity { t });
+        let result = dop.attempt(&mut rhs, &trial, &mut out);
+        match result {
+            StepResult::Singular => return Err(ShootingError::SingularStep { t }),
+            StepResult::Computed { err } if !err.is_finite() => {
+                return Err(ShootingError::NonFiniteSensitivity { t })
+            }
+            StepResult::Computed { .. } => {}
         }
-        let next = dop.next_step(step, err, rejected);
-        if err <= 1.0 {
+        if let Verdict::Accepted { err } = control.judge(&dop, step, result) {
+            control.advanced(&dop, step, err);
             t += step;
             std::mem::swap(&mut z, &mut out.y1);
             std::mem::swap(&mut f0, &mut out.f1);
@@ -180,14 +187,6 @@ pub fn segment(
                 return Err(ShootingError::SegmentSteps { t });
             }
         }
-        rejected = err > 1.0;
-        // The last step lands on t1 (a remainder below the step floor is dropped).
-        let rest = t1 - t;
-        step = if rest <= MIN_STEP * t1.abs().max(1.0) {
-            break;
-        } else {
-            next.min(rest).min(tol.max_step)
-        };
     }
     let phi = DMatrix::from_column_slice(n2, n2, &z[n2..]);
     z.truncate(n2);

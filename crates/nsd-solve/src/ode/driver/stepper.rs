@@ -5,7 +5,8 @@
 
 use super::super::dense::DenseStep;
 use super::super::hybrid::Hybrid;
-use super::super::step::{Attempt, OneStep, StepResult, Trial};
+use super::super::step::{Attempt, OneStep, Trial};
+use super::super::step_control::{StepControl, Verdict};
 use super::super::tolerances::{MIN_STEP, MIN_STEP_AFTER_EVENT, UNUSABLE_STEP_CUT};
 use super::{Config, MethodChoice, SimError};
 use std::collections::HashMap;
@@ -27,11 +28,7 @@ pub(super) struct Accepted {
 /// allocation per step).
 pub(super) struct Stepper {
     methods: MethodChoice,
-    /// The size the next attempt starts from (before the cuts to the end time and the
-    /// largest step).
-    proposed: f64,
-    /// The latest attempt failed its error test: the next proposal may not grow.
-    rejected_last: bool,
+    control: StepControl,
     memory: StepMemory,
     pub(super) attempt: Attempt,
     /// The accepted step's dense output: begun at once, its coefficients filled when first
@@ -47,8 +44,7 @@ impl Stepper {
         let n2 = h.dim();
         Stepper {
             methods,
-            proposed: first,
-            rejected_last: false,
+            control: StepControl::new(first, UNUSABLE_STEP_CUT),
             memory: StepMemory::new(h),
             attempt: Attempt::new(n2),
             dense: DenseStep::new(n2),
@@ -67,7 +63,7 @@ impl Stepper {
         f0: &[f64],
         cfg: &Config,
     ) -> Result<Option<Accepted>, SimError> {
-        let size = self.proposed.min(cfg.t1 - t).min(cfg.tol.max_step);
+        let size = self.control.size(t, cfg.t1, cfg.tol.max_step);
         if size <= MIN_STEP * t.abs().max(1.0) {
             return Err(SimError::StepSizeUnderflow { t, h: size });
         }
@@ -78,17 +74,9 @@ impl Stepper {
             h: size,
             tol: &cfg.tol,
         };
-        // A NaN error norm or a singular stage matrix counts as a rejection.
-        let err = match self.methods.attempt(h, &trial, &mut self.attempt) {
-            StepResult::Computed { err } if err <= 1.0 => err,
-            StepResult::Computed { err } if err.is_finite() => {
-                self.reject(self.methods.next_step(size, err, true));
-                return Ok(None);
-            }
-            _ => {
-                self.reject(UNUSABLE_STEP_CUT * size);
-                return Ok(None);
-            }
+        let result = self.methods.attempt(h, &trial, &mut self.attempt);
+        let Verdict::Accepted { err } = self.control.judge(&self.methods, size, result) else {
+            return Ok(None);
         };
         let stiff = self.methods.is_stiff();
         self.filled = self
@@ -137,24 +125,17 @@ impl Stepper {
         self.methods.factorisations()
     }
 
-    /// The error test failed: the next attempt tries `size`, without growth after it.
-    fn reject(&mut self, size: f64) {
-        self.proposed = size;
-        self.rejected_last = true;
-    }
-
     /// The step passed its error test but must be retried shorter (an undecided crossing,
     /// a poor fit): the next attempt tries `size`.
     pub(super) fn shorten(&mut self, size: f64) {
-        self.proposed = size;
+        self.control.shorten(size);
     }
 
     /// The state moved to the end of `step`: the controller proposes the next size, which is
     /// also remembered for the current modes.
     pub(super) fn advanced(&mut self, step: &Accepted) {
-        self.proposed = self.methods.next_step(step.h, step.err, self.rejected_last);
-        self.memory.accepted(self.proposed);
-        self.rejected_last = false;
+        let proposed = self.control.advanced(&self.methods, step.h, step.err);
+        self.memory.accepted(proposed);
     }
 
     /// The modes changed (`h` is in the new ones): the method choice starts afresh; returns
@@ -167,16 +148,17 @@ impl Stepper {
     /// After an event ended `step` at time `t`: the next attempt starts from the step
     /// remembered for the new modes, else from the step just made.
     pub(super) fn after_event(&mut self, remembered: Option<f64>, step: &Accepted, t: f64) {
-        self.proposed = remembered
-            .unwrap_or(step.h)
-            .max(MIN_STEP_AFTER_EVENT * t.abs().max(1.0));
-        self.rejected_last = false;
+        self.control.restart_from(
+            remembered
+                .unwrap_or(step.h)
+                .max(MIN_STEP_AFTER_EVENT * t.abs().max(1.0)),
+        );
     }
 
     /// After a restart that keeps the proposed size (a stick-break, a lift-off): an earlier
     /// rejection no longer limits growth.
     pub(super) fn resume(&mut self) {
-        self.rejected_last = false;
+        self.control.resume();
     }
 }
 
