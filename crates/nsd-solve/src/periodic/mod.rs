@@ -85,7 +85,7 @@ pub fn shoot_sampled(
     sampled: bool,
 ) -> Result<Shot, ShootingError> {
     let mut h = hybrid(sys, smooth_only)?;
-    h.record_switches = true;
+    h.record.switches = true;
     let cfg = Config {
         t0,
         t1: t0 + span,

@@ -59,6 +59,24 @@ pub enum Unsupported {
     Empty,
 }
 
+/// What the caller asks an integration to record besides the motion; none of it changes
+/// the motion.
+#[derive(Debug, Clone, Default)]
+pub struct Recording {
+    /// Whether the output samples carry the contact forces (`contact_forces`); off for the
+    /// callers that read the motion only.
+    pub forces_at_samples: bool,
+    /// The DOF whose largest |x| both integrators track on the dense output
+    /// (`Trajectory::peak`); none when `None`.
+    pub peak_of: Option<usize>,
+    /// The state components each output sample keeps, in this order (`simulate`'s
+    /// `record`); every one when `None`. The events, sections and final state keep all.
+    pub sampled_components: Option<Vec<usize>>,
+    /// Whether the integration records every switch of modes with the state after it
+    /// (`Trajectory::switches`), for the monodromy of a periodic orbit.
+    pub switches: bool,
+}
+
 /// The integrable form of a system.
 pub struct Hybrid<'s> {
     sys: &'s System,
@@ -79,22 +97,12 @@ pub struct Hybrid<'s> {
     pub jenkins: Vec<Jenkins>,
     pub contacts: Vec<Contact2d>,
     force: Vec<f64>,
-    /// Whether the output samples carry the contact forces (`contact_forces`); off for the
-    /// callers that read the motion only.
-    pub forces_at_samples: bool,
-    /// The DOF whose largest |x| both integrators track on the dense output
-    /// (`Trajectory::peak`); none when `None`.
-    pub peak_of: Option<usize>,
-    /// The state components each output sample keeps, in this order (`simulate`'s
-    /// `record`); every one when `None`. The events, sections and final state keep all.
-    pub sampled_components: Option<Vec<usize>>,
+    /// What the caller asks the integration to record.
+    pub record: Recording,
     /// The exact linearisation's pattern and storage (`None` for asymmetric `M`, `K`, `C`).
     tangent: Option<TangentForm>,
     /// Right-hand-side evaluations so far.
     pub evals: usize,
-    /// Whether the integration records every switch of modes with the state after it
-    /// (`Trajectory::switches`), for the monodromy of a periodic orbit.
-    pub record_switches: bool,
 }
 
 /// The modes of every element with the internal states that go with them: what a switch
@@ -274,11 +282,8 @@ impl<'s> Hybrid<'s> {
             jenkins: elements.jenkins,
             contacts: elements.contacts,
             force: vec![0.0; n],
-            forces_at_samples: false,
-            peak_of: None,
-            sampled_components: None,
+            record: Recording::default(),
             evals: 0,
-            record_switches: false,
         })
     }
 
@@ -289,7 +294,7 @@ impl<'s> Hybrid<'s> {
 
     /// The DOF whose peak is tracked (`peak_of`) and the number of DOFs.
     pub(crate) fn peak_dof(&self) -> Option<(usize, usize)> {
-        self.peak_of.map(|dof| (dof, self.n))
+        self.record.peak_of.map(|dof| (dof, self.n))
     }
 
     /// Displacement (`order = 0`), velocity (1) or acceleration (2) of an attachment's wall.
