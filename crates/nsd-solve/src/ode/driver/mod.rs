@@ -256,7 +256,7 @@ impl<'r, 's> Run<'r, 's> {
                 t,
                 cause: Cause::Start,
                 y: y.clone(),
-                modes: h.mode_state(),
+                modes: h.state.clone(),
             });
         }
         let mut section = section.map(SectionSampler::new);
@@ -347,7 +347,7 @@ impl<'r, 's> Run<'r, 's> {
             // crossing (the state started on its boundary): never continue silently.
             return Err(SimError::MissedContact {
                 t: self.stepper.t1(),
-                element: self.h.stops[stop].name.clone(),
+                element: self.h.form.stops[stop].name.clone(),
             });
         }
         self.advance(&step);
@@ -430,7 +430,7 @@ impl<'r, 's> Run<'r, 's> {
                 t,
                 cause,
                 y: y.clone(),
-                modes: self.h.mode_state(),
+                modes: self.h.state.clone(),
             });
         }
         self.events = self.h.events();
