@@ -67,7 +67,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
     })?;
     if let Some(stop) = hybrid.penetrated(cfg.t0, &cfg.y0) {
         let opts = OptionReader::unchecked(a, model);
-        let name = &hybrid.stops[stop].name;
+        let name = &hybrid.form.stops[stop].name;
         return Err(opts
             .bad_value(
                 "x0",
@@ -77,7 +77,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
             )
             .into());
     }
-    hybrid.forces_at_samples = true;
+    hybrid.record.forces_at_samples = true;
     let recorded = Recorded::new(record, sys.n(), &mut hybrid, reduced.is_none());
     let start = std::time::Instant::now();
     let mut settings = settings(&cfg, smooth_only);

@@ -72,7 +72,7 @@ pub(super) struct Recorded {
 impl Recorded {
     /// The DOFs of `record`: a model that is not reduced and has no energy check (it is
     /// damped, forced or dissipative) keeps only their states in each sample
-    /// (`Hybrid::sampled_components`: a 1000-DOF run's every-step samples are otherwise
+    /// (`Recording::sampled_components`: a 1000-DOF run's every-step samples are otherwise
     /// hundreds of MB); the others keep the whole state, which the expansion of the
     /// reduced model and the energy check read.
     pub(super) fn new(
@@ -90,7 +90,7 @@ impl Recorded {
         };
         let (x, v): (Vec<usize>, Vec<usize>) = dofs.iter().map(|&i| (i, n + i)).unzip();
         if unreduced && !hybrid.is_conservative() {
-            hybrid.sampled_components = Some(x.iter().chain(&v).copied().collect());
+            hybrid.record.sampled_components = Some(x.iter().chain(&v).copied().collect());
             let r = dofs.len();
             return Recorded {
                 dofs,

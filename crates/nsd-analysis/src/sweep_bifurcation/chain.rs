@@ -89,7 +89,7 @@ fn at_value(opts: &Options, sys: &System, y0: &[f64]) -> Result<(Outcome, Vec<f6
     };
     // The amplitude: the peak over the kept window, on the dense output.
     let mut run = |y0: Vec<f64>, periods: usize, section: Option<&Section>, peak: bool| {
-        hybrid.peak_of = peak.then_some(opts.plot);
+        hybrid.record.peak_of = peak.then_some(opts.plot);
         let span = (0.0, periods as f64 * forcing);
         run_span(
             &mut hybrid,

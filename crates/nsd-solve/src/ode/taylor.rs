@@ -139,7 +139,7 @@ pub fn integrate_lanes<M>(
             lanes[l].as_ref().map(|(_, h, flow)| LaneStart {
                 t0: flow.t,
                 y: &flow.y,
-                modes: &h.modes,
+                modes: &h.state.gaps,
             })
         });
         tape.fill(&starts, &mut series);
@@ -218,7 +218,7 @@ impl<'a> Flow<'a> {
             strobe,
             samples,
             next_sample: 0,
-            catalogue: vec![(h.modes.clone(), h.events())],
+            catalogue: vec![(h.state.gaps.clone(), h.events())],
             current: 0,
             switched: JustSwitched::default(),
             cut: f64::INFINITY,
@@ -320,11 +320,11 @@ impl<'a> Flow<'a> {
         self.current = match self
             .catalogue
             .iter()
-            .position(|(m, _)| m.iter().eq(&h.modes))
+            .position(|(m, _)| m.iter().eq(&h.state.gaps))
         {
             Some(known) => known,
             None => {
-                self.catalogue.push((h.modes.clone(), h.events()));
+                self.catalogue.push((h.state.gaps.clone(), h.events()));
                 self.catalogue.len() - 1
             }
         };

@@ -49,12 +49,12 @@ pub struct Shot {
 pub fn hybrid(sys: &System, smooth_only: bool) -> Result<Hybrid<'_>, ShootingError> {
     let h = Hybrid::new(sys, smooth_only)
         .map_err(|e| ShootingError::Flow(FlowError::Unsupported(e)))?;
-    if let Some(j) = h.jenkins.first() {
+    if let Some(j) = h.form.jenkins.first() {
         return Err(ShootingError::JenkinsSlider {
             element: j.name.clone(),
         });
     }
-    if let Some(c) = h.contacts.first() {
+    if let Some(c) = h.form.contacts.first() {
         return Err(ShootingError::ContactSlider {
             element: c.name.clone(),
         });
@@ -85,7 +85,7 @@ pub fn shoot_sampled(
     sampled: bool,
 ) -> Result<Shot, ShootingError> {
     let mut h = hybrid(sys, smooth_only)?;
-    h.record_switches = true;
+    h.record.switches = true;
     let cfg = Config {
         t0,
         t1: t0 + span,
@@ -126,7 +126,7 @@ impl Shot {
         let loose = variational::loosened(tol);
         let mut phi = DMatrix::identity(n2, n2);
         for (k, sw) in switches.iter().enumerate() {
-            h.set_mode_state(&sw.modes);
+            h.state.clone_from(&sw.modes);
             let next = switches.get(k + 1);
             let t_end = next.map_or(self.t0 + self.span, |s| s.t);
             let (y_end, seg) = variational::segment(&mut h, (sw.t, t_end), &sw.y, &loose)?;

@@ -115,7 +115,7 @@ impl<'a> MultipleShooting<'a> {
                         ..
                     },
                 ) => {
-                    h.set_mode_state(&sw.modes);
+                    h.state.clone_from(&sw.modes);
                     h.stick_force(*contact, next.t, &next.y).signum()
                 }
                 _ => 1.0,
@@ -208,7 +208,7 @@ impl<'a> MultipleShooting<'a> {
             .ok_or(ShootingError::SwitchOrder)?;
         let ((ta, _), (col_a, _)) = self.times(u, k, span);
         let mut h = hybrid(sys, self.smooth_only)?;
-        h.set_mode_state(&self.segments[k].modes);
+        h.state.clone_from(&self.segments[k].modes);
         let yk: Vec<f64> = u.rows(k * n2, n2).iter().copied().collect();
         let (y, big_phi) = variational::segment(&mut h, (ta, at), &yk, &self.tol)?;
         d.view_mut((0, k * n2), (n2, n2)).copy_from(&big_phi);
@@ -246,7 +246,7 @@ impl<'a> MultipleShooting<'a> {
             if tb <= ta {
                 return Err(ShootingError::SegmentCollapsed { segment: k, t: ta });
             }
-            h.set_mode_state(&seg.modes);
+            h.state.clone_from(&seg.modes);
             let yk: Vec<f64> = u.rows(k * n2, n2).iter().copied().collect();
             let (phi_end, big_phi) = variational::segment(&mut h, (ta, tb), &yk, &self.tol)?;
             let next = (k + 1) % big_n;
@@ -376,7 +376,7 @@ fn event(h: &mut Hybrid, cause: &Cause, sign: f64, t: f64, y: &[f64]) -> (f64, D
         }
         Cause::StickBreak { contact } => {
             let c = *contact;
-            let slip = h.friction[c].slip;
+            let slip = h.form.friction[c].slip;
             let (grad, g_t) = super::saltation::differenced(|t, y| h.stick_force(c, t, y), t, y);
             (
                 sign * h.stick_force(c, t, y) - slip,

@@ -33,7 +33,7 @@ pub fn saltation(
     y_minus: &[f64],
 ) -> Result<DMatrix<f64>, ShootingError> {
     let (t, n2) = (after.t, y_minus.len());
-    h.set_mode_state(before);
+    h.state.clone_from(before);
     let f_minus = vector_field(h, t, y_minus);
     let (grad, g_t) = match &after.cause {
         Cause::Start => return Ok(DMatrix::identity(n2, n2)),
@@ -53,7 +53,7 @@ pub fn saltation(
     if rate.abs() <= GRAZING_RATE * grad.norm() * f_minus.norm() {
         return Err(ShootingError::Grazing { t });
     }
-    h.set_mode_state(&after.modes);
+    h.state.clone_from(&after.modes);
     let jump = vector_field(h, t, &after.y) - &r_y * &f_minus - r_t;
     Ok(r_y + jump * grad.transpose() / rate)
 }
@@ -72,7 +72,7 @@ pub(super) fn event_gradient(h: &Hybrid, ev: &EventFn, t: f64, n2: usize) -> (DV
         grad[i] += w;
     }
     let g_t = ev.wall.map_or(0.0, |(d, coef, order)| {
-        coef * h.wall_motion(d, t, order + 1)
+        coef * h.form.wall_motion(d, t, order + 1)
     });
     (grad, g_t)
 }

@@ -86,7 +86,7 @@ impl Attractor {
             origin: 0.0,
             period: forcing,
         };
-        hybrid.peak_of = Some(map.plot);
+        hybrid.record.peak_of = Some(map.plot);
         let orbit = run_span(
             &mut hybrid,
             tol,
@@ -96,7 +96,7 @@ impl Attractor {
             vec![],
             map.engine,
         )?;
-        hybrid.peak_of = None;
+        hybrid.record.peak_of = None;
         let amplitude = orbit.peak;
         let return_error = distance(&orbit.final_state, &y);
         // The stroboscopic points from t = 0 on, `rep` first.

@@ -108,7 +108,12 @@ fn integrated(
         .filter(|e| e.element == s.element)
         .map(|e| (e.t, e.from, e.to))
         .collect();
-    let last = h.friction.first().map_or(FrictionMode::Stick, |c| c.mode);
+    let last = h
+        .state
+        .friction
+        .first()
+        .copied()
+        .unwrap_or(FrictionMode::Stick);
     Ok((switches, last.name()))
 }
 

@@ -217,9 +217,9 @@ impl Run<'_, '_> {
             .iter()
             .map(|&(i, wi)| wi * ye[if i < n { n + i } else { i }])
             .sum();
-        let from = self.h.jenkins[element].mode;
+        let from = self.h.state.jenkins[element].mode;
         self.h.switch_jenkins(element, to, te, ye);
-        let event = Event::friction(te, &self.h.jenkins[element].name, from, to, velocity);
+        let event = Event::friction(te, &self.h.form.jenkins[element].name, from, to, velocity);
         self.log(event);
         vec![Element::Jenkins(element)]
     }
@@ -233,10 +233,10 @@ impl Run<'_, '_> {
         te: f64,
         ye: &[f64],
     ) -> Vec<Element> {
-        let from = self.h.contacts[element].mode;
+        let from = self.h.state.contacts[element].mode;
         let velocity = self.h.contact_slip_rate(element, ye);
         let to = self.h.switch_contact(element, to, ye);
-        let event = Event::contact2d(te, &self.h.contacts[element].name, from, to, velocity);
+        let event = Event::contact2d(te, &self.h.form.contacts[element].name, from, to, velocity);
         self.log(event);
         vec![Element::Contact(element)]
     }
@@ -254,7 +254,7 @@ impl Run<'_, '_> {
         let velocity = self.h.event_rate(&self.events[k], te, ye);
         let sliver = RESTART_SKIP * self.stepper.span().1;
         let (from, to) = self.h.switch_gap(gap, to, velocity, sliver);
-        let event = Event::contact(te, &self.h.gaps[gap].name, from, to, velocity);
+        let event = Event::contact(te, &self.h.form.gaps[gap].name, from, to, velocity);
         self.log(event);
         vec![Element::Gap(gap)]
     }
@@ -267,7 +267,7 @@ impl Run<'_, '_> {
         set.extend(self.h.also_at_rest(contact, te, ye));
         let before: Vec<(FrictionMode, f64)> = set
             .iter()
-            .map(|&c| (self.h.friction[c].mode, self.h.slip_velocity(c, te, ye)))
+            .map(|&c| (self.h.state.friction[c], self.h.slip_velocity(c, te, ye)))
             .collect();
         let modes = self.h.settle(&set, te, ye);
         let mut changed = false;
@@ -276,7 +276,7 @@ impl Run<'_, '_> {
                 continue;
             }
             changed = true;
-            let event = Event::friction(te, &self.h.friction[c].name, from, to, velocity);
+            let event = Event::friction(te, &self.h.form.friction[c].name, from, to, velocity);
             self.log(event);
         }
         (changed, set.into_iter().map(Element::Friction).collect())
@@ -293,7 +293,7 @@ impl Run<'_, '_> {
         for (&idx, jump) in set.iter().zip(jumps) {
             let (stop, before, after) = (jump.stop, jump.before, jump.after);
             hit.push(Element::Stop(stop));
-            let element = self.h.stops[stop].name.clone();
+            let element = self.h.form.stops[stop].name.clone();
             match self.zeno.check(stop, te) {
                 Ok(()) => {
                     self.log(Event::impact(te, &element, before, after, jump.impulse));
@@ -336,8 +336,9 @@ impl Run<'_, '_> {
         } else {
             FrictionMode::SlipPos
         };
-        self.h.friction[c].mode = to;
-        let event = Event::friction(tb, &self.h.friction[c].name, FrictionMode::Stick, to, 0.0);
+        self.h.state.friction[c] = to;
+        let name = &self.h.form.friction[c].name;
+        let event = Event::friction(tb, name, FrictionMode::Stick, to, 0.0);
         self.log(event);
         let switched = vec![Element::Friction(c)];
         self.restart(tb, yb, Cause::StickBreak { contact: c }, switched);
@@ -348,7 +349,7 @@ impl Run<'_, '_> {
         let yl = self.stepper.dense().eval(tl);
         self.sample_until(tl);
         self.h.release(stop);
-        let event = Event::lift_off(tl, &self.h.stops[stop].name);
+        let event = Event::lift_off(tl, &self.h.form.stops[stop].name);
         self.log(event);
         self.restart(tl, yl, Cause::LiftOff { stop }, vec![Element::Stop(stop)]);
     }

@@ -105,7 +105,7 @@ fn event_crossing(
     let Some((d, coef, order)) = ev.wall else {
         return (search_from(&p), false);
     };
-    let motion = |x: f64| h.wall_motion(d, t0 + x * size, order);
+    let motion = |x: f64| h.form.wall_motion(d, t0 + x * size, order);
     let wall = fit(motion);
     // The fit must be as good as the integration, or a crossing could be found in the wrong
     // place (or missed): otherwise the step is shortened.
@@ -126,7 +126,7 @@ fn event_crossing(
 
 /// Some contact is stuck: the stick-break search reads the state inside the step.
 pub(super) fn any_stuck(h: &Hybrid) -> bool {
-    h.friction.iter().any(|f| f.mode == FrictionMode::Stick)
+    h.state.friction.contains(&FrictionMode::Stick)
 }
 
 /// The earliest instant on the step `dense`, each contact searched from its
@@ -140,13 +140,13 @@ pub(super) fn first_stick_break(
     switched: &JustSwitched,
     may_shorten: bool,
 ) -> StickBreaks {
-    let sticking: Vec<usize> = (0..h.friction.len())
-        .filter(|&c| h.friction[c].mode == FrictionMode::Stick)
+    let sticking: Vec<usize> = (0..h.state.friction.len())
+        .filter(|&c| h.state.friction[c] == FrictionMode::Stick)
         .collect();
     let mut first: Option<Crossing> = None;
     for c in sticking {
         let skip = switched.skip(Element::Friction(c));
-        let slip = h.friction[c].slip;
+        let slip = h.form.friction[c].slip;
         let mut need = |x: f64| {
             h.stick_force(
                 c,

@@ -71,7 +71,7 @@ pub struct Trajectory {
     pub t: Vec<f64>,
     pub y: Vec<Vec<f64>>,
     /// The contact forces at each sample (`Hybrid::contact_forces`, in the order of
-    /// `Hybrid::contact_force_names`); empty unless `Hybrid::forces_at_samples`.
+    /// `Hybrid::contact_force_names`); empty unless `Recording::forces_at_samples`.
     pub forces: Vec<Vec<f64>>,
     pub events: Vec<Event>,
     pub steps: usize,
@@ -96,7 +96,7 @@ pub struct Trajectory {
     /// The largest |x| of `Hybrid::peak_dof` over the run, on the dense output (`peak.rs`);
     /// 0 when none is tracked.
     pub peak: f64,
-    /// Every switch of modes, the start first (when `Hybrid::record_switches`).
+    /// Every switch of modes, the start first (when `Recording::switches`).
     pub switches: Vec<Switch>,
 }
 
@@ -251,12 +251,12 @@ impl<'r, 's> Run<'r, 's> {
         let mut out = Sampler::new(cfg);
         out.record_initial(&mut traj, h, t, &y);
         traj.initial_state = y.clone();
-        if h.record_switches {
+        if h.record.switches {
             traj.switches.push(Switch {
                 t,
                 cause: Cause::Start,
                 y: y.clone(),
-                modes: h.mode_state(),
+                modes: h.state.clone(),
             });
         }
         let mut section = section.map(SectionSampler::new);
@@ -347,7 +347,7 @@ impl<'r, 's> Run<'r, 's> {
             // crossing (the state started on its boundary): never continue silently.
             return Err(SimError::MissedContact {
                 t: self.stepper.t1(),
-                element: self.h.stops[stop].name.clone(),
+                element: self.h.form.stops[stop].name.clone(),
             });
         }
         self.advance(&step);
@@ -425,12 +425,12 @@ impl<'r, 's> Run<'r, 's> {
         cause: Cause,
         switched: Vec<Element>,
     ) -> Option<f64> {
-        if self.h.record_switches {
+        if self.h.record.switches {
             self.traj.switches.push(Switch {
                 t,
                 cause,
                 y: y.clone(),
-                modes: self.h.mode_state(),
+                modes: self.h.state.clone(),
             });
         }
         self.events = self.h.events();

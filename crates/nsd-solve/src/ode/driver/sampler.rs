@@ -1,6 +1,6 @@
 //! Output sampling from the dense output, per `Output`: every step and event, a uniform grid,
 //! or given times. Each sample is taken in the modes current at its time, so with
-//! `Hybrid::forces_at_samples` its contact forces are evaluated there (and only there).
+//! `Recording::forces_at_samples` its contact forces are evaluated there (and only there).
 
 use super::super::dense::DenseStep;
 use super::super::hybrid::Hybrid;
@@ -9,11 +9,11 @@ use super::{Config, Output, Trajectory};
 
 /// Appends the sample `(t, y)` and, when asked for, the contact forces there.
 fn push(traj: &mut Trajectory, h: &mut Hybrid, t: f64, y: Vec<f64>) {
-    if h.forces_at_samples {
+    if h.record.forces_at_samples {
         traj.forces.push(h.contact_forces(t, &y));
     }
     traj.t.push(t);
-    traj.y.push(match &h.sampled_components {
+    traj.y.push(match &h.record.sampled_components {
         Some(kept) => kept.iter().map(|&i| y[i]).collect(),
         None => y,
     });
@@ -69,7 +69,7 @@ impl Sampler {
             .t
             .last()
             .is_some_and(|&ts| (ts - t).abs() <= MIN_STEP * t.abs().max(1.0));
-        if h.forces_at_samples && same_instant {
+        if h.record.forces_at_samples && same_instant {
             if let Some(last) = traj.forces.last_mut() {
                 *last = h.contact_forces(t, y);
             }

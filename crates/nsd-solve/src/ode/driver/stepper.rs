@@ -176,7 +176,7 @@ impl StepMemory {
     fn new(h: &Hybrid) -> StepMemory {
         StepMemory {
             by_modes: HashMap::new(),
-            segment: h.mode_key(),
+            segment: h.state.key(),
             proposed: None,
         }
     }
@@ -188,7 +188,7 @@ impl StepMemory {
 
     /// Files the ending segment's last proposal; the remembered step of the new modes.
     fn switched(&mut self, h: &Hybrid) -> Option<f64> {
-        let ending = std::mem::replace(&mut self.segment, h.mode_key());
+        let ending = std::mem::replace(&mut self.segment, h.state.key());
         if let Some(step) = self.proposed.take() {
             self.by_modes.insert(ending, step);
         }

@@ -32,7 +32,7 @@ struct Row<'a> {
 impl Hybrid<'_> {
     /// `ÿ_b − ÿ_a`: what `wᵀẍ` must equal to keep `x_a − x_b` (walls included) constant.
     pub(super) fn wall_acceleration(&self, a: Attach, b: Attach, t: f64) -> f64 {
-        self.wall_rate(b, t, 2) - self.wall_rate(a, t, 2)
+        self.form.wall_rate(b, t, 2) - self.form.wall_rate(a, t, 2)
     }
 
     /// Removes the round-off relative velocities of the stuck contacts, all at once: the
@@ -56,7 +56,7 @@ impl Hybrid<'_> {
         );
         let delta = self.solve_coupled(&rows, s);
         for (r, d) in rows.iter().zip(delta.iter()) {
-            for (v, m) in y[self.n..].iter_mut().zip(r.minv_w) {
+            for (v, m) in y[self.form.n..].iter_mut().zip(r.minv_w) {
                 *v -= d * m;
             }
         }
@@ -79,25 +79,31 @@ impl Hybrid<'_> {
     }
 
     fn rows(&self, t: f64) -> Vec<Row<'_>> {
-        let stuck = self
+        let (form, state) = (&self.form, &self.state);
+        let stuck = form
             .friction
             .iter()
+            .zip(&state.friction)
             .enumerate()
-            .filter(|(_, f)| f.mode == FrictionMode::Stick)
-            .map(|(c, f)| Row {
+            .filter(|(_, (_, &mode))| mode == FrictionMode::Stick)
+            .map(|(c, (f, _))| Row {
                 id: Bilateral::Stuck(c),
                 w: &f.w,
                 minv_w: &f.minv_w,
                 target: self.wall_acceleration(f.a, f.b, t),
             });
-        let held = self.stops.iter().enumerate().filter_map(|(s, stop)| {
-            stop.held.as_ref().map(|h| Row {
+        let held = form
+            .stops
+            .iter()
+            .zip(&state.stops)
+            .enumerate()
+            .filter(|(_, (_, held))| held.is_some())
+            .map(|(s, (stop, _))| Row {
                 id: Bilateral::Held(s),
-                w: &h.w,
-                minv_w: &h.minv_w,
+                w: &stop.w,
+                minv_w: &stop.minv_w,
                 target: self.wall_acceleration(stop.a, stop.b, t),
-            })
-        });
+            });
         stuck.chain(held).collect()
     }
 
@@ -105,7 +111,7 @@ impl Hybrid<'_> {
     /// returns the forces `λ` along each `w`.
     pub(super) fn constrain(&self, t: f64, acc: &mut [f64]) -> Vec<(Bilateral, f64)> {
         // The common case, nothing stuck or held, costs two scans and no allocation.
-        if !self.any_constrained() {
+        if !self.state.any_constrained() {
             return Vec::new();
         }
         let rows = self.rows(t);
@@ -126,21 +132,15 @@ impl Hybrid<'_> {
             .collect()
     }
 
-    /// Whether any contact is stuck or any stop held (a bilateral constraint is active).
-    fn any_constrained(&self) -> bool {
-        self.friction.iter().any(|f| f.mode == FrictionMode::Stick)
-            || self.stops.iter().any(|s| s.held.is_some())
-    }
-
     /// The forces `λ` of every active constraint at `(t, y)` in the current modes (none, and
     /// no right-hand-side evaluation, when nothing is stuck or held).
     pub(super) fn constraint_forces(&mut self, t: f64, y: &[f64]) -> Vec<(Bilateral, f64)> {
-        if !self.any_constrained() {
+        if !self.state.any_constrained() {
             return Vec::new();
         }
-        let mut dy = vec![0.0; 2 * self.n];
+        let mut dy = vec![0.0; 2 * self.form.n];
         self.free_rhs(t, y, &mut dy);
-        self.constrain(t, &mut dy[self.n..])
+        self.constrain(t, &mut dy[self.form.n..])
     }
 
     /// The force of one constraint at `(t, y)` in the current modes (0 if not active).

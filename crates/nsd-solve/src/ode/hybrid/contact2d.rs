@@ -15,14 +15,16 @@
 //! → contact where it rises again (eq. 29), sticking with `T = 0` unless the tangential
 //! force would grow faster than the limit (`|kt u̇_t| > μ kn u̇_n`), in which case it slides
 //! from the touch-down — the rule of the harmonic balance's element (`hb/friction.rs`).
+//! The mode and `w` are the contact's `Contact2dState`, kept in the hybrid form's
+//! `ModeState`; `Contact2d` holds the fixed law.
 
 use super::events::{Action, EventFn};
-use super::laws::ContactMode;
+use super::laws::{Contact2dState, ContactMode};
 use super::{weights, Hybrid};
 use crate::ode::roots::Direction;
 use nsd_model::system::Attach;
 
-/// A 2-D friction contact (see the module docs).
+/// A 2-D friction contact's fixed law (see the module docs).
 #[derive(Debug, Clone)]
 pub struct Contact2d {
     pub name: String,
@@ -33,9 +35,6 @@ pub struct Contact2d {
     pub(super) kn: f64,
     pub(super) mu: f64,
     pub(super) n0: f64,
-    pub mode: ContactMode,
-    /// The slider position (meaningful while stuck).
-    pub w: f64,
 }
 
 /// `Σ wᵢ zᵢ`.
@@ -76,8 +75,6 @@ impl Contact2d {
             kn,
             mu,
             n0,
-            mode: ContactMode::Stick,
-            w: 0.0,
         })
     }
 
@@ -91,24 +88,24 @@ impl Contact2d {
         self.n0 + self.kn * un
     }
 
-    /// `(T, N)` in the current mode at `(u_t, u_n)` (eqs. 24–25).
-    pub(super) fn forces(&self, (ut, un): (f64, f64)) -> (f64, f64) {
-        match self.mode {
+    /// `(T, N)` in the state `s` at `(u_t, u_n)` (eqs. 24–25).
+    pub(super) fn forces(&self, s: Contact2dState, (ut, un): (f64, f64)) -> (f64, f64) {
+        match s.mode {
             ContactMode::Separated => (0.0, 0.0),
-            ContactMode::Stick => (self.kt * (ut - self.w), self.load(un)),
+            ContactMode::Stick => (self.kt * (ut - s.w), self.load(un)),
             slip => (slip.xi() * self.mu * self.load(un), self.load(un)),
         }
     }
 
-    /// Whether the current mode's tangent is symmetric: a sliding contact couples `T` to
+    /// Whether the tangent in `mode` is symmetric: a sliding contact couples `T` to
     /// `u_n` (`∂T/∂u_n = ξ μ kn`) but not `N` to `u_t`.
-    pub(super) fn symmetric_tangent(&self) -> bool {
-        self.mode.xi() == 0.0 || self.mu * self.kn == 0.0 || self.nw.is_empty()
+    pub(super) fn symmetric_tangent(&self, mode: ContactMode) -> bool {
+        mode.xi() == 0.0 || self.mu * self.kn == 0.0 || self.nw.is_empty()
     }
 
-    /// `(∂T/∂u_t, ∂N/∂u_n)` in the current mode (the symmetric part of the tangent).
-    pub(super) fn stiffness(&self) -> (f64, f64) {
-        match self.mode {
+    /// `(∂T/∂u_t, ∂N/∂u_n)` in `mode` (the symmetric part of the tangent).
+    pub(super) fn stiffness(&self, mode: ContactMode) -> (f64, f64) {
+        match mode {
             ContactMode::Separated => (0.0, 0.0),
             ContactMode::Stick => (self.kt, self.kn),
             _ => (0.0, self.kn),
@@ -131,7 +128,8 @@ impl Contact2d {
 impl Hybrid<'_> {
     /// The event functions of contact `ci` in its mode (see the module docs).
     pub(super) fn contact_events(&self, ci: usize, out: &mut Vec<EventFn>) {
-        let ct = &self.contacts[ci];
+        let ct = &self.form.contacts[ci];
+        let s = self.state.contacts[ci];
         let action = |to| Action::Contact2d { element: ci, to };
         let (limit, normal) = (ct.mu * ct.kn / ct.kt, ct.kn / ct.kt);
         let push = |out: &mut Vec<EventFn>, w, c, dir, to| {
@@ -150,17 +148,17 @@ impl Hybrid<'_> {
                 push(out, w, ct.n0 / ct.kt, dir, to);
             }
         };
-        match ct.mode {
+        match s.mode {
             ContactMode::Stick => {
                 for (sign, to) in [(1.0, ContactMode::SlipPos), (-1.0, ContactMode::SlipNeg)] {
                     let w = combine(&[(sign, ct.tw.as_slice()), (-limit, ct.nw.as_slice())]);
-                    let c = -sign * ct.w - ct.mu * ct.n0 / ct.kt;
+                    let c = -sign * s.w - ct.mu * ct.n0 / ct.kt;
                     push(out, w, c, Direction::Rising, to);
                 }
                 load(out, Direction::Falling, ContactMode::Separated);
             }
             ContactMode::SlipPos | ContactMode::SlipNeg => {
-                let w = combine(&[(ct.mode.xi(), ct.tw.as_slice()), (-limit, ct.nw.as_slice())]);
+                let w = combine(&[(s.mode.xi(), ct.tw.as_slice()), (-limit, ct.nw.as_slice())]);
                 let w = self.on_velocities(&w);
                 push(out, w, 0.0, Direction::Falling, ContactMode::Stick);
                 load(out, Direction::Falling, ContactMode::Separated);
@@ -171,34 +169,35 @@ impl Hybrid<'_> {
 
     /// The tangential relative velocity `u̇_t` of contact `ci` at the state `y`.
     pub fn contact_slip_rate(&self, ci: usize, y: &[f64]) -> f64 {
-        self.contacts[ci].relative(&y[self.n..]).0
+        self.form.contacts[ci].relative(&y[self.form.n..]).0
     }
 
     /// Switches contact `ci` at the state `y` towards `to` and returns the mode taken: a
     /// slip that stops re-sticks the slider where the spring carries the force it had (`T`
     /// continuous), a touch-down sticks unstressed or slides (see the module docs).
     pub fn switch_contact(&mut self, ci: usize, to: ContactMode, y: &[f64]) -> ContactMode {
-        let (x, v) = y.split_at(self.n);
-        let ct = &mut self.contacts[ci];
+        let (x, v) = y.split_at(self.form.n);
+        let (ct, s) = (&self.form.contacts[ci], &mut self.state.contacts[ci]);
         let u = ct.relative(x);
-        let to = match (ct.mode, to) {
+        let to = match (s.mode, to) {
             (ContactMode::Separated, _) => ct.touch_down(ct.relative(v)),
             _ => to,
         };
         if to == ContactMode::Stick {
-            ct.w = u.0 - ct.forces(u).0 / ct.kt;
+            s.w = u.0 - ct.forces(*s, u).0 / ct.kt;
         }
-        ct.mode = to;
+        s.mode = to;
         to
     }
 
     /// Initial contact states: stuck and unstressed tangentially (`w = u_t(t₀)`) where the
     /// normal load is positive, else separated.
     pub(super) fn set_contacts_from_state(&mut self, y: &[f64]) {
-        for ct in &mut self.contacts {
-            let (ut, un) = ct.relative(&y[..self.n]);
-            ct.w = ut;
-            ct.mode = if ct.load(un) > 0.0 {
+        let contacts = self.form.contacts.iter().zip(&mut self.state.contacts);
+        for (ct, s) in contacts {
+            let (ut, un) = ct.relative(&y[..self.form.n]);
+            s.w = ut;
+            s.mode = if ct.load(un) > 0.0 {
                 ContactMode::Stick
             } else {
                 ContactMode::Separated

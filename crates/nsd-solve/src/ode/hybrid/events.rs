@@ -5,7 +5,7 @@
 //! contact's stick, slip, separation or touch-down (`contact2d.rs`).
 
 use super::laws::ContactMode;
-use super::laws::{ContactGap, FrictionMode, GapMode, Jenkins};
+use super::laws::{ContactGap, FrictionMode, GapMode, Jenkins, JenkinsState};
 use super::{weights, Hybrid};
 use crate::ode::roots::Direction;
 use crate::ode::tolerances::RESTART_SKIP;
@@ -114,12 +114,13 @@ impl Hybrid<'_> {
     /// stops', in this
     /// order (which breaks ties between simultaneous crossings).
     pub fn events(&self) -> Vec<EventFn> {
+        let (form, state) = (&self.form, &self.state);
         let mut out = Vec::new();
-        for (gi, gap) in self.gaps.iter().enumerate() {
-            self.gap_events(gi, gap, &mut out);
+        for (gi, (gap, &mode)) in form.gaps.iter().zip(&state.gaps).enumerate() {
+            gap_events(gi, gap, mode, &mut out);
         }
-        for (ci, fc) in self.friction.iter().enumerate() {
-            let dir = match fc.mode {
+        for (ci, (fc, mode)) in form.friction.iter().zip(&state.friction).enumerate() {
+            let dir = match mode {
                 FrictionMode::SlipPos => Direction::Falling,
                 FrictionMode::SlipNeg => Direction::Rising,
                 _ => continue,
@@ -133,17 +134,17 @@ impl Hybrid<'_> {
                 action: Action::SlipEnds { contact: ci },
             });
         }
-        for (ji, jk) in self.jenkins.iter().enumerate() {
-            self.jenkins_events(ji, jk, &mut out);
+        for (ji, (jk, &s)) in form.jenkins.iter().zip(&state.jenkins).enumerate() {
+            self.jenkins_events(ji, jk, s, &mut out);
         }
-        for ci in 0..self.contacts.len() {
+        for ci in 0..form.contacts.len() {
             self.contact_events(ci, &mut out);
         }
-        for (si, stop) in self.stops.iter().enumerate() {
-            if stop.held.is_some() {
+        for (si, (stop, held)) in form.stops.iter().zip(&state.stops).enumerate() {
+            if held.is_some() {
                 continue;
             }
-            let w = weights(stop.a, stop.b);
+            let w = stop.w.clone();
             if stop.sides != Sides::Negative {
                 out.push(EventFn {
                     wall: wall_term(stop.a, stop.b, 0),
@@ -166,54 +167,25 @@ impl Hybrid<'_> {
         out
     }
 
-    /// An exact gap's contact entries (open) or exit (in contact); smoothed gaps have none.
-    fn gap_events(&self, gi: usize, gap: &ContactGap, out: &mut Vec<EventFn>) {
-        if gap.smooth.is_some() {
-            return;
-        }
-        let w = weights(gap.a, gap.b);
-        let mut push = |c: f64, dir, to| {
-            out.push(EventFn {
-                wall: wall_term(gap.a, gap.b, 0),
-                w: w.clone(),
-                c,
-                dir,
-                action: Action::Switch { gap: gi, to },
-            })
-        };
-        match self.modes[gi] {
-            GapMode::Open => {
-                if gap.sides != Sides::Negative {
-                    push(-gap.g, Direction::Rising, GapMode::Plus);
-                }
-                if gap.sides != Sides::Positive {
-                    push(gap.g, Direction::Falling, GapMode::Minus);
-                }
-            }
-            GapMode::Plus => push(-gap.g, Direction::Falling, GapMode::Open),
-            GapMode::Minus => push(gap.g, Direction::Rising, GapMode::Open),
-        }
-    }
-
     /// A Jenkins slider's slip starts (stuck) or its sliding stop (sliding).
-    fn jenkins_events(&self, ji: usize, jk: &Jenkins, out: &mut Vec<EventFn>) {
+    fn jenkins_events(&self, ji: usize, jk: &Jenkins, s: JenkinsState, out: &mut Vec<EventFn>) {
         let w = weights(jk.a, jk.b);
         let action = |to| Action::Jenkins { element: ji, to };
-        match jk.mode {
+        match s.mode {
             // Stuck: kt (u − z) reaches ±F.
             FrictionMode::Stick | FrictionMode::Free => {
                 let reach = jk.slip / jk.kt;
                 out.push(EventFn {
                     wall: wall_term(jk.a, jk.b, 0),
                     w: w.clone(),
-                    c: -jk.z - reach,
+                    c: -s.z - reach,
                     dir: Direction::Rising,
                     action: action(FrictionMode::SlipPos),
                 });
                 out.push(EventFn {
                     wall: wall_term(jk.a, jk.b, 0),
                     w,
-                    c: -jk.z + reach,
+                    c: -s.z + reach,
                     dir: Direction::Falling,
                     action: action(FrictionMode::SlipNeg),
                 });
@@ -235,14 +207,14 @@ impl Hybrid<'_> {
 
     /// DOF weights moved onto the velocity part of the state `y = [x, ẋ]`.
     pub(super) fn on_velocities(&self, w: &[(usize, f64)]) -> Vec<(usize, f64)> {
-        w.iter().map(|&(i, wi)| (self.n + i, wi)).collect()
+        w.iter().map(|&(i, wi)| (self.form.n + i, wi)).collect()
     }
 
     /// The event function's value `Σ w y + c` (+ the wall term) at `(t, y)`.
     pub(crate) fn event_value(&self, ev: &EventFn, t: f64, y: &[f64]) -> f64 {
-        let wall = ev
-            .wall
-            .map_or(0.0, |(d, coef, order)| coef * self.wall_motion(d, t, order));
+        let wall = ev.wall.map_or(0.0, |(d, coef, order)| {
+            coef * self.form.wall_motion(d, t, order)
+        });
         ev.w.iter().map(|&(i, wi)| wi * y[i]).sum::<f64>() + ev.c + wall
     }
 
@@ -251,8 +223,41 @@ impl Hybrid<'_> {
     pub fn event_rate(&self, ev: &EventFn, t: f64, y: &[f64]) -> f64 {
         let wall = ev
             .wall
-            .map_or(0.0, |(d, coef, _)| coef * self.wall_motion(d, t, 1));
-        ev.w.iter().map(|&(i, wi)| wi * y[self.n + i]).sum::<f64>() + wall
+            .map_or(0.0, |(d, coef, _)| coef * self.form.wall_motion(d, t, 1));
+        ev.w.iter()
+            .map(|&(i, wi)| wi * y[self.form.n + i])
+            .sum::<f64>()
+            + wall
+    }
+}
+
+/// An exact gap's contact entries (open) or exit (in contact) in `mode`; smoothed gaps have
+/// none.
+fn gap_events(gi: usize, gap: &ContactGap, mode: GapMode, out: &mut Vec<EventFn>) {
+    if gap.smooth.is_some() {
+        return;
+    }
+    let w = weights(gap.a, gap.b);
+    let mut push = |c: f64, dir, to| {
+        out.push(EventFn {
+            wall: wall_term(gap.a, gap.b, 0),
+            w: w.clone(),
+            c,
+            dir,
+            action: Action::Switch { gap: gi, to },
+        })
+    };
+    match mode {
+        GapMode::Open => {
+            if gap.sides != Sides::Negative {
+                push(-gap.g, Direction::Rising, GapMode::Plus);
+            }
+            if gap.sides != Sides::Positive {
+                push(gap.g, Direction::Falling, GapMode::Minus);
+            }
+        }
+        GapMode::Plus => push(-gap.g, Direction::Falling, GapMode::Open),
+        GapMode::Minus => push(gap.g, Direction::Rising, GapMode::Open),
     }
 }
 

@@ -27,11 +27,12 @@ impl Hybrid<'_> {
     /// (Coulomb contacts, Jenkins elements), `NAME.T` and `NAME.N` (2-D contacts), in the
     /// order of `contact_forces`.
     pub fn contact_force_names(&self) -> Vec<String> {
-        let gaps = self.gaps.iter().map(|g| format!("{}.F", g.name));
-        let stops = self.stops.iter().map(|s| format!("{}.N", s.name));
-        let friction = self.friction.iter().map(|c| format!("{}.T", c.name));
-        let jenkins = self.jenkins.iter().map(|j| format!("{}.T", j.name));
-        let contacts = self
+        let form = &self.form;
+        let gaps = form.gaps.iter().map(|g| format!("{}.F", g.name));
+        let stops = form.stops.iter().map(|s| format!("{}.N", s.name));
+        let friction = form.friction.iter().map(|c| format!("{}.T", c.name));
+        let jenkins = form.jenkins.iter().map(|j| format!("{}.T", j.name));
+        let contacts = form
             .contacts
             .iter()
             .flat_map(|c| [format!("{}.T", c.name), format!("{}.N", c.name)]);
@@ -50,34 +51,34 @@ impl Hybrid<'_> {
         let lambda = self.constraint_forces(t, y);
         self.evals = evals;
         let of = |id: Bilateral| lambda.iter().find(|(b, _)| *b == id).map_or(0.0, |l| l.1);
-        let (x, v) = y.split_at(self.n);
+        let (form, state) = (&self.form, &self.state);
+        let (x, v) = y.split_at(form.n);
         let mut out = Vec::with_capacity(self.contact_force_names().len());
-        for (gi, (gap, mode)) in self.gaps.iter().zip(&self.modes).enumerate() {
+        for (gi, (gap, mode)) in form.gaps.iter().zip(&state.gaps).enumerate() {
             let pushing = match mode {
                 GapMode::Minus => -1.0,
                 GapMode::Plus => 1.0,
-                GapMode::Open if self.relative(gap.a, gap.b, t, x) < 0.0 => -1.0,
+                GapMode::Open if form.relative(gap.a, gap.b, t, x) < 0.0 => -1.0,
                 GapMode::Open => 1.0,
             };
             out.push(pushing * self.gap_force(gi, t, x, v));
         }
-        for (s, stop) in self.stops.iter().enumerate() {
-            let held = stop.held.as_ref();
+        for (s, held) in state.stops.iter().enumerate() {
             out.push(held.map_or(0.0, |h| -h.side * of(Bilateral::Held(s))));
         }
-        for (c, fc) in self.friction.iter().enumerate() {
-            out.push(match fc.mode {
+        for (c, (fc, mode)) in form.friction.iter().zip(&state.friction).enumerate() {
+            out.push(match mode {
                 FrictionMode::SlipPos => fc.slip,
                 FrictionMode::SlipNeg => -fc.slip,
                 FrictionMode::Stick => -of(Bilateral::Stuck(c)),
                 FrictionMode::Free => 0.0,
             });
         }
-        for jk in &self.jenkins {
-            out.push(jk.force(self.relative(jk.a, jk.b, t, x)));
+        for (jk, s) in form.jenkins.iter().zip(&state.jenkins) {
+            out.push(jk.force(*s, form.relative(jk.a, jk.b, t, x)));
         }
-        for ct in &self.contacts {
-            let (tf, nf) = ct.forces(ct.relative(x));
+        for (ct, s) in form.contacts.iter().zip(&state.contacts) {
+            let (tf, nf) = ct.forces(*s, ct.relative(x));
             out.extend([tf, nf]);
         }
         out

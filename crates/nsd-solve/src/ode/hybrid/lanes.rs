@@ -112,10 +112,10 @@ impl Tape {
     /// (`Hybrid::not_polynomial`), has more than `TAPE_MAX_DOFS` DOFs or a sparse mass
     /// factor.
     pub fn new(h: &mut Hybrid, order: usize) -> Option<Tape> {
-        let n = h.n;
+        let n = h.form.n;
         if h.not_polynomial().is_some()
             || n > TAPE_MAX_DOFS
-            || matches!(h.mass, MassSolver::Sparse(_))
+            || matches!(h.form.mass, MassSolver::Sparse(_))
         {
             return None;
         }
@@ -125,19 +125,19 @@ impl Tape {
             unit[j] = 1.0;
             let mut f = vec![0.0; n];
             let (x, v) = unit.split_at(n);
-            h.linear.subtract(h.sys, x, v, &mut f);
+            h.form.linear.subtract(h.form.sys, x, v, &mut f);
             columns.push(f);
             unit[j] = 0.0;
         }
-        let mass = &h.mass;
+        let mass = &h.form.mass;
         let linear = rows(
             n,
             &columns.iter().map(|f| mass.solve(f)).collect::<Vec<_>>(),
         );
-        let mut constant = h.sys.static_load.clone();
+        let mut constant = h.form.sys.static_load.clone();
         let mut harmonics = Vec::new();
         let mut directions = Vec::new();
-        for (dof, load) in &h.loads {
+        for (dof, load) in &h.form.loads {
             let Prepared::Harmonics(c0, hs) = load else {
                 return None;
             };
@@ -164,17 +164,18 @@ impl Tape {
             let sides: Vec<_> = weights(a, b).iter().map(|&(i, w)| (i, -w)).collect();
             mass.solve_sparse(n, &sides)
         };
-        for &(a, b, ..) in &h.poly {
+        for &(a, b, ..) in &h.form.poly {
             directions.push(direction(a, b));
         }
         let springs = h
+            .form
             .poly
             .chunks(3)
             .map(|c| SpringBlock::new(c, order))
             .collect();
         // `not_polynomial` admits the laws affine in `(δ, δ̇)` only.
         let mut gaps = Vec::new();
-        for g in &h.gaps {
+        for g in &h.form.gaps {
             let (k, c) = match g.law {
                 ContactLaw::Linear { k } => (k, 0.0),
                 ContactLaw::KelvinVoigt { k, c, .. } => (k, c),
@@ -482,7 +483,7 @@ model freeplay {
         };
         let mut scalar = Series::new(&h, order);
         for l in 0..LANES {
-            h.modes = modes[l].to_vec();
+            h.state.gaps = modes[l].to_vec();
             h.taylor(times[l], &states[l], &mut scalar);
             tape.fill(&lone(l), &mut alone);
             for (k, (a, b)) in scalar.rows().zip(out[l].rows()).enumerate() {

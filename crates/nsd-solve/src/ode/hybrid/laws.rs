@@ -2,6 +2,11 @@
 //! penetration law (piecewise-linear or compliant, paper 002 eqs. 1–3), a rigid stop with
 //! Newton restitution (paper 004, Prop. 2.1), a rigid Coulomb contact (paper 001, eqs. 3,
 //! 11–12) and an elastic Coulomb (Jenkins) element.
+//!
+//! Each element is split by lifetime: its fixed parameters here (`ContactGap`, `RigidStop`,
+//! `Coulomb`, `Jenkins`), its mode and internal state in small `Copy` values (`GapMode`,
+//! `Held`, `FrictionMode`, `JenkinsState`, `Contact2dState`) that `ModeState` collects, so
+//! an event switches, and shooting saves, the state alone.
 
 use super::super::tolerances::ENTRY_SPEED_FLOOR;
 use nsd_model::flat::{ContactLaw, Sides, Smoothing};
@@ -38,28 +43,27 @@ pub struct ContactGap {
     pub(super) g: f64,
     pub(super) sides: Sides,
     pub(super) smooth: Option<Smoothing>,
-    /// Penetration rate δ̇⁻ at the latest entry (Hunt–Crossley, Lankarani–Nikravesh).
-    pub(super) entry_speed: f64,
 }
 
 impl ContactGap {
-    /// Normal force `F(δ, δ̇)` of the law for penetration `δ` and its rate (`law_force`).
-    pub(super) fn normal_force(&self, delta: f64, rate: f64) -> f64 {
-        law_force(self.law, delta, rate, self.entry_speed)
+    /// Normal force `F(δ, δ̇)` of the law for penetration `δ` and its rate (`law_force`),
+    /// `entry_speed` the penetration rate δ̇⁻ at the latest entry (the gap's state).
+    pub(super) fn normal_force(&self, entry_speed: f64, delta: f64, rate: f64) -> f64 {
+        law_force(self.law, delta, rate, entry_speed)
     }
 
     /// The law's tangent `(∂F/∂δ, ∂F/∂δ̇)` at `(δ, δ̇)`, differentiated from `normal_force`
     /// (zero where a dissipative law is clamped at zero force).
-    pub(super) fn normal_tangent(&self, delta: f64, rate: f64) -> (f64, f64) {
+    pub(super) fn normal_tangent(&self, entry_speed: f64, delta: f64, rate: f64) -> (f64, f64) {
         let slope = |n: f64| n * delta.abs().powf(n - 1.0);
         let power = |n: f64| delta.abs().powf(n).copysign(delta);
         let scaled = |k: f64, n: f64, factor: f64| {
-            if self.normal_force(delta, rate) <= 0.0 {
+            if self.normal_force(entry_speed, delta, rate) <= 0.0 {
                 return (0.0, 0.0);
             }
-            if self.entry_speed > ENTRY_SPEED_FLOOR {
-                let d = 1.0 + factor * rate / self.entry_speed;
-                (k * slope(n) * d, k * power(n) * factor / self.entry_speed)
+            if entry_speed > ENTRY_SPEED_FLOOR {
+                let d = 1.0 + factor * rate / entry_speed;
+                (k * slope(n) * d, k * power(n) * factor / entry_speed)
             } else {
                 (k * slope(n), 0.0)
             }
@@ -143,16 +147,16 @@ pub struct RigidStop {
     pub(super) g: f64,
     pub(super) sides: Sides,
     pub e: f64,
-    /// Persistent contact after a Zeno accumulation or a plastic impact: the constraint
-    /// `wᵀẍ = ÿ_wall` holds while the contact pushes.
-    pub(super) held: Option<Held>,
-}
-
-/// The data of a stop held in persistent contact.
-#[derive(Debug, Clone)]
-pub(super) struct Held {
+    /// The weights `w` of `u = x_a − x_b` and `M⁻¹w`: the direction of the constraint
+    /// `wᵀẍ = ÿ_wall` while the stop is held (`Held`), solved once rather than at each hold.
     pub(super) w: Vec<(usize, f64)>,
     pub(super) minv_w: Vec<f64>,
+}
+
+/// A stop in persistent contact after a Zeno accumulation or a plastic impact: the
+/// constraint `wᵀẍ = ÿ_wall` holds while the contact pushes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Held {
     /// +1 for the positive side (the stop pushes towards −w), −1 for the negative side.
     pub(super) side: f64,
 }
@@ -188,14 +192,14 @@ pub struct Coulomb {
     pub(super) a: Attach,
     pub(super) b: Attach,
     pub slip: f64,
-    pub mode: FrictionMode,
     pub(super) w: Vec<(usize, f64)>,
     pub(super) minv_w: Vec<f64>,
 }
 
 /// An elastic Coulomb (Jenkins) element on `u = x_a − x_b`: a spring `kt` in series with a
-/// slider of limit `F`, whose position `z` is the element's internal state. Stuck, the force
-/// is `kt (u − z)`; sliding, `±F` with the slider following `z = u ∓ F/kt`.
+/// slider of limit `F`, whose position `z` is the element's internal state
+/// (`JenkinsState`). Stuck, the force is `kt (u − z)`; sliding, `±F` with the slider
+/// following `z = u ∓ F/kt`.
 #[derive(Debug, Clone)]
 pub struct Jenkins {
     pub name: String,
@@ -203,23 +207,29 @@ pub struct Jenkins {
     pub(super) b: Attach,
     pub(super) kt: f64,
     pub(super) slip: f64,
+}
+
+/// A Jenkins element's mode and slider position.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JenkinsState {
     pub mode: FrictionMode,
-    /// The slider position (meaningful while stuck).
+    /// The slider position `z` (meaningful while stuck).
     pub z: f64,
 }
 
 impl Jenkins {
-    pub(super) fn force(&self, u: f64) -> f64 {
-        match self.mode {
+    /// The force `kt (u − z)` stuck, `±F` sliding, in the state `s`.
+    pub(super) fn force(&self, s: JenkinsState, u: f64) -> f64 {
+        match s.mode {
             FrictionMode::SlipPos => self.slip,
             FrictionMode::SlipNeg => -self.slip,
-            _ => self.kt * (u - self.z),
+            _ => self.kt * (u - s.z),
         }
     }
 
-    /// `∂force/∂u`: `kt` while stuck, zero while sliding.
-    pub(super) fn stiffness(&self) -> f64 {
-        match self.mode {
+    /// `∂force/∂u` in the mode `mode`: `kt` while stuck, zero while sliding.
+    pub(super) fn stiffness(&self, mode: FrictionMode) -> f64 {
+        match mode {
             FrictionMode::SlipPos | FrictionMode::SlipNeg => 0.0,
             _ => self.kt,
         }
@@ -254,4 +264,12 @@ impl ContactMode {
             _ => 0.0,
         }
     }
+}
+
+/// A 2-D friction contact's mode and slider position (`contact2d.rs`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Contact2dState {
+    pub mode: ContactMode,
+    /// The slider position `w` (meaningful while stuck).
+    pub w: f64,
 }

@@ -25,31 +25,32 @@ impl Hybrid<'_> {
     /// bilateral constraints (stuck contacts, held stops) solved together.
     pub fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
         self.free_rhs(t, y, dy);
-        self.constrain(t, &mut dy[self.n..]);
+        self.constrain(t, &mut dy[self.form.n..]);
     }
 
     /// The right-hand side without the bilateral constraints' forces.
     pub(super) fn free_rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
         self.evals += 1;
-        let n = self.n;
+        let n = self.form.n;
         let (x, v) = y.split_at(n);
         let mut force = std::mem::take(&mut self.force);
         let f = force.as_mut_slice();
         self.external_forces(t, f);
-        self.linear.subtract(self.sys, x, v, f);
+        self.form.linear.subtract(self.form.sys, x, v, f);
         self.nonlinear_forces(t, x, v, f);
         dy[..n].copy_from_slice(v);
-        self.mass.solve_into(f, &mut dy[n..]);
+        self.form.mass.solve_into(f, &mut dy[n..]);
         self.force = force;
     }
 
     /// `f = f_static + f(t)` + the base's coupling through stiffness and damping.
     fn external_forces(&self, t: f64, f: &mut [f64]) {
-        f.copy_from_slice(&self.sys.static_load);
-        for (dof, load) in &self.loads {
+        let form = &self.form;
+        f.copy_from_slice(&form.sys.static_load);
+        for (dof, load) in &form.loads {
             f[*dof] += load.eval(t);
         }
-        for (b, (_, yb, dyb, _)) in self.sys.base.iter().zip(&self.base) {
+        for (b, (_, yb, dyb, _)) in form.sys.base.iter().zip(&form.base) {
             let (yv, dv) = (yb.eval(t), dyb.eval(t));
             for &(i, k) in &b.stiffness {
                 f[i] += k * yv;
@@ -64,27 +65,28 @@ impl Hybrid<'_> {
     /// force, paper 000 eq. 8), sliding Coulomb contacts, Jenkins sliders, 2-D friction
     /// contacts (`T` along `u_t`'s weights, `N` along `u_n`'s, paper 003 eqs. 24–25).
     fn nonlinear_forces(&self, t: f64, x: &[f64], v: &[f64], f: &mut [f64]) {
-        for &(a, b, k2, k3) in &self.poly {
-            let u = self.relative(a, b, t, x);
+        let (form, state) = (&self.form, &self.state);
+        for &(a, b, k2, k3) in &form.poly {
+            let u = form.relative(a, b, t, x);
             apply(a, b, k2 * u * u + k3 * u * u * u, f);
         }
-        for (gi, gap) in self.gaps.iter().enumerate() {
+        for (gi, gap) in form.gaps.iter().enumerate() {
             apply(gap.a, gap.b, self.gap_force(gi, t, x, v), f);
         }
-        for fc in &self.friction {
-            let force = match fc.mode {
+        for (fc, mode) in form.friction.iter().zip(&state.friction) {
+            let force = match mode {
                 FrictionMode::SlipPos => fc.slip,
                 FrictionMode::SlipNeg => -fc.slip,
                 FrictionMode::Stick | FrictionMode::Free => 0.0,
             };
             apply(fc.a, fc.b, force, f);
         }
-        for jk in &self.jenkins {
-            let u = self.relative(jk.a, jk.b, t, x);
-            apply(jk.a, jk.b, jk.force(u), f);
+        for (jk, s) in form.jenkins.iter().zip(&state.jenkins) {
+            let u = form.relative(jk.a, jk.b, t, x);
+            apply(jk.a, jk.b, jk.force(*s, u), f);
         }
-        for ct in &self.contacts {
-            let (tf, nf) = ct.forces(ct.relative(x));
+        for (ct, s) in form.contacts.iter().zip(&state.contacts) {
+            let (tf, nf) = ct.forces(*s, ct.relative(x));
             for &(i, wi) in &ct.tw {
                 f[i] -= tf * wi;
             }
@@ -99,16 +101,20 @@ impl Hybrid<'_> {
     /// (paper 000, eq. 8) whatever the mode.
     #[inline]
     pub(super) fn gap_force(&self, gi: usize, t: f64, x: &[f64], v: &[f64]) -> f64 {
-        let gap = &self.gaps[gi];
-        let u = self.relative(gap.a, gap.b, t, x);
-        let rate = self.rate(gap.a, t, v) - self.rate(gap.b, t, v);
-        match (gap.smooth, gap.law, self.modes[gi]) {
+        let form = &self.form;
+        let gap = &form.gaps[gi];
+        // The entry speed δ̇⁻, read in a contact mode only (a smoothed or open gap's force
+        // does not use it).
+        let entry = || self.state.entry_speed[gi];
+        let u = form.relative(gap.a, gap.b, t, x);
+        let rate = form.rate(gap.a, t, v) - form.rate(gap.b, t, v);
+        match (gap.smooth, gap.law, self.state.gaps[gi]) {
             (Some(s), ContactLaw::Linear { k }, _) => {
                 nsd_model::smoothing::gap_force(k, gap.g, gap.sides, s, u).0
             }
             (_, _, GapMode::Open) => 0.0,
-            (_, _, GapMode::Plus) => gap.normal_force(u - gap.g, rate),
-            (_, _, GapMode::Minus) => -gap.normal_force(-(u + gap.g), -rate),
+            (_, _, GapMode::Plus) => gap.normal_force(entry(), u - gap.g, rate),
+            (_, _, GapMode::Minus) => -gap.normal_force(entry(), -(u + gap.g), -rate),
         }
     }
 
@@ -120,15 +126,15 @@ impl Hybrid<'_> {
     /// from the current modes, so a dissipative contact that is open at a sample does not
     /// make that sample count.
     pub fn is_conservative(&self) -> bool {
-        let s = self.sys;
+        let s = self.form.sys;
         s.c.nnz() == 0
             && s.forces.is_empty()
             && s.base.is_empty()
-            && self.gaps.iter().all(|g| {
+            && self.form.gaps.iter().all(|g| {
                 g.smooth.is_none()
                     && matches!(g.law, ContactLaw::Linear { .. } | ContactLaw::Hertz { .. })
             })
-            && self.stops.iter().all(|st| st.e == 1.0)
+            && self.form.stops.iter().all(|st| st.e == 1.0)
             && s.nonlinear
                 .iter()
                 .all(|e| !matches!(e.law, Nonlinearity::Friction(_)))
@@ -137,11 +143,11 @@ impl Hybrid<'_> {
     /// Total mechanical energy when the system is conservative (`is_conservative`) and no
     /// stop is held in persistent contact, else `None`.
     pub fn energy(&self, y: &[f64]) -> Option<f64> {
-        let s = self.sys;
-        if !self.is_conservative() || self.stops.iter().any(|st| st.held.is_some()) {
+        let (form, s) = (&self.form, self.form.sys);
+        if !self.is_conservative() || self.state.stops.iter().any(Option::is_some) {
             return None;
         }
-        let n = self.n;
+        let n = form.n;
         let (x, v) = y.split_at(n);
         let quad = |a: &sprs::CsMat<f64>, z: &[f64]| -> f64 {
             a.iter().map(|(val, (i, j))| z[i] * val * z[j]).sum::<f64>()
@@ -152,12 +158,12 @@ impl Hybrid<'_> {
                 .zip(x)
                 .map(|(f, xi)| f * xi)
                 .sum::<f64>();
-        for &(a, b, k2, k3) in &self.poly {
-            let u = self.relative(a, b, 0.0, x);
+        for &(a, b, k2, k3) in &form.poly {
+            let u = form.relative(a, b, 0.0, x);
             e += k2 * u.powi(3) / 3.0 + k3 * u.powi(4) / 4.0;
         }
-        for gap in &self.gaps {
-            let u = self.relative(gap.a, gap.b, 0.0, x);
+        for gap in &form.gaps {
+            let u = form.relative(gap.a, gap.b, 0.0, x);
             if u > gap.g && gap.sides != Sides::Negative {
                 e += gap.potential(u - gap.g)?;
             } else if u < -gap.g && gap.sides != Sides::Positive {

@@ -41,7 +41,7 @@ pub struct Series {
 impl Series {
     /// Storage for `order + 1` coefficients of the state of `h`.
     pub fn new(h: &Hybrid, order: usize) -> Series {
-        let n = h.n;
+        let n = h.form.n;
         Series {
             coef: vec![0.0; 2 * n * (order + 1)],
             width: 2 * n,
@@ -51,9 +51,12 @@ impl Series {
                     vec![0.0; order + 1],
                     vec![0.0; order + 1]
                 ];
-                h.poly.len()
+                h.form.poly.len()
             ],
-            harmonics: vec![(0.0, 0.0, 0.0); h.loads.iter().map(|(_, f)| harmonic_count(f)).sum()],
+            harmonics: vec![
+                (0.0, 0.0, 0.0);
+                h.form.loads.iter().map(|(_, f)| harmonic_count(f)).sum()
+            ],
             force: vec![0.0; n],
             acc: vec![0.0; n],
         }
@@ -175,20 +178,21 @@ impl Hybrid<'_> {
             ContactLaw::KelvinVoigt { tension, .. } => tension,
             _ => false,
         };
-        if !self.sys.base.is_empty() {
+        let form = &self.form;
+        if !form.sys.base.is_empty() {
             Some("base motion")
-        } else if !(self.friction.is_empty() && self.jenkins.is_empty() && self.contacts.is_empty())
+        } else if !(form.friction.is_empty() && form.jenkins.is_empty() && form.contacts.is_empty())
         {
             Some("friction")
-        } else if !self.stops.is_empty() {
+        } else if !form.stops.is_empty() {
             Some("a rigid stop")
-        } else if self
+        } else if form
             .gaps
             .iter()
             .any(|g| g.smooth.is_some() || !affine(g.law))
         {
             Some("a gap law that is not linear")
-        } else if self
+        } else if form
             .loads
             .iter()
             .any(|(_, f)| !matches!(f, Prepared::Harmonics(..)))
@@ -202,13 +206,13 @@ impl Hybrid<'_> {
     /// The Taylor coefficients of the motion from `(t0, y0)` in the current modes into `s`
     /// (the model must pass `not_polynomial`).
     pub fn taylor(&mut self, t0: f64, y0: &[f64], s: &mut Series) {
-        let n = self.n;
+        let n = self.form.n;
         let m = s.width;
         s.coef[..m].copy_from_slice(y0);
         let mut force = std::mem::take(&mut s.force);
         for k in 0..s.order() {
             self.force_coefficient(t0, k, s, &mut force);
-            self.mass.solve_into(&force, &mut s.acc);
+            self.form.mass.solve_into(&force, &mut s.acc);
             let inv = 1.0 / (k + 1) as f64;
             let (done, next) = s.coef.split_at_mut((k + 1) * m);
             let (yk, y1) = (&done[k * m..], &mut next[..m]);
@@ -224,16 +228,16 @@ impl Hybrid<'_> {
     /// `F_k`, the `k`-th Taylor coefficient of the force `f(t) − C ẋ − K x − f_nl`, into `f`
     /// (the coefficients `Y_0 … Y_k` known).
     fn force_coefficient(&mut self, t0: f64, k: usize, s: &mut Series, f: &mut [f64]) {
-        let n = self.n;
+        let n = self.form.n;
         // Not `s.row(k)`: the harmonics and stretches of `s` are borrowed mutably below.
         let (x, v) = row_of(&s.coef, s.width, k).split_at(n);
         if k == 0 {
-            f.copy_from_slice(&self.sys.static_load);
+            f.copy_from_slice(&self.form.sys.static_load);
         } else {
             f.fill(0.0);
         }
         let mut slots = s.harmonics.iter_mut();
-        for (dof, load) in &self.loads {
+        for (dof, load) in &self.form.loads {
             if let Prepared::Harmonics(c0, hs) = load {
                 f[*dof] += if k == 0 { *c0 } else { 0.0 };
                 for (h, (scale, cos, sin)) in hs.iter().zip(slots.by_ref()) {
@@ -254,12 +258,12 @@ impl Hybrid<'_> {
                 }
             }
         }
-        self.linear.subtract(self.sys, x, v, f);
-        for (e, &(a, b, k2, k3)) in self.poly.iter().enumerate() {
+        self.form.linear.subtract(self.form.sys, x, v, f);
+        for (e, &(a, b, k2, k3)) in self.form.poly.iter().enumerate() {
             let [u, u2, reversed] = &mut s.stretch[e];
             let p = reversed.len() - 1;
             // Without base motion an attachment's position is linear in x (the ground at 0).
-            u[k] = self.relative(a, b, t0, x);
+            u[k] = self.form.relative(a, b, t0, x);
             reversed[p - k] = u[k];
             // (u²)_k = 2 Σ_{j < k−j} u_j u_{k−j} + u_{k/2}² (k even): half the products.
             let half = k.div_ceil(2);
@@ -272,16 +276,16 @@ impl Hybrid<'_> {
             let u3 = cauchy(&u2[..=k], &reversed[p - k..]);
             super::rhs::apply(a, b, k2 * u2[k] + k3 * u3, f);
         }
-        for (gi, gap) in self.gaps.iter().enumerate() {
-            let u = self.relative(gap.a, gap.b, t0, x);
-            let rate = self.rate(gap.a, t0, v) - self.rate(gap.b, t0, v);
+        for (gi, gap) in self.form.gaps.iter().enumerate() {
+            let u = self.form.relative(gap.a, gap.b, t0, x);
+            let rate = self.form.rate(gap.a, t0, v) - self.form.rate(gap.b, t0, v);
             // The law is linear in (δ, δ̇) (`not_polynomial`): the clearance enters the
             // constant term only, and `normal_force` of the coefficients is the coefficient.
             let g = if k == 0 { gap.g } else { 0.0 };
-            let force = match self.modes[gi] {
+            let force = match self.state.gaps[gi] {
                 GapMode::Open => 0.0,
-                GapMode::Plus => gap.normal_force(u - g, rate),
-                GapMode::Minus => -gap.normal_force(-(u + g), -rate),
+                GapMode::Plus => gap.normal_force(self.state.entry_speed[gi], u - g, rate),
+                GapMode::Minus => -gap.normal_force(self.state.entry_speed[gi], -(u + g), -rate),
             };
             super::rhs::apply(gap.a, gap.b, force, f);
         }

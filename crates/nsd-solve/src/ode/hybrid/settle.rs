@@ -4,25 +4,24 @@
 //! slider's switch.
 
 use super::constraints::Bilateral;
-use super::laws::FrictionMode;
+use super::laws::{FrictionMode, JenkinsState};
 use super::Hybrid;
 use crate::ode::tolerances::{AT_REST, STICK_FORCE_SLACK};
 
 impl Hybrid<'_> {
     /// Relative velocity `s = v_a − v_b` of a friction contact.
     pub fn slip_velocity(&self, c: usize, t: f64, y: &[f64]) -> f64 {
-        let f = &self.friction[c];
-        let v = &y[self.n..];
-        self.rate(f.a, t, v) - self.rate(f.b, t, v)
+        let (form, f) = (&self.form, &self.form.friction[c]);
+        let v = &y[form.n..];
+        form.rate(f.a, t, v) - form.rate(f.b, t, v)
     }
 
     /// The friction force (on side a, along w) that sticking needs at `(t, y)`, with the
     /// other stuck contacts and held stops held too (their forces are solved together).
     pub fn stick_force(&mut self, c: usize, t: f64, y: &[f64]) -> f64 {
-        let saved = self.friction[c].mode;
-        self.friction[c].mode = FrictionMode::Stick;
+        let saved = std::mem::replace(&mut self.state.friction[c], FrictionMode::Stick);
         let force = self.constraint_force(Bilateral::Stuck(c), t, y);
-        self.friction[c].mode = saved;
+        self.state.friction[c] = saved;
         force
     }
 
@@ -51,23 +50,24 @@ impl Hybrid<'_> {
         assignments.sort_by_key(|a| {
             std::cmp::Reverse(a.iter().filter(|&&x| x == FrictionMode::Stick).count())
         });
-        let mut dy = vec![0.0; 2 * self.n];
+        let n = self.form.n;
+        let mut dy = vec![0.0; 2 * n];
         let mut chosen = None;
         for modes in &assignments {
             for (&c, &mode) in set.iter().zip(modes) {
-                self.friction[c].mode = mode;
+                self.state.friction[c] = mode;
             }
             self.free_rhs(t, y, &mut dy);
-            let forces = self.constrain(t, &mut dy[self.n..]);
+            let forces = self.constrain(t, &mut dy[n..]);
             let consistent = set.iter().zip(modes).all(|(&c, &mode)| {
-                let f = &self.friction[c];
+                let f = &self.form.friction[c];
                 match mode {
                     FrictionMode::Stick => forces
                         .iter()
                         .find(|(id, _)| *id == Bilateral::Stuck(c))
                         .is_some_and(|(_, l)| l.abs() <= f.slip * (1.0 + STICK_FORCE_SLACK)),
                     slip => {
-                        let accel = f.w.iter().map(|&(i, wi)| wi * dy[self.n + i]).sum::<f64>()
+                        let accel = f.w.iter().map(|&(i, wi)| wi * dy[n + i]).sum::<f64>()
                             - self.wall_acceleration(f.a, f.b, t);
                         (slip == FrictionMode::SlipPos) == (accel > 0.0)
                     }
@@ -81,7 +81,7 @@ impl Hybrid<'_> {
         // No consistent assignment (a degenerate, exactly balanced case): stick all.
         let modes = chosen.unwrap_or_else(|| vec![FrictionMode::Stick; m]);
         for (&c, &mode) in set.iter().zip(&modes) {
-            self.friction[c].mode = mode;
+            self.state.friction[c] = mode;
         }
         self.remove_stuck_velocity(t, y);
         modes
@@ -94,9 +94,9 @@ impl Hybrid<'_> {
         self.set_jenkins_from_state(t, y);
         self.set_contacts_from_state(y);
         let mut resting = Vec::new();
-        for c in 0..self.friction.len() {
+        for c in 0..self.form.friction.len() {
             let s = self.slip_velocity(c, t, y);
-            self.friction[c].mode = if s > 0.0 {
+            self.state.friction[c] = if s > 0.0 {
                 FrictionMode::SlipPos
             } else if s < 0.0 {
                 FrictionMode::SlipNeg
@@ -114,12 +114,12 @@ impl Hybrid<'_> {
     /// within the rounding of a located event (`AT_REST` of the velocity scale): they settle
     /// together with `c`.
     pub fn also_at_rest(&self, c: usize, t: f64, y: &[f64]) -> Vec<usize> {
-        let scale = y[self.n..].iter().fold(1.0_f64, |a, v| a.max(v.abs()));
-        (0..self.friction.len())
+        let scale = y[self.form.n..].iter().fold(1.0_f64, |a, v| a.max(v.abs()));
+        (0..self.form.friction.len())
             .filter(|&k| k != c)
             .filter(|&k| {
                 matches!(
-                    self.friction[k].mode,
+                    self.state.friction[k],
                     FrictionMode::SlipPos | FrictionMode::SlipNeg
                 ) && self.slip_velocity(k, t, y).abs() <= AT_REST * scale
             })
@@ -129,22 +129,24 @@ impl Hybrid<'_> {
     /// Switches a Jenkins element at `(t, y)`; a stop re-sticks the slider where the spring
     /// carries exactly the slip force, so the force is continuous.
     pub fn switch_jenkins(&mut self, element: usize, to: FrictionMode, t: f64, y: &[f64]) {
-        let (a, b) = (self.jenkins[element].a, self.jenkins[element].b);
-        let u = self.relative(a, b, t, y);
-        let jk = &mut self.jenkins[element];
+        let jk = &self.form.jenkins[element];
+        let u = self.form.relative(jk.a, jk.b, t, y);
+        let s = &mut self.state.jenkins[element];
         if to == FrictionMode::Stick {
-            jk.z = u - jk.force(u) / jk.kt;
+            s.z = u - jk.force(*s, u) / jk.kt;
         }
-        jk.mode = to;
+        s.mode = to;
     }
 
     /// Initial Jenkins states: stuck, the spring unstressed (`z = u(t0)`).
     fn set_jenkins_from_state(&mut self, t: f64, y: &[f64]) {
-        for k in 0..self.jenkins.len() {
-            let (a, b) = (self.jenkins[k].a, self.jenkins[k].b);
-            let u = self.relative(a, b, t, y);
-            self.jenkins[k].mode = FrictionMode::Stick;
-            self.jenkins[k].z = u;
+        let form = &self.form;
+        for (jk, s) in form.jenkins.iter().zip(&mut self.state.jenkins) {
+            let u = form.relative(jk.a, jk.b, t, y);
+            *s = JenkinsState {
+                mode: FrictionMode::Stick,
+                z: u,
+            };
         }
     }
 }

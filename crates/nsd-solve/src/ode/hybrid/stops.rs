@@ -70,7 +70,7 @@ impl Hybrid<'_> {
     /// Applies Newton's law to the stops `events[set]` at once (see the module docs) and
     /// returns each one's jump. A stop that is opening takes no impulse.
     pub fn impacts(&self, events: &[EventFn], set: &[usize], t: f64, y: &mut [f64]) -> Vec<Jump> {
-        let n = self.n;
+        let n = self.form.n;
         let stop_of = |ev: &EventFn| match ev.action {
             Action::Impact { stop } => stop,
             _ => unreachable!("simultaneous() keeps impacts only"),
@@ -90,7 +90,7 @@ impl Hybrid<'_> {
                 nv
             })
             .collect();
-        let minv_n: Vec<Vec<f64>> = normals.iter().map(|nv| self.mass.solve(nv)).collect();
+        let minv_n: Vec<Vec<f64>> = normals.iter().map(|nv| self.form.mass.solve(nv)).collect();
         let g = DMatrix::from_fn(set.len(), set.len(), |i, j| {
             normals[i].iter().zip(&minv_n[j]).map(|(a, b)| a * b).sum()
         });
@@ -105,7 +105,7 @@ impl Hybrid<'_> {
             .collect();
         let e: Vec<f64> = set
             .iter()
-            .map(|&k| self.stops[stop_of(&events[k])].e)
+            .map(|&k| self.form.stops[stop_of(&events[k])].e)
             .collect();
         let impulses = newton_impulses(&g, &gamma, &e);
         for (l, m) in impulses.iter().zip(&minv_n) {
@@ -128,18 +128,19 @@ impl Hybrid<'_> {
     /// For a held stop, the contact force in the pushing direction: positive while the stop
     /// pushes, negative when it would have to pull (lift-off).
     pub fn holding_force(&mut self, stop: usize, t: f64, y: &[f64]) -> f64 {
-        let Some(side) = self.stops[stop].held.as_ref().map(|h| h.side) else {
+        let Some(Held { side }) = self.state.stops[stop] else {
             return 0.0;
         };
         -side * self.constraint_force(Bilateral::Held(stop), t, y)
     }
 
-    /// Puts a stop into persistent contact at `(t, y)`: the normal relative velocity `u̇` is
-    /// removed (a plastic impact) and the constraint holds from now on. Returns the impulse
-    /// that removal took, positive when pushing: `side·u̇ / wᵀM⁻¹w` (N s).
+    /// Puts a stop into persistent contact at `(t, y)` (`ev` one of its event functions,
+    /// whose `w` is the stop's): the normal relative velocity `u̇` is removed (a plastic
+    /// impact) and the constraint holds from now on. Returns the impulse that removal took,
+    /// positive when pushing: `side·u̇ / wᵀM⁻¹w` (N s).
     pub fn hold(&mut self, ev: &EventFn, stop: usize, t: f64, y: &mut [f64]) -> f64 {
-        let n = self.n;
-        let minv_w = self.mass.solve_sparse(n, &ev.w);
+        let n = self.form.n;
+        let minv_w = &self.form.stops[stop].minv_w;
         let wmw: f64 = ev.w.iter().map(|&(i, wi)| wi * minv_w[i]).sum();
         let un = self.event_rate(ev, t, y);
         for i in 0..n {
@@ -150,21 +151,18 @@ impl Hybrid<'_> {
         } else {
             -1.0
         };
-        self.stops[stop].held = Some(Held {
-            w: ev.w.clone(),
-            minv_w,
-            side,
-        });
+        self.state.stops[stop] = Some(Held { side });
         side * un / wmw
     }
 
     /// The first open rigid stop that the state `y` at `t` penetrates beyond round-off.
     pub fn penetrated(&self, t: f64, y: &[f64]) -> Option<usize> {
-        self.stops.iter().position(|st| {
-            if st.held.is_some() {
+        let mut stops = self.form.stops.iter().zip(&self.state.stops);
+        stops.position(|(st, held)| {
+            if held.is_some() {
                 return false;
             }
-            let u = self.relative(st.a, st.b, t, y);
+            let u = self.form.relative(st.a, st.b, t, y);
             let tol = ON_STOP * st.g.abs().max(1.0);
             (st.sides != Sides::Negative && u - st.g > tol)
                 || (st.sides != Sides::Positive && u + st.g < -tol)
@@ -173,15 +171,16 @@ impl Hybrid<'_> {
 
     /// Releases a held stop (lift-off).
     pub fn release(&mut self, stop: usize) {
-        self.stops[stop].held = None;
+        self.state.stops[stop] = None;
     }
 
     /// Indices of the stops in persistent contact.
     pub fn held_stops(&self) -> Vec<usize> {
-        self.stops
+        self.state
+            .stops
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.held.is_some())
+            .filter(|(_, held)| held.is_some())
             .map(|(i, _)| i)
             .collect()
     }

@@ -146,50 +146,59 @@ impl Hybrid<'_> {
     /// constraint acts (a stuck Coulomb contact, a held stop), a 2-D contact's tangent is not
     /// symmetric, or the model has no form.
     fn tangent_at(&mut self, t: f64, y: &[f64]) -> Option<&SecondOrder> {
-        let constrained = self.friction.iter().any(|c| {
+        let state = &self.state;
+        let constrained = state.friction.iter().any(|mode| {
             !matches!(
-                c.mode,
+                mode,
                 super::FrictionMode::SlipPos | super::FrictionMode::SlipNeg
             )
-        }) || self.stops.iter().any(|s| s.held.is_some());
-        if constrained || !self.contacts.iter().all(Contact2d::symmetric_tangent) {
+        }) || state.stops.iter().any(Option::is_some);
+        let contacts = self.form.contacts.iter().zip(&state.contacts);
+        if constrained || !contacts.clone().all(|(ct, s)| ct.symmetric_tangent(s.mode)) {
             return None;
         }
-        let mut form = self.tangent.take()?;
-        let (x, v) = y.split_at(self.n);
-        form.lin.k.copy_from_slice(&form.k0);
-        form.lin.c.copy_from_slice(&form.c0);
-        let (k, c) = (&mut form.lin.k, &mut form.lin.c);
-        for (&(a, b, k2, k3), slots) in self.poly.iter().zip(&form.poly) {
-            let u = self.relative(a, b, t, x);
+        let mut tangent = self.form.tangent.take()?;
+        let form = &self.form;
+        let (x, v) = y.split_at(form.n);
+        tangent.lin.k.copy_from_slice(&tangent.k0);
+        tangent.lin.c.copy_from_slice(&tangent.c0);
+        let (k, c) = (&mut tangent.lin.k, &mut tangent.lin.c);
+        for (&(a, b, k2, k3), slots) in form.poly.iter().zip(&tangent.poly) {
+            let u = form.relative(a, b, t, x);
             add(k, slots, 2.0 * k2 * u + 3.0 * k3 * u * u);
         }
-        for ((gap, mode), slots) in self.gaps.iter().zip(&self.modes).zip(&form.gaps) {
-            let u = self.relative(gap.a, gap.b, t, x);
-            let rate = self.rate(gap.a, t, v) - self.rate(gap.b, t, v);
+        let gaps = form.gaps.iter().zip(&state.gaps).zip(&state.entry_speed);
+        for (((gap, mode), &entry), slots) in gaps.zip(&tangent.gaps) {
+            let u = form.relative(gap.a, gap.b, t, x);
+            let rate = form.rate(gap.a, t, v) - form.rate(gap.b, t, v);
             let (ku, cu) = match (gap.smooth, gap.law, mode) {
                 (Some(s), ContactLaw::Linear { k }, _) => {
                     let slope = nsd_model::smoothing::gap_force(k, gap.g, gap.sides, s, u).1;
                     (slope, 0.0)
                 }
                 (_, _, GapMode::Open) => (0.0, 0.0),
-                (_, _, GapMode::Plus) => gap.normal_tangent(u - gap.g, rate),
+                (_, _, GapMode::Plus) => gap.normal_tangent(entry, u - gap.g, rate),
                 // F = −N(−(u + g), −u̇): the two sign changes cancel in the tangent.
-                (_, _, GapMode::Minus) => gap.normal_tangent(-(u + gap.g), -rate),
+                (_, _, GapMode::Minus) => gap.normal_tangent(entry, -(u + gap.g), -rate),
             };
             add(k, slots, ku);
             add(c, slots, cu);
         }
-        for (jk, slots) in self.jenkins.iter().zip(&form.jenkins) {
-            add(k, slots, jk.stiffness());
+        for ((jk, s), slots) in form
+            .jenkins
+            .iter()
+            .zip(&state.jenkins)
+            .zip(&tangent.jenkins)
+        {
+            add(k, slots, jk.stiffness(s.mode));
         }
-        for (ct, (t_slots, n_slots)) in self.contacts.iter().zip(&form.contacts) {
-            let (kt, kn) = ct.stiffness();
+        for ((ct, s), (t_slots, n_slots)) in contacts.zip(&tangent.contacts) {
+            let (kt, kn) = ct.stiffness(s.mode);
             add(k, t_slots, kt);
             add(k, n_slots, kn);
         }
-        self.tangent = Some(form);
-        self.tangent.as_ref().map(|f| &f.lin)
+        self.form.tangent = Some(tangent);
+        self.form.tangent.as_ref().map(|f| &f.lin)
     }
 }
 
@@ -240,9 +249,9 @@ mod tests {
         h.set_modes_from_state(0.0, &y);
         h.enter(2, 0.5);
         assert!(
-            h.modes[..3].iter().all(|m| *m != GapMode::Open),
+            h.state.gaps[..3].iter().all(|m| *m != GapMode::Open),
             "{:?}",
-            h.modes
+            h.state.gaps
         );
         assert_tangent(&mut h, &sys, &y);
     }
@@ -270,13 +279,13 @@ mod tests {
         let mut h = Hybrid::new(&sys, false).expect("integrable");
         let y = [0.1, 0.05, -0.02, 0.3, -0.2, 0.1];
         h.set_friction_from_state(0.0, &mut y.clone());
-        h.contacts[0].w -= 0.01;
-        assert_eq!(h.contacts[0].mode, ContactMode::Stick);
+        h.state.contacts[0].w -= 0.01;
+        assert_eq!(h.state.contacts[0].mode, ContactMode::Stick);
         assert_tangent(&mut h, &sys, &y);
-        h.contacts[0].mode = ContactMode::Separated;
-        h.contacts[1].mode = ContactMode::SlipPos;
+        h.state.contacts[0].mode = ContactMode::Separated;
+        h.state.contacts[1].mode = ContactMode::SlipPos;
         assert_tangent(&mut h, &sys, &y);
-        h.contacts[0].mode = ContactMode::SlipNeg;
+        h.state.contacts[0].mode = ContactMode::SlipNeg;
         assert!(h.tangent(0.0, &y).is_none());
     }
 
