@@ -327,9 +327,7 @@ impl<'r, 's> Run<'r, 's> {
         if let Some(at) = found.first.filter(|e| e.x < 1.0) {
             return Ok(self.on_event(at, &step));
         }
-        if !self.h.held_stops().is_empty()
-            && crossings::lift_off(self.h, self.stepper.dense()).is_some()
-        {
+        if self.h.state.any_held() && crossings::lift_off(self.h, self.stepper.dense()).is_some() {
             // A held stop lets go inside this step: located by bisection on its contact force.
             // The search runs again to return the stop; folding the two would lower the
             // reported `rhs_evals`.

@@ -144,7 +144,7 @@ impl Hybrid<'_> {
     /// stop is held in persistent contact, else `None`.
     pub fn energy(&self, y: &[f64]) -> Option<f64> {
         let (form, s) = (&self.form, self.form.sys);
-        if !self.is_conservative() || self.state.stops.iter().any(Option::is_some) {
+        if !self.is_conservative() || self.state.any_held() {
             return None;
         }
         let n = form.n;

@@ -89,8 +89,13 @@ impl ModeState {
             .collect()
     }
 
+    /// Whether any stop is held in persistent contact.
+    pub fn any_held(&self) -> bool {
+        self.stops.iter().any(Option::is_some)
+    }
+
     /// Whether any Coulomb contact is stuck or any stop held (a bilateral constraint acts).
     pub(super) fn any_constrained(&self) -> bool {
-        self.friction.contains(&FrictionMode::Stick) || self.stops.iter().any(Option::is_some)
+        self.friction.contains(&FrictionMode::Stick) || self.any_held()
     }
 }

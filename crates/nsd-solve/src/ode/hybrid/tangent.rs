@@ -152,7 +152,7 @@ impl Hybrid<'_> {
                 mode,
                 super::FrictionMode::SlipPos | super::FrictionMode::SlipNeg
             )
-        }) || state.stops.iter().any(Option::is_some);
+        }) || state.any_held();
         let contacts = self.form.contacts.iter().zip(&state.contacts);
         if constrained || !contacts.clone().all(|(ct, s)| ct.symmetric_tangent(s.mode)) {
             return None;
