@@ -15,6 +15,7 @@ mod fmt;
 mod frf_scale;
 mod hill_scale;
 mod lsp;
+mod many_pads;
 mod models;
 mod modes_sparse;
 mod p000_basins;

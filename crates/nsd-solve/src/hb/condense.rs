@@ -239,6 +239,16 @@ impl Modal {
     }
 }
 
+/// The coefficients of the DOFs `keep` in a full vector `q` of `hb`, in the kept layout
+/// (`Q_c[p·n_c + j]`).
+pub(super) fn restricted(hb: &Balance, keep: &[usize], q: &DVector<f64>) -> DVector<f64> {
+    let n = hb.dofs();
+    DVector::from_iterator(
+        keep.len() * hb.aft.width(),
+        (0..hb.aft.width()).flat_map(|p| keep.iter().map(move |&i| q[p * n + i])),
+    )
+}
+
 /// A complex matrix in the real layout: `P + iQ` acting on `z = c − i s` is
 /// `[[P, Q], [−Q, P]]` on `(c, s)`; harmonic 0 (`real`) is real already.
 fn real_matrix(m: &DMatrix<C64>, real: bool) -> DMatrix<f64> {
@@ -430,11 +440,7 @@ impl<'a> Condensed<'a> {
 
     /// The kept coefficients of a full vector.
     pub fn restrict(&self, q: &DVector<f64>) -> DVector<f64> {
-        let n = self.hb.dofs();
-        DVector::from_iterator(
-            self.dim(),
-            (0..self.width()).flat_map(|p| self.keep.iter().map(move |&i| q[p * n + i])),
-        )
+        restricted(self.hb, &self.keep, q)
     }
 
     /// The full coefficients for kept ones `qc` at ω.

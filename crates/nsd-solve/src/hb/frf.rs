@@ -4,6 +4,7 @@
 //! settings over a range; one DOF's excursion along the branch. `continue frf` tabulates it,
 //! `continue periodic` draws it under a shooting branch.
 
+use super::compliance::Compliance;
 use super::condense::Condensed;
 use super::Balance;
 use crate::cont::{follow, linearised, Branch, ContError, Problem, Scale, Settings};
@@ -40,35 +41,78 @@ pub struct Continued {
     pub condensed: bool,
 }
 
-/// Continues the balance over `settings.range`, condensed onto the contact DOFs when asked
-/// (and when there is something to gain).
+/// Continues the balance over `settings.range`, reduced onto the contact DOFs when asked
+/// (and when there is something to gain): in receptance form where the modes diagonalise
+/// the damping (`Compliance`, well conditioned however close the contact nodes), else on
+/// the factorised condensed stiffness (`Condensed`).
 pub fn continued(hb: &Balance, condense: bool, settings: &Settings) -> Continued {
-    let condensed = condense.then(|| Condensed::new(hb)).flatten();
+    if condense {
+        if let Some(c) = Compliance::new(hb) {
+            return on_kept(hb, &c, settings);
+        }
+        if let Some(c) = Condensed::new(hb) {
+            return on_kept(hb, &c, settings);
+        }
+    }
     // Starts: linearised at rest (open gaps, stuck contacts), the linear part alone (free
-    // contacts), the harmonic ramp — each in the unknowns continued (condensed ones are
-    // computed condensed: a full-size guess factorises the whole balance).
-    let (curve, unknowns) = match &condensed {
-        Some(c) => {
-            let starts: [&dyn Fn(f64) -> DVector<f64>; 3] =
-                [&|w| linearised(c, w), &|w| c.free_guess(w), &|w| {
-                    c.restrict(&hb.ramped_guess(w))
-                }];
-            let curve = branch(c, &starts, settings);
-            let full = |x: &DVector<f64>, p: f64| c.expand(x, p);
-            (curve.map(|b| expanded(b, &full)), c.dim())
-        }
-        None => {
-            let starts: [&dyn Fn(f64) -> DVector<f64>; 3] =
-                [&|w| linearised(hb, w), &|w| hb.free_guess(w), &|w| {
-                    hb.ramped_guess(w)
-                }];
-            (branch(hb, &starts, settings), hb.dim())
-        }
-    };
+    // contacts), the harmonic ramp.
+    let starts: [&dyn Fn(f64) -> DVector<f64>; 3] =
+        [&|w| linearised(hb, w), &|w| hb.free_guess(w), &|w| {
+            hb.ramped_guess(w)
+        }];
+    Continued {
+        curve: branch(hb, &starts, settings),
+        unknowns: hb.dim(),
+        condensed: false,
+    }
+}
+
+/// A balance reduced onto the coefficients of its nonlinear DOFs.
+trait Kept: Problem {
+    /// The linear part's response alone, on the kept coefficients.
+    fn free_guess(&self, omega: f64) -> DVector<f64>;
+    /// The kept coefficients of a full vector.
+    fn restrict(&self, q: &DVector<f64>) -> DVector<f64>;
+    /// Every DOF's coefficients from the kept ones.
+    fn expand(&self, x: &DVector<f64>, omega: f64) -> DVector<f64>;
+}
+
+impl Kept for Compliance<'_> {
+    fn free_guess(&self, omega: f64) -> DVector<f64> {
+        Compliance::free_guess(self, omega)
+    }
+    fn restrict(&self, q: &DVector<f64>) -> DVector<f64> {
+        Compliance::restrict(self, q)
+    }
+    fn expand(&self, x: &DVector<f64>, omega: f64) -> DVector<f64> {
+        Compliance::expand(self, x, omega)
+    }
+}
+
+impl Kept for Condensed<'_> {
+    fn free_guess(&self, omega: f64) -> DVector<f64> {
+        Condensed::free_guess(self, omega)
+    }
+    fn restrict(&self, q: &DVector<f64>) -> DVector<f64> {
+        Condensed::restrict(self, q)
+    }
+    fn expand(&self, x: &DVector<f64>, omega: f64) -> DVector<f64> {
+        Condensed::expand(self, x, omega)
+    }
+}
+
+/// The branch continued on the kept coefficients of `c` (the starts computed there too: a
+/// full-size guess factorises the whole balance), every point expanded to every DOF.
+fn on_kept<K: Kept>(hb: &Balance, c: &K, settings: &Settings) -> Continued {
+    let starts: [&dyn Fn(f64) -> DVector<f64>; 3] =
+        [&|w| linearised(c, w), &|w| c.free_guess(w), &|w| {
+            c.restrict(&hb.ramped_guess(w))
+        }];
+    let curve = branch(c, &starts, settings).map(|b| expanded(b, &|x, p| c.expand(x, p)));
     Continued {
         curve,
-        unknowns,
-        condensed: condensed.is_some(),
+        unknowns: c.dim(),
+        condensed: true,
     }
 }
 

@@ -18,11 +18,13 @@
 //! second derivatives of the nonlinear forces as products `∂(J_nlᵀλ)/∂Q` (eqs. 44–63; the
 //! friction element's in `friction_hessian.rs`) for the backbone's ridge method. `condense.rs`
 //! reduces the balance onto the nonlinear DOFs, `receptance.rs` states it in receptance form
-//! on kept DOFs with the receptance's ω-derivatives (the backbone's condensed ridge); `tolerances.rs` names every tolerance of the
-//! backend.
+//! on kept DOFs with the receptance's ω-derivatives (the backbone's condensed ridge),
+//! `compliance.rs` is the forced balance in that form (`continue frf`); `tolerances.rs`
+//! names every tolerance of the backend.
 
 pub mod aft;
 mod balance;
+mod compliance;
 pub mod condense;
 mod cycles;
 mod elements;
@@ -42,6 +44,7 @@ mod trig;
 
 pub use aft::Aft;
 pub use balance::{Balance, GapMethod, HbError};
+pub use compliance::Compliance;
 pub use condense::Condensed;
 pub use hill::{grows, Hill, Unstable};
 pub use linear::Operator;
