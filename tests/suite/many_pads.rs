@@ -8,6 +8,7 @@ use nalgebra::DVector;
 use nsd::solve::cont::{linearised, newton, Problem, Settings};
 use nsd::solve::hb::frf::{continued, default_settings};
 use nsd::solve::hb::{Balance, Compliance, Condensed};
+use std::path::PathBuf;
 
 /// `bench/beam_pads.nsd` with `n` elements, `np` pads pressed by `n0` newtons, at H = 3
 /// (32 samples, as `continue frf` takes by default) and the 20 N tip force.
@@ -91,5 +92,64 @@ fn forty_pads_run_through_on_the_finer_run_s_branch() {
             "Ω = {}: {apart:e} off the finer branch",
             pt.p
         );
+    }
+}
+
+/// Every regime change of every contact between neighbouring points is in `data.csv`'s
+/// `transitions` column (`name: old→new`) and counted in the summary, and each contact's
+/// stuck, slipping and separated fractions share the period: on the 40-pad beam pressed by
+/// 4 N, pads 17 down to 11 start to slip one after another as the response grows towards
+/// the slipping resonance (10 changes over 1200..3000, measured).
+#[test]
+fn every_contact_transition_is_marked() {
+    let text = std::fs::read_to_string(root().join("bench/beam_pads.nsd"))
+        .expect("reads")
+        .replace("\"../stdlib/beam.nsd\"", "\"beam.nsd\"")
+        .replace("excitation = 20 }", "excitation = 20, stability = false }");
+    let sets = ["--set", "N0=4"];
+    let runs = run_json(&text, "many_pads/transitions", &sets);
+    let csv = std::fs::read_to_string(
+        PathBuf::from(runs[0]["out"].as_str().expect("out")).join("data.csv"),
+    )
+    .expect("data.csv");
+    let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
+    let at = header
+        .iter()
+        .position(|c| *c == "transitions")
+        .expect("column");
+    let marks: Vec<String> = csv
+        .lines()
+        .skip(1)
+        .flat_map(|l| {
+            let cell = l.split(',').nth(at).unwrap_or("").to_string();
+            cell.split("; ")
+                .filter(|m| !m.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(
+        marks.len() as f64,
+        number(&runs[0], "transitions"),
+        "{marks:?}"
+    );
+    assert!(
+        marks
+            .iter()
+            .filter(|m| m.ends_with("stuck→stuck-slipping"))
+            .count()
+            >= 3,
+        "{marks:?}"
+    );
+    let t = table(&runs[0], "data.csv");
+    for j in 1..=40 {
+        let shares: Vec<Vec<f64>> = ["stuck", "slipping", "separated"]
+            .iter()
+            .map(|s| column(&t, &format!("p[{j}] {s}")))
+            .collect();
+        for i in 0..shares[0].len() {
+            let total: f64 = shares.iter().map(|s| s[i]).sum();
+            assert!((total - 1.0).abs() <= 1e-12, "p[{j}], row {i}: {total}");
+        }
     }
 }

@@ -8,6 +8,7 @@ mod continue_backbone;
 mod continue_frf;
 mod continue_periodic;
 pub(crate) mod diagnostics;
+mod element_states;
 pub mod expect;
 mod family;
 pub mod finite;

@@ -4,11 +4,12 @@
 //! `frf_K.csv`, and `backbone.svg`: the responses and the backbone as `log10(Am/α)` (the
 //! amplitude per unit level, so that responses at levels decades apart share one axis).
 
+use crate::element_states;
 use crate::results::{Cell, Plot, Results, Series, Table};
 use nalgebra::DVector;
 use nsd_model::{Model, System};
 use nsd_solve::backbone::{amplitude, max_displacement, Curve, Forced, Point, Settings};
-use nsd_solve::hb::{ElementState, Hill, Unstable};
+use nsd_solve::hb::{Hill, Unstable};
 use rayon::prelude::*;
 use serde_json::{json, Map};
 use std::f64::consts::PI;
@@ -68,19 +69,11 @@ impl Report<'_> {
             format!("max|{d}|"),
             format!("phase({d}) [rad]"),
         ];
-        let states = self
+        let at_rest = self
             .forced
             .hb
             .element_states(&DVector::zeros(self.forced.dim()));
-        for (e, state) in self.sys.nonlinear.iter().zip(states) {
-            match state {
-                ElementState::Friction(_) => {
-                    c.extend(["stuck", "slipping", "separated"].map(|s| format!("{} {s}", e.name)))
-                }
-                ElementState::Gap(_) => c.push(format!("{} contact", e.name)),
-                ElementState::Smooth => {}
-            }
-        }
+        c.extend(element_states::columns(self.sys, &at_rest));
         c.extend(["stable".into(), "xi [1/s]".into(), "zeta".into()]);
         c
     }
@@ -129,13 +122,7 @@ impl Report<'_> {
             ]
             .map(Cell::Num),
         );
-        for state in hb.element_states(&pt.q) {
-            match state {
-                ElementState::Friction(f) => row.extend(f.map(Cell::Num)),
-                ElementState::Gap(g) => row.push(Cell::Num(g)),
-                ElementState::Smooth => {}
-            }
-        }
+        row.extend(element_states::cells(&hb.element_states(&pt.q)));
         row.push(stable.map_or(Cell::Num(f64::NAN), Cell::from));
         let xi = pt.xi.unwrap_or(f64::NAN);
         row.extend([Cell::Num(xi), Cell::Num(xi / (2.0 * pt.omega))]);

@@ -113,8 +113,10 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         Some(_) => "full",
         None => "none",
     };
-    let read = Reading {
+    let solved = reduced.as_ref().map_or(sys, |r| &r.system);
+    let reading = Reading {
         hb: &hb,
+        sys: solved,
         basis: reduced.as_ref().map(|r| &r.basis),
         reported: &reported,
         watched,
@@ -122,8 +124,8 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         hill,
         range: frf.settings.range,
         tol: frf.settings.tol,
-    }
-    .tabulate(&branch);
+    };
+    let read = reading.tabulate(&branch);
     // Stability (Hill's method per point, bifurcations located) and the columns.
     let stability_s = post.elapsed().as_secs_f64();
     let plot = stability_plot(
@@ -167,7 +169,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial
         model: model.name.clone(),
         tables: vec![Table {
             file: "data.csv".into(),
-            columns: points::columns(&frf.param, &names, &reported, frf.harmonics),
+            columns: reading.columns(&frf.param, &names, &reported),
             rows: read.rows,
         }],
         plots: vec![plot],
@@ -241,6 +243,7 @@ fn summary(
     summary.insert("dof".into(), json!(watched));
     summary.insert("folds".into(), json!(read.folds));
     summary.insert("bifurcations".into(), json!(read.bifurcations));
+    summary.insert("transitions".into(), json!(read.transitions));
     let peak = curve::refined_peak(&read.watched_curve);
     summary.insert("peak".into(), json!({"Omega": peak.0, "amplitude": peak.1}));
     summary.insert(

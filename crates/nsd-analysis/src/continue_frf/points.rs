@@ -2,10 +2,12 @@
 //! the reconstructed period and the phase of the first harmonic; stability by Hill's method;
 //! folds and bifurcations, each located on the branch between the two points that bracket it.
 
+use crate::element_states;
 use crate::results::Cell;
 use nalgebra::{DMatrix, DVector};
+use nsd_model::System;
 use nsd_solve::cont::{locate, Point, Scale};
-use nsd_solve::hb::{Balance, Hill, Unstable};
+use nsd_solve::hb::{Balance, ElementState, Hill, Unstable};
 use serde_json::{json, Value};
 
 /// The relative tolerance on the real parts of the Floquet exponents (`hb::grows`).
@@ -14,6 +16,8 @@ const STABILITY_TOL: f64 = 1e-7;
 /// How the branch's points are read.
 pub(super) struct Reading<'a> {
     pub hb: &'a Balance,
+    /// The system the balance is built on (its elements' names).
+    pub sys: &'a System,
     /// `x = T q` when the balance is on a reduced model (`reduce`), else `None`.
     pub basis: Option<&'a DMatrix<f64>>,
     /// The DOFs with columns in the table (the requested one, else all).
@@ -43,28 +47,35 @@ pub(super) struct Tabulated {
     pub folds: Vec<Value>,
     /// Every bifurcation (folds included) as `{"kind", "Omega", "amplitude"}`.
     pub bifurcations: Vec<Value>,
-}
-
-/// The header of `data.csv`: the frequency, convergence, per reported DOF its peak, phase
-/// and harmonic amplitudes, then stability, fold and bifurcation.
-pub(super) fn columns(
-    param: &str,
-    names: &[String],
-    reported: &[usize],
-    harmonics: usize,
-) -> Vec<String> {
-    let mut columns = vec![format!("{param} [rad/s]"), "converged".into()];
-    for &i in reported {
-        let d = &names[i];
-        columns.push(format!("max|{d}|"));
-        columns.push(format!("phase({d}) [rad]"));
-        columns.extend((0..=harmonics).map(|k| format!("A{k}({d})")));
-    }
-    columns.extend(["stable".into(), "fold".into(), "bifurcation".into()]);
-    columns
+    /// How many element regime changes there are between neighbouring points.
+    pub transitions: usize,
 }
 
 impl Reading<'_> {
+    /// The header of `data.csv`: the frequency, convergence, per reported DOF its peak, phase
+    /// and harmonic amplitudes, then stability, fold and bifurcation, each nonlinear element's
+    /// state (`element_states`) and the regime changes since the point before (where an element
+    /// has states).
+    pub fn columns(&self, param: &str, names: &[String], reported: &[usize]) -> Vec<String> {
+        let harmonics = self.harmonics;
+        let at_rest = self.hb.element_states(&DVector::zeros(self.hb.dim()));
+        let elements = element_states::columns(self.sys, &at_rest);
+        let mut columns = vec![format!("{param} [rad/s]"), "converged".into()];
+        for &i in reported {
+            let d = &names[i];
+            columns.push(format!("max|{d}|"));
+            columns.push(format!("phase({d}) [rad]"));
+            columns.extend((0..=harmonics).map(|k| format!("A{k}({d})")));
+        }
+        columns.extend(["stable".into(), "fold".into(), "bifurcation".into()]);
+        // Without an element that changes regime (smooth springs only) there is nothing to mark.
+        if !elements.is_empty() {
+            columns.extend(elements);
+            columns.push("transitions".into());
+        }
+        columns
+    }
+
     /// Reads every point of the branch.
     pub fn tabulate(&self, branch: &[Point]) -> Tabulated {
         let mut out = Tabulated {
@@ -73,6 +84,7 @@ impl Reading<'_> {
             watched_curve: Vec::with_capacity(branch.len()),
             folds: Vec::new(),
             bifurcations: Vec::new(),
+            transitions: 0,
         };
         // The residual at rest scales the corrections that locate bifurcations.
         let rest = self
@@ -80,6 +92,7 @@ impl Reading<'_> {
             .residual(&DVector::zeros(self.hb.dim()), self.range.0)
             .norm();
         let mut last_count: Option<Unstable> = None;
+        let mut last_states: Option<Vec<_>> = None;
         for (index, pt) in branch.iter().enumerate() {
             let mut row = vec![Cell::Num(pt.p), true.into()];
             let count = self.unstable(&pt.x, pt.p);
@@ -113,10 +126,33 @@ impl Reading<'_> {
                     .push(json!({"kind": kind, "Omega": omega, "amplitude": amplitude}));
             }
             row.push(Cell::Text(kind.unwrap_or("").into()));
+            row.extend(self.element_cells(&pt.x, &mut last_states, &mut out.transitions));
             last_count = Some(count);
             out.rows.push(row);
         }
         out
+    }
+
+    /// The elements' state cells at `x` and the regime changes since the states `last`
+    /// (then replaced), counted in `transitions`; none where every element is smooth.
+    fn element_cells(
+        &self,
+        x: &DVector<f64>,
+        last: &mut Option<Vec<ElementState>>,
+        transitions: &mut usize,
+    ) -> Vec<Cell> {
+        let states = self.hb.element_states(x);
+        if states.iter().all(|s| *s == ElementState::Smooth) {
+            return Vec::new();
+        }
+        let mut cells = element_states::cells(&states);
+        let changed = last.as_ref().map_or_else(Vec::new, |before| {
+            element_states::transitions(self.sys, before, &states)
+        });
+        *transitions += changed.len();
+        cells.push(Cell::Text(changed.join("; ")));
+        *last = Some(states);
+        cells
     }
 
     /// Physical DOF `i`'s Fourier coefficients `[a0, a1, b1, …]` in the balance's unknowns
