@@ -9,6 +9,9 @@
 //! `Q̂₁ = Q_c − i Q_s` the fundamentals (the quadratic forms replace eq. 12's element-wise
 //! squares, which assume a diagonal M). ξ = 2ζω: the mode's damping ratio is ζ = ξ/(2ω).
 
+use super::kept_mode::KeptMode;
+use super::reduced::Reduced;
+use super::ridge::Route;
 use super::start::{frequency_response, peak};
 use super::{along, within, BackboneError, Curve, Forced, Point, Settings};
 use crate::cont::{follow, newton, Problem, Weighted};
@@ -78,6 +81,66 @@ fn last_level<P: Problem>(
         }
     }
     point.filter(|p| (p.level - target).abs() <= LEVEL_REACHED * target)
+}
+
+/// A form of the mode system: on the full balance (`Mode`) or condensed onto the kept DOFs
+/// in receptance form (`KeptMode`). Its unknowns are `[ψ (n); ω; ξ]` in its own
+/// coordinates.
+trait ModeForm: Problem {
+    /// The size of ψ.
+    fn n(&self) -> usize;
+    /// The form's ψ of every DOF's `psi`.
+    fn restrict(&self, psi: &DVector<f64>) -> DVector<f64>;
+    /// Every DOF's coefficients `Q = aψ` of the mode `z` at modal amplitude `a`.
+    fn full(&self, z: &DVector<f64>, a: f64) -> DVector<f64>;
+    /// The frequency of the forced response's peak at `level` in `window`.
+    fn peak_frequency(
+        &self,
+        level: f64,
+        window: (f64, f64),
+        s: &Settings,
+    ) -> Result<f64, BackboneError>;
+}
+
+impl ModeForm for Mode<'_> {
+    fn n(&self) -> usize {
+        self.f.dim()
+    }
+    fn restrict(&self, psi: &DVector<f64>) -> DVector<f64> {
+        psi.clone()
+    }
+    fn full(&self, z: &DVector<f64>, a: f64) -> DVector<f64> {
+        z.rows(0, self.n()) * a
+    }
+    fn peak_frequency(
+        &self,
+        level: f64,
+        window: (f64, f64),
+        s: &Settings,
+    ) -> Result<f64, BackboneError> {
+        let frc = frequency_response(self.f, level, window, s)?;
+        Ok(frc[peak(self.f, &frc, level)?].1)
+    }
+}
+
+impl ModeForm for KeptMode<'_, '_> {
+    fn n(&self) -> usize {
+        KeptMode::n(self)
+    }
+    fn restrict(&self, psi: &DVector<f64>) -> DVector<f64> {
+        KeptMode::restrict(self, psi)
+    }
+    fn full(&self, z: &DVector<f64>, a: f64) -> DVector<f64> {
+        KeptMode::full(self, z, a)
+    }
+    fn peak_frequency(
+        &self,
+        level: f64,
+        window: (f64, f64),
+        s: &Settings,
+    ) -> Result<f64, BackboneError> {
+        KeptMode::peak_frequency(self, level, window, s)
+    }
 }
 
 /// The mode system in `[ψ (N); ω; ξ]` with `p` the modal amplitude's parameter; equations
@@ -215,16 +278,29 @@ fn linear_mode(f: &Forced, target: f64) -> Result<(DVector<f64>, f64, f64), Back
 /// peak of the response at the first level in the window (the mode that resonance
 /// excites; with `s.amplitudes`, whose modes may be undamped, the mode nearest the window's
 /// centre), over the modal amplitudes `s.amplitudes` when given, else from the amplitude of
-/// the first level up to the last level.
+/// the first level up to the last level; condensed where it applies (`Route::Condensed`).
 pub fn dnnm(f: &Forced, s: &Settings) -> Result<Curve, BackboneError> {
-    let pr = Mode { f };
-    let n = f.dim();
+    dnnm_by(f, s, Route::Condensed)
+}
+
+/// `dnnm` by `route`: condensed onto the nonlinear and monitored DOFs in receptance form
+/// (`kept_mode.rs`) where the ridge would be (`Route`), else on the full balance.
+pub fn dnnm_by(f: &Forced, s: &Settings, route: Route) -> Result<Curve, BackboneError> {
+    match (route == Route::Condensed)
+        .then(|| Reduced::new(f))
+        .flatten()
+    {
+        Some(reduced) => traced(f, s, &KeptMode::new(&reduced)),
+        None => traced(f, s, &Mode { f }),
+    }
+}
+
+/// The backbone on the mode system `pr` (`dnnm`).
+fn traced<M: ModeForm>(f: &Forced, s: &Settings, pr: &M) -> Result<Curve, BackboneError> {
+    let n = pr.n();
     let target = match s.amplitudes {
         Some(_) => 0.5 * (s.window.0 + s.window.1),
-        None => {
-            let frc = frequency_response(f, s.levels.0, s.window, s)?;
-            frc[peak(f, &frc, s.levels.0)?].1
-        }
+        None => pr.peak_frequency(s.levels.0, s.window, s)?,
     };
     let (psi, omega, xi) = linear_mode(f, target)?;
     let (a0, a_end) = match s.amplitudes {
@@ -245,12 +321,12 @@ pub fn dnnm(f: &Forced, s: &Settings) -> Result<Curve, BackboneError> {
         });
     }
     let mut z = DVector::zeros(n + 2);
-    z.rows_mut(0, n).copy_from(&psi);
+    z.rows_mut(0, n).copy_from(&pr.restrict(&psi));
     z[n] = omega;
     z[n + 1] = xi;
     let (p0, p_end) = (f.param(a0), f.param(a_end));
     let blocks = [0..n, n..n + 1, n + 1..n + 2];
-    let weighted = Weighted::equilibrated(&pr, &z, p0, &blocks);
+    let weighted = Weighted::equilibrated(pr, &z, p0, &blocks);
     let (zs, _) = newton(&weighted, weighted.scaled(&z), p0, s.tol).ok_or_else(|| {
         BackboneError::Newton(format!("no damped mode at the modal amplitude {a0:e}"))
     })?;
@@ -269,8 +345,7 @@ pub fn dnnm(f: &Forced, s: &Settings) -> Result<Curve, BackboneError> {
     };
     // The point of the mode `z` at the parameter `p`, at its equivalent level.
     let at = |z: &DVector<f64>, p: f64| {
-        let a = f.level(p);
-        let (q, omega, xi) = (z.rows(0, n) * a, z[n], z[n + 1]);
+        let (q, omega, xi) = (pr.full(z, f.level(p)), z[n], z[n + 1]);
         let level = equivalent_level(f, &q, dissipated(f, &q, omega, xi));
         Point {
             q,
@@ -314,4 +389,146 @@ pub fn dnnm(f: &Forced, s: &Settings) -> Result<Curve, BackboneError> {
         None => None,
     };
     Ok(Curve { points, stopped })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backbone::Spacing;
+    use crate::hb::Balance;
+
+    /// The cantilever with pad of paper 003 (pad at node 4), H = 3.
+    fn cantilever() -> Balance {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let prog = nsd_lang::Program::load(&root.join("../../models/seed3/cantilever_pad.nsd"))
+            .expect("the seed model loads");
+        let set = nsd_lang::parse_override("pad=4").expect("override");
+        let model = nsd_lang::resolve(&prog, "cantilever_pad", &[set]).expect("resolves");
+        Balance::new(&nsd_model::assemble(&model), 3, 32).expect("balance")
+    }
+
+    /// Points of the condensed damped-mode backbone (stuck, partly slipping, slipping) solved
+    /// again by Newton on the full mode system at their modal amplitude stay where they are:
+    /// ω and ξ to 1e-9, every coefficient to 1e-8 of the largest (the full balance's own
+    /// conditioning on the 40-DOF beam).
+    #[test]
+    fn condensed_mode_points_solve_the_full_mode_system() {
+        let hb = cantilever();
+        let dof = hb.excited_dof().expect("loaded");
+        let f = Forced::new(&hb, dof, Spacing::Log).expect("forced");
+        let s = Settings {
+            levels: (1e-4, 1e4),
+            window: (1700.0, 1900.0),
+            spacing: Spacing::Log,
+            amplitudes: None,
+            step: 0.01,
+            min_step: 1e-5,
+            max_step: 0.05,
+            max_points: 2000,
+            tol: 1e-10,
+            restarts: 10,
+        };
+        assert!(Reduced::new(&f).is_some(), "the cantilever condenses");
+        let curve = dnnm_by(&f, &s, Route::Condensed).expect("dnnm");
+        assert_eq!(curve.stopped, None);
+        let full = Mode { f: &f };
+        let n = f.dim();
+        let mut checked = 0;
+        for pt in curve.points.iter().step_by(5) {
+            let xi = pt.xi.expect("a damped mode");
+            let first = full.fundamental(&pt.q);
+            let a = first
+                .dot(&hb.apply(Operator::Mass, &first, pt.omega))
+                .sqrt();
+            let mut z = DVector::zeros(n + 2);
+            z.rows_mut(0, n).copy_from(&(&pt.q / a));
+            z[n] = pt.omega;
+            z[n + 1] = xi;
+            let p = f.param(a);
+            let weighted = Weighted::equilibrated(&full, &z, p, &[0..n, n..n + 1, n + 1..n + 2]);
+            let (zs, _) = newton(&weighted, weighted.scaled(&z), p, 1e-10)
+                .expect("the full mode system converges");
+            let zf = weighted.unscaled(&zs);
+            assert!(
+                (zf[n] - pt.omega).abs() <= 1e-9 * pt.omega,
+                "ω {} vs {}",
+                pt.omega,
+                zf[n]
+            );
+            assert!(
+                (zf[n + 1] - xi).abs() <= 1e-9 * xi.abs().max(1.0),
+                "ξ {xi} vs {}",
+                zf[n + 1]
+            );
+            let moved = (zf.rows(0, n) * a - &pt.q).amax() / pt.q.amax();
+            assert!(moved <= 1e-8, "level {}: moved by {moved:e}", pt.level);
+            checked += 1;
+        }
+        assert!(checked >= 10, "{checked} points");
+    }
+
+    /// The condensed mode system's Jacobian and parameter derivative against central
+    /// differences (relative steps 1e-6) at a partly slipping point: 1e-5 of their norms
+    /// (measured 1e-8; the friction cycle's events move with the state, so differences are
+    /// exact to the step's square only).
+    #[test]
+    fn condensed_mode_derivatives_match_finite_differences() {
+        let hb = cantilever();
+        let dof = hb.excited_dof().expect("loaded");
+        let f = Forced::new(&hb, dof, Spacing::Log).expect("forced");
+        let reduced = Reduced::new(&f).expect("condenses");
+        let kept = KeptMode::new(&reduced);
+        let n = kept.n();
+        // A partly slipping point of the backbone (level ≈ 0.5).
+        let s = Settings {
+            levels: (1e-4, 1.0),
+            window: (1700.0, 1900.0),
+            spacing: Spacing::Log,
+            amplitudes: None,
+            step: 0.01,
+            min_step: 1e-5,
+            max_step: 0.05,
+            max_points: 2000,
+            tol: 1e-10,
+            restarts: 10,
+        };
+        let curve = traced(&f, &s, &kept).expect("dnnm");
+        let pt = curve
+            .points
+            .iter()
+            .min_by(|a, b| {
+                (a.level.ln() - 0.5f64.ln())
+                    .abs()
+                    .total_cmp(&(b.level.ln() - 0.5f64.ln()).abs())
+            })
+            .expect("points");
+        let first = Mode { f: &f }.fundamental(&pt.q);
+        let a = first
+            .dot(&hb.apply(Operator::Mass, &first, pt.omega))
+            .sqrt();
+        let mut z = DVector::zeros(n + 2);
+        z.rows_mut(0, n).copy_from(&kept.restrict(&(&pt.q / a)));
+        z[n] = pt.omega;
+        z[n + 1] = pt.xi.expect("damped");
+        let p = f.param(a);
+        let j = kept.jacobian(&z, p);
+        let mut fd = DMatrix::zeros(n + 2, n + 2);
+        for c in 0..n + 2 {
+            let h = 1e-6 * z[c].abs().max(1e-6 * z.amax());
+            let (mut up, mut down) = (z.clone(), z.clone());
+            up[c] += h;
+            down[c] -= h;
+            fd.set_column(
+                c,
+                &((kept.residual(&up, p) - kept.residual(&down, p)) / (2.0 * h)),
+            );
+        }
+        let off = (&j - &fd).norm() / j.norm();
+        assert!(off <= 1e-5, "Jacobian off by {off:e}");
+        let h = 1e-6;
+        let dp = (kept.residual(&z, p + h) - kept.residual(&z, p - h)) / (2.0 * h);
+        let exact = kept.param_derivative(&z, p);
+        let off = (&exact - &dp).norm() / exact.norm();
+        assert!(off <= 1e-5, "∂R/∂p off by {off:e}");
+    }
 }

@@ -20,6 +20,7 @@ mod amplitude;
 mod blocks;
 mod dnnm;
 mod form;
+mod kept_mode;
 mod memo;
 mod phase;
 mod reduced;
@@ -28,7 +29,7 @@ mod start;
 mod tolerances;
 
 pub use amplitude::{amplitude, max_displacement};
-pub use dnnm::dnnm;
+pub use dnnm::{dnnm, dnnm_by};
 pub use phase::phase_resonance;
 pub use ridge::{ridge, ridge_by, Route};
 pub use start::frequency_response;

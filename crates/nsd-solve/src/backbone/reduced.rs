@@ -38,12 +38,12 @@ const MAX_KEPT_FRACTION: f64 = 0.5;
 /// The condensed ridge system (module docs); `cont::Problem` in `[Q/α; ω; λ]` with `p` the
 /// level parameter, equations `[R̃/α; (∂(R̃/α)/∂ω)ᵀλ; ∂Am/∂Q + J̃ᵀλ]`.
 pub(super) struct Reduced<'a> {
-    f: &'a Forced<'a>,
-    rec: Receptance,
+    pub(super) f: &'a Forced<'a>,
+    pub(super) rec: Receptance,
     /// The monitored DOF's coefficients of harmonics 1…H in the kept layout.
-    watched: Vec<usize>,
+    pub(super) watched: Vec<usize>,
     /// The modal loads of the constant and of the harmonic (level 1) loads.
-    fixed: DMatrix<f64>,
+    pub(super) fixed: DMatrix<f64>,
     load: DMatrix<f64>,
     /// The last point's nonlinear forces and their Jacobian.
     memo: Memo,

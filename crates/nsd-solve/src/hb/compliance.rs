@@ -13,7 +13,6 @@
 //! every term is a displacement of the size of the response, and the floor stays at
 //! round-off of `Q_c` (1e-12 or below on the same beams).
 
-use super::condense::restricted;
 use super::receptance::Receptance;
 use super::Balance;
 use crate::cont::Problem;
@@ -84,7 +83,7 @@ impl<'a> Compliance<'a> {
 
     /// The kept coefficients of a full vector.
     pub fn restrict(&self, q: &DVector<f64>) -> DVector<f64> {
-        restricted(self.hb, self.rec.kept(), q)
+        self.rec.restrict(q)
     }
 
     /// Every DOF's coefficients for the kept ones `qc` at ω, `D⁻¹(F − F_nl(Q_c))`, with the

@@ -239,13 +239,12 @@ impl Modal {
     }
 }
 
-/// The coefficients of the DOFs `keep` in a full vector `q` of `hb`, in the kept layout
-/// (`Q_c[p·n_c + j]`).
-pub(super) fn restricted(hb: &Balance, keep: &[usize], q: &DVector<f64>) -> DVector<f64> {
-    let n = hb.dofs();
+/// The coefficients of the DOFs `keep` in `q` (every one of `n` DOFs, `width`
+/// coefficients each), in the kept layout (`Q_c[p·n_c + j]`).
+pub(super) fn restricted(n: usize, width: usize, keep: &[usize], q: &DVector<f64>) -> DVector<f64> {
     DVector::from_iterator(
-        keep.len() * hb.aft.width(),
-        (0..hb.aft.width()).flat_map(|p| keep.iter().map(move |&i| q[p * n + i])),
+        keep.len() * width,
+        (0..width).flat_map(|p| keep.iter().map(move |&i| q[p * n + i])),
     )
 }
 
@@ -440,7 +439,7 @@ impl<'a> Condensed<'a> {
 
     /// The kept coefficients of a full vector.
     pub fn restrict(&self, q: &DVector<f64>) -> DVector<f64> {
-        restricted(self.hb, &self.keep, q)
+        restricted(self.hb.dofs(), self.width(), &self.keep, q)
     }
 
     /// The full coefficients for kept ones `qc` at ω.

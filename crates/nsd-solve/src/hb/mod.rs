@@ -48,5 +48,5 @@ pub use compliance::Compliance;
 pub use condense::Condensed;
 pub use hill::{grows, Hill, Unstable};
 pub use linear::Operator;
-pub use receptance::Receptance;
+pub use receptance::{Derivative, Receptance};
 pub use states::ElementState;

@@ -13,12 +13,21 @@
 //! needs both. Unlike the condensed stiffness `S = H⁻¹` the form stays well conditioned where
 //! the kept DOFs' clamped system resonates.
 
-use super::condense::Modes;
+use super::condense::{restricted, Modes};
 use super::elements::Layout;
 use super::Balance;
 use nalgebra::{Complex, DMatrix, DVector};
 
 type C64 = Complex<f64>;
+
+/// Which derivative of the receptance: the `order`-th in ω (0, 1 or 2), or the first in the
+/// shift ξ of the modal dampings (`c_r − ξ`: the damped nonlinear mode's negative damping
+/// `−ξM`, mass-proportional, so diagonal in the modes too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Derivative {
+    Omega(usize),
+    Xi,
+}
 
 /// The receptance of a balance on its kept DOFs (module docs).
 pub struct Receptance {
@@ -65,20 +74,22 @@ impl Receptance {
         self.keep.len() * (2 * self.harmonics + 1)
     }
 
-    /// The `order`-th ω-derivative (0, 1 or 2) of `1/den_r` at harmonic `k`, per mode
-    /// (`den_r = ω_r² − (kω)² + i kω c_r`, `den' = −2k²ω + i k c_r`, `den'' = −2k²`).
-    fn weights(&self, k: usize, omega: f64, order: usize) -> Vec<C64> {
+    /// The derivative `d` of `1/den_r` at harmonic `k`, per mode, at the modal dampings
+    /// shifted by ξ (`den_r = ω_r² − (kω)² + i kω (c_r − ξ)`, `den' = −2k²ω + i k (c_r − ξ)`,
+    /// `den'' = −2k²`, `∂den/∂ξ = −i kω`).
+    fn weights(&self, k: usize, omega: f64, xi: f64, d: Derivative) -> Vec<C64> {
         let (kf, w) = (k as f64, k as f64 * omega);
         self.omega2
             .iter()
             .zip(&self.damping)
             .map(|(w2, c)| {
-                let inv = C64::new(w2 - w * w, w * c).inv();
-                let rate = C64::new(-2.0 * kf * w, kf * c);
-                match order {
-                    0 => inv,
-                    1 => -rate * inv * inv,
-                    _ => (rate * rate * 2.0 * inv + 2.0 * kf * kf) * inv * inv,
+                let inv = C64::new(w2 - w * w, w * (c - xi)).inv();
+                let rate = C64::new(-2.0 * kf * w, kf * (c - xi));
+                match d {
+                    Derivative::Omega(0) => inv,
+                    Derivative::Omega(1) => -rate * inv * inv,
+                    Derivative::Omega(_) => (rate * rate * 2.0 * inv + 2.0 * kf * kf) * inv * inv,
+                    Derivative::Xi => C64::new(0.0, w) * inv * inv,
                 }
             })
             .collect()
@@ -87,9 +98,14 @@ impl Receptance {
     /// `dᵒH/dωᵒ` (`order` 0, 1 or 2), block-diagonal over the harmonics in the kept
     /// layout, each harmonic's complex `P + iQ` as `[[P, Q], [−Q, P]]` on `(c_k, s_k)`.
     pub fn matrix(&self, omega: f64, order: usize) -> DMatrix<f64> {
+        self.matrix_at(omega, 0.0, Derivative::Omega(order))
+    }
+
+    /// The derivative `d` of `H` with the modal dampings shifted by ξ (`matrix` at ξ = 0).
+    pub fn matrix_at(&self, omega: f64, xi: f64, d: Derivative) -> DMatrix<f64> {
         let nc = self.keep.len();
         let mut out = DMatrix::zeros(self.dim(), self.dim());
-        if order == 0 {
+        if d == Derivative::Omega(0) {
             let mut scaled = self.phi_c.clone();
             for (mut col, w2) in scaled.column_iter_mut().zip(&self.omega2) {
                 col /= *w2;
@@ -98,7 +114,7 @@ impl Receptance {
                 .copy_from(&(scaled * self.phi_c.transpose()));
         }
         for k in 1..=self.harmonics {
-            let w = self.weights(k, omega, order);
+            let w = self.weights(k, omega, xi, d);
             let (mut re, mut im) = (self.phi_c.clone(), self.phi_c.clone());
             for (r, z) in w.iter().enumerate() {
                 re.column_mut(r).scale_mut(z.re);
@@ -125,17 +141,91 @@ impl Receptance {
 
     /// `dᵒU/dωᵒ` of the modal loads `modal` (`Receptance::modal`) on the kept DOFs.
     pub fn response(&self, modal: &DMatrix<f64>, omega: f64, order: usize) -> DVector<f64> {
-        self.combine(&self.phi_c, modal, omega, order)
+        self.combine(&self.phi_c, modal, omega, 0.0, Derivative::Omega(order))
+    }
+
+    /// The derivative `d` of `U` with the modal dampings shifted by ξ.
+    pub fn response_at(
+        &self,
+        modal: &DMatrix<f64>,
+        omega: f64,
+        xi: f64,
+        d: Derivative,
+    ) -> DVector<f64> {
+        self.combine(&self.phi_c, modal, omega, xi, d)
     }
 
     /// Every DOF's coefficients, `D⁻¹(F − F_nl)`, for the modal loads `modal` of `F` and the
     /// nonlinear forces `fnl` on the kept coefficients.
     pub fn expand(&self, modal: &DMatrix<f64>, fnl: &DVector<f64>, omega: f64) -> DVector<f64> {
-        let (nc, width) = (self.keep.len(), 2 * self.harmonics + 1);
-        let on_kept = self
-            .phi_c
-            .tr_mul(&DMatrix::from_column_slice(nc, width, fnl.as_slice()));
-        self.combine(&self.phi, &(modal - on_kept), omega, 0)
+        self.expand_at(modal, fnl, omega, 0.0)
+    }
+
+    /// `expand` with the modal dampings shifted by ξ.
+    pub fn expand_at(
+        &self,
+        modal: &DMatrix<f64>,
+        fnl: &DVector<f64>,
+        omega: f64,
+        xi: f64,
+    ) -> DVector<f64> {
+        let on_kept = self.phi_c.tr_mul(&self.columns(fnl));
+        self.combine(
+            &self.phi,
+            &(modal - on_kept),
+            omega,
+            xi,
+            Derivative::Omega(0),
+        )
+    }
+
+    /// A kept-layout vector as one column per coefficient.
+    fn columns(&self, v: &DVector<f64>) -> DMatrix<f64> {
+        DMatrix::from_column_slice(self.keep.len(), 2 * self.harmonics + 1, v.as_slice())
+    }
+
+    /// The mass norm `N = ψ₁ᵀMψ₁ = Σ_r |η_r|²` of the fundamental of every DOF's response
+    /// `D⁻¹(−E_c f)` to the forces `f` on the kept coefficients (modal coordinates
+    /// `η_r = −w_r φ_rcᵀ(f_c1 − i f_s1)`, `w_r = 1/den_r` at harmonic 1, dampings shifted by
+    /// ξ), its gradient in `f` (kept layout, zero off the fundamental) and `∂N/∂ω`, `∂N/∂ξ`.
+    pub fn fundamental_norm(
+        &self,
+        f: &DVector<f64>,
+        omega: f64,
+        xi: f64,
+    ) -> (f64, DVector<f64>, f64, f64) {
+        let nc = self.keep.len();
+        let g: Vec<C64> = (0..self.omega2.len())
+            .map(|r| {
+                (0..nc)
+                    .map(|a| self.phi_c[(a, r)] * C64::new(f[nc + a], -f[2 * nc + a]))
+                    .sum()
+            })
+            .collect();
+        let [w, w_rate, w_xi] = [Derivative::Omega(0), Derivative::Omega(1), Derivative::Xi]
+            .map(|d| self.weights(1, omega, xi, d));
+        let eta: Vec<C64> = g.iter().zip(&w).map(|(g, w)| -w * g).collect();
+        let norm = eta.iter().map(|e| e.norm_sqr()).sum();
+        let along = |dw: &[C64]| -> f64 {
+            (0..eta.len())
+                .map(|r| 2.0 * (eta[r].conj() * (-dw[r] * g[r])).re)
+                .sum()
+        };
+        // ∂N/∂f = 2 Re(Σ_r conj(η_r)(−w_r) φ_rcᵀ ∂(f_c1 − i f_s1)): Re on the cosines, Im on the sines.
+        let mut grad = DVector::zeros(self.dim());
+        for a in 0..nc {
+            let c: C64 = (0..eta.len())
+                .map(|r| -eta[r].conj() * w[r] * self.phi_c[(a, r)])
+                .sum();
+            grad[nc + a] = 2.0 * c.re;
+            grad[2 * nc + a] = 2.0 * c.im;
+        }
+        (norm, grad, along(&w_rate), along(&w_xi))
+    }
+
+    /// The kept coefficients of every DOF's `q` (harmonic-major both).
+    pub fn restrict(&self, q: &DVector<f64>) -> DVector<f64> {
+        restricted(self.phi.nrows(), 2 * self.harmonics + 1, &self.keep, q)
     }
 
     /// `Σ_r shapes_r w_r(ω) m_r` per harmonic (module docs), in the layout of `shapes`' rows.
@@ -144,17 +234,18 @@ impl Receptance {
         shapes: &DMatrix<f64>,
         modal: &DMatrix<f64>,
         omega: f64,
-        order: usize,
+        xi: f64,
+        d: Derivative,
     ) -> DVector<f64> {
         let rows = shapes.nrows();
         let mut out = DVector::zeros(rows * (2 * self.harmonics + 1));
-        if order == 0 {
+        if d == Derivative::Omega(0) {
             let static_modal =
                 DVector::from_fn(self.omega2.len(), |r, _| modal[(r, 0)] / self.omega2[r]);
             out.rows_mut(0, rows).copy_from(&(shapes * static_modal));
         }
         for k in 1..=self.harmonics {
-            let w = self.weights(k, omega, order);
+            let w = self.weights(k, omega, xi, d);
             // z_r = w_r (m_cos − i m_sin); the response is c = Re Σ φ z, s = −Im Σ φ z.
             let (mut re, mut im) = (DVector::zeros(w.len()), DVector::zeros(w.len()));
             for (r, wr) in w.iter().enumerate() {
