@@ -30,7 +30,7 @@ mod tolerances;
 
 pub use amplitude::{amplitude, max_displacement};
 pub use dnnm::{dnnm, dnnm_by};
-pub use phase::phase_resonance;
+pub use phase::{phase_resonance, phase_resonance_by};
 pub use ridge::{ridge, ridge_by, Route};
 pub use start::frequency_response;
 

@@ -44,7 +44,7 @@ pub(super) struct Reduced<'a> {
     pub(super) watched: Vec<usize>,
     /// The modal loads of the constant and of the harmonic (level 1) loads.
     pub(super) fixed: DMatrix<f64>,
-    load: DMatrix<f64>,
+    pub(super) load: DMatrix<f64>,
     /// The last point's nonlinear forces and their Jacobian.
     memo: Memo,
 }
@@ -75,7 +75,7 @@ impl<'a> Reduced<'a> {
     }
 
     /// `F_nl` and its Jacobian on the kept coefficients.
-    fn nonlinear(&self, q: &DVector<f64>, omega: f64) -> (DVector<f64>, DMatrix<f64>) {
+    pub(super) fn nonlinear(&self, q: &DVector<f64>, omega: f64) -> (DVector<f64>, DMatrix<f64>) {
         let n = self.rec.dim();
         let (f, j) = self.rec.nonlinear(self.f.hb, q, omega, true);
         (f, j.unwrap_or_else(|| DMatrix::zeros(n, n)))
@@ -91,7 +91,13 @@ impl<'a> Reduced<'a> {
     }
 
     /// The same divided by the level: `R̃/α − Q/α` and its ω-derivatives.
-    fn linear(&self, fnl: &DVector<f64>, omega: f64, order: usize, a: f64) -> DVector<f64> {
+    pub(super) fn linear(
+        &self,
+        fnl: &DVector<f64>,
+        omega: f64,
+        order: usize,
+        a: f64,
+    ) -> DVector<f64> {
         self.forced(fnl, omega, order, a) / a
     }
 
