@@ -13,36 +13,36 @@ const STABILITY_TOL: f64 = 1e-7;
 
 /// How the branch's points are read.
 pub(super) struct Reading<'a> {
-    pub hb: &'a Balance,
+    pub(crate) hb: &'a Balance,
     /// `x = T q` when the balance is on a reduced model (`reduce`), else `None`.
-    pub basis: Option<&'a DMatrix<f64>>,
+    pub(crate) basis: Option<&'a DMatrix<f64>>,
     /// The DOFs with columns in the table (the requested one, else all).
-    pub reported: &'a [usize],
+    pub(crate) reported: &'a [usize],
     /// The DOF whose peak, folds and plot are followed (the requested one, else the excited
     /// one).
-    pub watched: usize,
+    pub(crate) watched: usize,
     /// Harmonics of the balance, H.
-    pub harmonics: usize,
+    pub(crate) harmonics: usize,
     /// Hill's method at every point (`stability = true`), else `None`.
-    pub hill: Option<Hill<'a>>,
+    pub(crate) hill: Option<Hill<'a>>,
     /// The continued frequency range.
-    pub range: (f64, f64),
+    pub(crate) range: (f64, f64),
     /// The corrector's Newton tolerance, for locating bifurcations.
-    pub tol: f64,
+    pub(crate) tol: f64,
 }
 
 /// What the points give.
 pub(super) struct Tabulated {
     /// One row per point, in the columns of `columns`.
-    pub rows: Vec<Vec<Cell>>,
+    pub(crate) rows: Vec<Vec<Cell>>,
     /// Stability per point.
-    pub stable: Vec<bool>,
+    pub(crate) stable: Vec<bool>,
     /// The watched DOF's peak per point, `(Ω, max|x|)`.
-    pub watched_curve: Vec<(f64, f64)>,
+    pub(crate) watched_curve: Vec<(f64, f64)>,
     /// Folds as `{"Omega", "amplitude"}`.
-    pub folds: Vec<Value>,
+    pub(crate) folds: Vec<Value>,
     /// Every bifurcation (folds included) as `{"kind", "Omega", "amplitude"}`.
-    pub bifurcations: Vec<Value>,
+    pub(crate) bifurcations: Vec<Value>,
 }
 
 /// The header of `data.csv`: the frequency, convergence, per reported DOF its peak, phase
@@ -66,7 +66,7 @@ pub(super) fn columns(
 
 impl Reading<'_> {
     /// Reads every point of the branch.
-    pub fn tabulate(&self, branch: &[Point]) -> Tabulated {
+    pub(crate) fn tabulate(&self, branch: &[Point]) -> Tabulated {
         let mut out = Tabulated {
             rows: Vec::with_capacity(branch.len()),
             stable: Vec::with_capacity(branch.len()),

@@ -23,7 +23,7 @@
 
 pub mod aft;
 mod balance;
-pub mod condense;
+mod condense;
 mod cycles;
 mod elements;
 pub mod frf;

@@ -54,11 +54,6 @@ impl Receptance {
         })
     }
 
-    /// The kept DOFs (ascending).
-    pub fn kept(&self) -> &[usize] {
-        &self.keep
-    }
-
     /// The number of kept coefficients, `n_c (2H + 1)` (harmonic-major: coefficient `p` of
     /// kept DOF `j` is `Q_c[p·n_c + j]`).
     pub fn dim(&self) -> usize {
@@ -124,7 +119,7 @@ impl Receptance {
     }
 
     /// `dᵒU/dωᵒ` of the modal loads `modal` (`Receptance::modal`) on the kept DOFs.
-    pub fn response(&self, modal: &DMatrix<f64>, omega: f64, order: usize) -> DVector<f64> {
+    pub(crate) fn response(&self, modal: &DMatrix<f64>, omega: f64, order: usize) -> DVector<f64> {
         self.combine(&self.phi_c, modal, omega, order)
     }
 
@@ -170,7 +165,7 @@ impl Receptance {
     }
 
     /// `F_nl` (and its Jacobian) on the kept coefficients (`Balance::nonlinear_in`).
-    pub fn nonlinear(
+    pub(crate) fn nonlinear(
         &self,
         hb: &Balance,
         qc: &DVector<f64>,
@@ -181,7 +176,7 @@ impl Receptance {
     }
 
     /// `∂(J_nlᵀ μ)/∂Q_c` on the kept coefficients (`Balance::hessian_adjoint_in`).
-    pub fn hessian_adjoint(
+    pub(crate) fn hessian_adjoint(
         &self,
         hb: &Balance,
         qc: &DVector<f64>,
