@@ -21,34 +21,34 @@ const SHOWN_NONLINEAR: usize = 8;
 /// One element of the model: its name, its kind and the nodes it joins.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElementSummary {
-    pub name: String,
-    pub kind: &'static str,
-    pub a: String,
-    pub b: String,
+    name: String,
+    kind: &'static str,
+    a: String,
+    b: String,
 }
 
 /// The summary of one resolved model (contacts open).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckSummary {
-    pub model: String,
-    pub parameters: Vec<(String, f64)>,
+    model: String,
+    parameters: Vec<(String, f64)>,
     /// Every unknown by name: the lumped/FE DOFs, then the rigid-body coordinates.
     pub dofs: Vec<String>,
     pub elements: Vec<ElementSummary>,
     /// The nonsmooth/nonlinear elements, localised on the DOFs.
-    pub nonlinear: Vec<String>,
+    nonlinear: Vec<String>,
     /// Every smoothed gap with its radius of influence (paper 000, eq. 10).
-    pub smoothed_gaps: Vec<(String, f64)>,
+    smoothed_gaps: Vec<(String, f64)>,
     /// Bodies and joints of a multibody model.
-    pub multibody: Option<(usize, usize)>,
+    multibody: Option<(usize, usize)>,
     /// Natural frequencies ω with the contacts open, rad/s, ascending.
     pub natural_frequencies: Vec<f64>,
     /// Only the lowest frequencies were computed (a system above the dense solver's size).
-    pub lowest_only: bool,
+    lowest_only: bool,
     /// Why the natural frequencies could not be computed, if they could not.
-    pub frequency_error: Option<String>,
+    frequency_error: Option<String>,
     /// The assembled system's warnings, plus rigid-body modes the graph did not foresee.
-    pub warnings: Vec<Warning>,
+    warnings: Vec<Warning>,
 }
 
 /// Assembles the model, computes its natural frequencies with the contacts open and gathers

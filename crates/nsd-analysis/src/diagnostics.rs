@@ -60,7 +60,7 @@ pub enum AnalysisError {
 
 impl AnalysisError {
     /// Process exit code: 2 for numerical failures, 1 for user errors.
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         match self {
             AnalysisError::Numerical { .. } => 2,
             _ => 1,
@@ -86,7 +86,7 @@ impl AnalysisError {
         }
     }
 
-    pub fn span(&self) -> Span {
+    pub(crate) fn span(&self) -> Span {
         match self {
             AnalysisError::Unsupported { at, .. }
             | AnalysisError::UnknownOption { at, .. }
@@ -151,8 +151,8 @@ pub enum MergeError {
 
 /// A failed analysis with whatever it computed before failing.
 pub struct Partial {
-    pub error: AnalysisError,
-    pub results: Option<Box<super::Results>>,
+    pub(crate) error: AnalysisError,
+    pub(crate) results: Option<Box<super::Results>>,
 }
 
 impl From<AnalysisError> for Partial {

@@ -84,7 +84,7 @@ pub enum ExpectError {
 }
 
 /// `NAME.key[1]` (or `len(NAME.key)`) as written.
-pub fn path_text(e: &Expect) -> String {
+fn path_text(e: &Expect) -> String {
     let path = steps_text(e, &e.path);
     if e.len {
         format!("len({path})")
@@ -119,7 +119,7 @@ fn is_name(key: &str) -> bool {
 }
 
 /// Every `expect` names an analysis of the file (`nsd::test::unknown_analysis`).
-pub fn check_targets(prog: &Program) -> Result<(), Failure> {
+pub(crate) fn check_targets(prog: &Program) -> Result<(), Failure> {
     let names: Vec<String> = prog.analyses.iter().map(super::name_of).collect();
     let reports: Vec<Report> = prog
         .expects

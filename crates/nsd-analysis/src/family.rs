@@ -8,16 +8,16 @@ use nsd_model::{assemble, System};
 /// The model `model` of `prog` with the command line's `overrides`.
 #[derive(Clone, Copy)]
 pub(crate) struct Family<'a> {
-    pub prog: &'a Program,
-    pub model: &'a str,
-    pub overrides: &'a [Override],
+    pub(crate) prog: &'a Program,
+    pub(crate) model: &'a str,
+    pub(crate) overrides: &'a [Override],
 }
 
 impl Family<'_> {
     /// The system with each `(parameter, value)` of `values` set (replacing the command
     /// line's value of the same parameter); a model that does not resolve there is a
     /// plain-text reason.
-    pub fn at(&self, values: &[(&str, f64)]) -> Result<System, String> {
+    pub(crate) fn at(&self, values: &[(&str, f64)]) -> Result<System, String> {
         let mut ov: Vec<Override> = self
             .overrides
             .iter()

@@ -15,7 +15,7 @@ use sprs::CsMat;
     code(nsd::model::non_finite),
     help("the values of the elements on these DOFs overflow when summed (beyond ±1.8e308): check them, or choose units that keep them moderate")
 )]
-pub struct NonFinite {
+struct NonFinite {
     matrix: &'static str,
     dofs: String,
     #[label(collection)]

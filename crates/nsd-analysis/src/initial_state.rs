@@ -7,7 +7,7 @@ use nsd_lang::diagnostics::suggest;
 use nsd_model::Model;
 
 /// The initial state `[x, ẋ]` from `x0 = { dof = value }` and `v0 = { … }` (zero elsewhere).
-pub fn initial_state(
+pub(crate) fn initial_state(
     opts: &OptionReader,
     model: &Model,
     sys: &nsd_model::System,

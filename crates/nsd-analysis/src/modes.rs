@@ -17,7 +17,7 @@ use std::f64::consts::PI;
 /// The options of `modes`.
 pub(crate) const OPTIONS: [&str; 2] = ["count", "contacts"];
 
-pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
+pub(crate) fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
     let opts = OptionReader::new(a, model, &OPTIONS)?;
     let count = opts.count("count", 1)?;
     let contacts = match opts.choice("contacts", &["open", "stuck"])? {

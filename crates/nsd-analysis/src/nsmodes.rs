@@ -42,7 +42,7 @@ const MAX_HARMONIC_LINES: usize = 12;
 /// The options of `nsmodes`.
 pub(crate) const OPTIONS: [&str; 4] = ["impacts", "period", "points", "show"];
 
-pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
+pub(crate) fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
     let opts = OptionReader::new(a, model, &OPTIONS)?;
     let impacts = opts.count("impacts", 1)?.unwrap_or(1);
     if impacts > MAX_IMPACTS {

@@ -47,7 +47,7 @@ const MAX_SHOOTING_DOFS: usize = 50;
 const PROPORTIONAL_TOL: f64 = 1e-12;
 
 /// Checks the request of `a` on the assembled system.
-pub fn check(a: &Analysis, model: &Model, sys: &System) -> Result<(), AnalysisError> {
+pub(crate) fn check(a: &Analysis, model: &Model, sys: &System) -> Result<(), AnalysisError> {
     let opts = OptionReader::unchecked(a, model);
     match a.kind {
         AnalysisKind::ContinueFrf => continue_frf(&opts, model, sys),

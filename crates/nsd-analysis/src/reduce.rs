@@ -16,7 +16,7 @@ const CHECKED_FREQUENCIES: usize = 6;
 
 /// The model reduced as `reduce` asks, keeping `keep` physical too; `None` without the
 /// option.
-pub fn read(
+pub(crate) fn read(
     opts: &OptionReader,
     sys: &System,
     keep: &[usize],
@@ -47,7 +47,7 @@ pub fn read(
 }
 
 /// The reduction's account for the summary.
-pub fn summary(reduced: &Reduced, full: &System) -> Value {
+pub(crate) fn summary(reduced: &Reduced, full: &System) -> Value {
     let kept: Vec<&str> = reduced
         .kept
         .iter()

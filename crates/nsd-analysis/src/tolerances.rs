@@ -7,19 +7,19 @@ use nsd_lang::units::Dim;
 
 /// Default relative error per step of the integrator (`rtol`, dimensionless): tight enough
 /// that impact times and stick–slip transitions are located to many digits.
-pub const DEFAULT_RTOL: f64 = 1e-9;
+const DEFAULT_RTOL: f64 = 1e-9;
 
 /// Default absolute error per step of the integrator (`atol`, in the state's units: m, m/s).
-pub const DEFAULT_ATOL: f64 = 1e-9;
+const DEFAULT_ATOL: f64 = 1e-9;
 
 /// Smallest `rtol` an integration can meet (dimensionless): about 4.5 machine epsilons. Below
 /// it no step's error estimate, itself rounded to ε, can pass, and the run would end in a
 /// step-size underflow at its start.
-pub const MIN_RTOL: f64 = 1e-15;
+const MIN_RTOL: f64 = 1e-15;
 
 /// `rtol` and `atol` as given, else their defaults; each must be positive and `rtol` at
 /// least `MIN_RTOL`.
-pub fn integrator_tolerances(opts: &OptionReader) -> Result<(f64, f64), AnalysisError> {
+pub(crate) fn integrator_tolerances(opts: &OptionReader) -> Result<(f64, f64), AnalysisError> {
     Ok((
         relative_tolerance(opts, DEFAULT_RTOL, "1e-9")?,
         opts.positive("atol", Dim::NONE, DEFAULT_ATOL, "1e-9")?,
@@ -27,7 +27,7 @@ pub fn integrator_tolerances(opts: &OptionReader) -> Result<(f64, f64), Analysis
 }
 
 /// `rtol` as given (else `default`), positive and at least `MIN_RTOL`.
-pub fn relative_tolerance(
+pub(crate) fn relative_tolerance(
     opts: &OptionReader,
     default: f64,
     example: &str,

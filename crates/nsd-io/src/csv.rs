@@ -13,7 +13,7 @@ fn quote(s: &str) -> String {
 }
 
 /// Renders a table; `{:?}` of f64 round-trips exactly.
-pub fn render(t: &Table) -> String {
+pub(crate) fn render(t: &Table) -> String {
     let mut out = String::new();
     let header: Vec<String> = t.columns.iter().map(|c| quote(c)).collect();
     out.push_str(&header.join(","));

@@ -35,7 +35,7 @@ fn register_font() {
 }
 
 /// Renders a plot to an SVG string.
-pub fn render_svg(p: &Plot) -> Result<String, String> {
+pub(crate) fn render_svg(p: &Plot) -> Result<String, String> {
     register_font();
     let mut svg = String::new();
     draw(
@@ -48,7 +48,7 @@ pub fn render_svg(p: &Plot) -> Result<String, String> {
 
 /// Renders a plot to a PNG file at `path`, lines one pixel wide (the rasteriser fills a
 /// wider polyline as one polygon, whose cost grows with its length times the height).
-pub fn render_png(p: &Plot, path: &Path) -> Result<(), String> {
+pub(crate) fn render_png(p: &Plot, path: &Path) -> Result<(), String> {
     register_font();
     draw(BitMapBackend::new(path, SIZE).into_drawing_area(), p, 1)
 }

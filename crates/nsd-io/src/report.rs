@@ -25,7 +25,7 @@ pub fn source_hash<'a>(texts: impl IntoIterator<Item = &'a str>) -> String {
 
 /// The content of `meta.json`: the analysis's own warnings, then `report_warnings` (plots
 /// that could not be drawn).
-pub fn meta(r: &Results, source_hash: &str, report_warnings: &[String]) -> Value {
+fn meta(r: &Results, source_hash: &str, report_warnings: &[String]) -> Value {
     let params: Map<String, Value> = r
         .params
         .iter()

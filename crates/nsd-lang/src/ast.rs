@@ -45,9 +45,9 @@ pub struct ParamDecl {
 /// `for i in from..to` (inclusive), as a block or a trailing clause.
 #[derive(Debug, Clone)]
 pub struct Repeat {
-    pub var: Ident,
-    pub from: Expr,
-    pub to: Expr,
+    pub(crate) var: Ident,
+    pub(crate) from: Expr,
+    pub(crate) to: Expr,
 }
 
 /// The element kinds with two endpoints.
@@ -60,7 +60,7 @@ pub enum ElementKind {
 }
 
 impl ElementKind {
-    pub fn keyword(self) -> &'static str {
+    pub(crate) fn keyword(self) -> &'static str {
         match self {
             ElementKind::Spring => "spring",
             ElementKind::Damper => "damper",
@@ -74,7 +74,7 @@ impl ElementKind {
 #[derive(Debug, Clone)]
 pub struct Label {
     pub name: Ident,
-    pub index: Option<Expr>,
+    pub(crate) index: Option<Expr>,
 }
 
 /// A node (or one DOF of it): `m1`, `x[i-1]`, `p.y`, `c.x[3]`, `ground`. Whether the last
@@ -94,7 +94,7 @@ pub struct Segment {
 
 impl NodeRef {
     /// The name when the reference is one plain identifier (option keys, parameters).
-    pub fn simple(&self) -> Option<&Ident> {
+    pub(crate) fn simple(&self) -> Option<&Ident> {
         match &self.segments[..] {
             [Segment { name, index: None }] => Some(name),
             _ => None,
@@ -102,7 +102,7 @@ impl NodeRef {
     }
 
     /// The first segment's name (for messages).
-    pub fn head(&self) -> &Ident {
+    pub(crate) fn head(&self) -> &Ident {
         &self.segments[0].name
     }
 }
@@ -189,14 +189,13 @@ pub enum Stmt {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub entries: Vec<OptionEntry>,
-    pub span: Span,
+    pub(crate) span: Span,
 }
 
 #[derive(Debug, Clone)]
 pub struct OptionEntry {
     pub key: NodeRef,
     pub value: Value,
-    pub span: Span,
 }
 
 #[derive(Debug, Clone)]
@@ -270,14 +269,14 @@ pub enum ExprKind {
 /// A unit as written: symbols with integer powers, `N/m` = [(N, 1), (m, -1)].
 #[derive(Debug, Clone)]
 pub struct Unit {
-    pub factors: Vec<(String, i32)>,
-    pub span: Span,
+    pub(crate) factors: Vec<(String, i32)>,
+    pub(crate) span: Span,
 }
 
 /// A call argument, positional or `name = value`.
 #[derive(Debug, Clone)]
 pub struct Arg {
-    pub name: Option<Ident>,
+    pub(crate) name: Option<Ident>,
     pub value: Expr,
 }
 
@@ -334,7 +333,7 @@ pub struct Analysis {
     pub kind: AnalysisKind,
     pub model: Ident,
     /// `MODEL(Omega = 1.2)`: the model's parameters set for this analysis (named only).
-    pub args: Vec<Arg>,
+    pub(crate) args: Vec<Arg>,
     pub name: Option<Ident>,
     pub options: Option<Options>,
     pub span: Span,

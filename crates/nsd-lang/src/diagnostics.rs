@@ -437,7 +437,7 @@ pub fn suggest<'a>(
 
 /// `suggest` listing every candidate: for a closed vocabulary such as a statement's option
 /// names, whose whole list is the help (an analysis has up to 17 options).
-pub fn suggest_every<'a>(
+pub(crate) fn suggest_every<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
     lead: &str,

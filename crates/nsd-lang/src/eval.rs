@@ -15,7 +15,7 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Num {
     pub v: f64,
-    pub dim: Option<Dim>,
+    dim: Option<Dim>,
 }
 
 impl Num {
@@ -32,7 +32,7 @@ pub struct Scope {
 }
 
 impl Scope {
-    pub fn lookup(&self, name: &str) -> Option<Num> {
+    pub(crate) fn lookup(&self, name: &str) -> Option<Num> {
         self.locals
             .iter()
             .rev()
@@ -41,11 +41,11 @@ impl Scope {
             .or_else(|| self.params.get(name).copied())
     }
 
-    pub fn push_local(&mut self, name: &str, v: f64) {
+    pub(crate) fn push_local(&mut self, name: &str, v: f64) {
         self.locals.push((name.to_string(), Num::free(v)));
     }
 
-    pub fn pop_local(&mut self) {
+    pub(crate) fn pop_local(&mut self) {
         self.locals.pop();
     }
 
@@ -70,7 +70,7 @@ fn wrong_type(expected: &str, found: &str, at: Span, help: &str) -> ResolveError
 }
 
 /// Describes what kind of expression `e` is, for "expected …, found …".
-pub fn describe(e: &Expr) -> &'static str {
+pub(crate) fn describe(e: &Expr) -> &'static str {
     match &e.kind {
         ExprKind::Tuple(_) => "a vector",
         ExprKind::Str(_) => "a string",
@@ -301,7 +301,7 @@ fn binary(op: BinOp, x: Num, y: Num, at: Span, rhs: Span) -> R<Num> {
 }
 
 /// Compiles an expression of time `t` (parameters substituted, constants folded).
-pub fn time_fn(e: &Expr, scope: &Scope) -> R<TimeFn> {
+pub(crate) fn time_fn(e: &Expr, scope: &Scope) -> R<TimeFn> {
     if !mentions_t(e, scope) {
         return Ok(TimeFn::Const(eval(e, scope)?.v));
     }

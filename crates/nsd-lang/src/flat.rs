@@ -28,7 +28,7 @@ pub enum Dir {
 }
 
 impl Dir {
-    pub fn parse(s: &str) -> Option<Dir> {
+    pub(crate) fn parse(s: &str) -> Option<Dir> {
         Some(match s {
             "x" => Dir::X,
             "y" => Dir::Y,
@@ -278,7 +278,7 @@ pub struct Joint {
 pub struct Force {
     pub target: Endpoint,
     pub f: TimeFn,
-    pub span: Span,
+    pub(crate) span: Span,
 }
 
 /// Prescribed displacement of the base along one direction.
@@ -286,7 +286,7 @@ pub struct Force {
 pub struct BaseMotion {
     pub dir: Dir,
     pub y: TimeFn,
-    pub span: Span,
+    pub(crate) span: Span,
 }
 
 /// Proportional damping `C += α M + β K`.
@@ -309,7 +309,7 @@ pub struct Model {
     pub damping: Option<Rayleigh>,
     /// Gravitational acceleration vector, m/s².
     pub gravity: Option<[f64; 3]>,
-    pub span: Span,
+    pub(crate) span: Span,
 }
 
 impl Model {

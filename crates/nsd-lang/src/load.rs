@@ -258,7 +258,7 @@ impl Program {
     }
 
     /// Reads a data file named relative to the source file `from`.
-    pub fn read_relative(&self, from: FileId, rel: &str) -> Result<String, std::io::Error> {
+    pub(crate) fn read_relative(&self, from: FileId, rel: &str) -> Result<String, std::io::Error> {
         let base = self
             .paths
             .get(from.0 as usize)
@@ -284,7 +284,7 @@ impl Program {
 /// The loader's refusals of a path that holds no model source (codes beside
 /// `nsd::resolve::missing_file`).
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum LoadError {
+enum LoadError {
     #[error("cannot read `{path}`: it is {kind}")]
     #[diagnostic(
         code(nsd::resolve::not_a_file),

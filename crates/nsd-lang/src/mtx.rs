@@ -2,10 +2,10 @@
 //! triangles), for the `matrices` statement's M, K, C imports.
 
 /// `(row, col, value)` entries, 0-based.
-pub type Triplets = Vec<(usize, usize, f64)>;
+pub(crate) type Triplets = Vec<(usize, usize, f64)>;
 
 /// Parses a MatrixMarket coordinate file; returns `(rows, triplets)`.
-pub fn parse(text: &str) -> Result<(usize, Triplets), String> {
+pub(crate) fn parse(text: &str) -> Result<(usize, Triplets), String> {
     let mut lines = text.lines();
     let header = lines
         .next()

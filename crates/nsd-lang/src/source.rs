@@ -14,7 +14,7 @@ use std::sync::Arc;
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     /// The path as the user wrote it or as it was found (shown in diagnostics).
-    pub name: String,
+    name: String,
     pub text: Arc<str>,
 }
 
@@ -25,7 +25,7 @@ pub struct SourceMap {
 }
 
 impl SourceMap {
-    pub fn add(&mut self, name: impl Into<String>, text: impl Into<Arc<str>>) -> FileId {
+    pub(crate) fn add(&mut self, name: impl Into<String>, text: impl Into<Arc<str>>) -> FileId {
         self.files.push(SourceFile {
             name: name.into(),
             text: text.into(),
@@ -38,7 +38,7 @@ impl SourceMap {
     }
 
     /// The named source miette needs to render a label in file `id`.
-    pub fn named(&self, id: FileId) -> NamedSource<Arc<str>> {
+    pub(crate) fn named(&self, id: FileId) -> NamedSource<Arc<str>> {
         let f = self.get(id);
         NamedSource::new(f.name.clone(), f.text.clone())
     }

@@ -19,7 +19,7 @@ pub struct Span {
 }
 
 impl Span {
-    pub fn new(file: FileId, start: usize, end: usize) -> Self {
+    pub(crate) fn new(file: FileId, start: usize, end: usize) -> Self {
         Span {
             file,
             start: start as u32,

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 /// Every file of `stdlib/` as (name, text); a test checks the list against the folder.
-pub const FILES: [(&str, &str); 3] = [
+const FILES: [(&str, &str); 3] = [
     ("beam.nsd", include_str!("../../../stdlib/beam.nsd")),
     (
         "blade_damper.nsd",
@@ -15,15 +15,15 @@ pub const FILES: [(&str, &str); 3] = [
 ];
 
 /// Where the stdlib is read from, as named in diagnostics.
-pub const WHERE: &str = "built into nsd; `$NSD_STDLIB` names a folder to use instead";
+pub(crate) const WHERE: &str = "built into nsd; `$NSD_STDLIB` names a folder to use instead";
 
 /// The folder that replaces the built-in stdlib, from `$NSD_STDLIB`.
-pub fn override_dir() -> Option<PathBuf> {
+pub(crate) fn override_dir() -> Option<PathBuf> {
     std::env::var_os("NSD_STDLIB").map(PathBuf::from)
 }
 
 /// The built-in file named `rel` (`chain.nsd`, `./chain.nsd`), when there is no override.
-pub fn builtin(rel: &str) -> Option<(&'static str, &'static str)> {
+pub(crate) fn builtin(rel: &str) -> Option<(&'static str, &'static str)> {
     if override_dir().is_some() {
         return None;
     }
@@ -33,7 +33,7 @@ pub fn builtin(rel: &str) -> Option<(&'static str, &'static str)> {
 
 /// The path under which a built-in file is known (its identity for import cycles and
 /// repeated imports, and its name in diagnostics).
-pub fn builtin_path(name: &str) -> PathBuf {
+pub(crate) fn builtin_path(name: &str) -> PathBuf {
     PathBuf::from(format!("<stdlib>/{name}"))
 }
 

@@ -33,7 +33,7 @@ pub enum Func {
 }
 
 impl Func {
-    pub fn from_name(name: &str) -> Option<Func> {
+    pub(crate) fn from_name(name: &str) -> Option<Func> {
         Some(match name {
             "sin" => Func::Sin,
             "cos" => Func::Cos,
@@ -49,14 +49,14 @@ impl Func {
     }
 
     /// Number of arguments (`min`/`max` take two).
-    pub fn arity(self) -> usize {
+    pub(crate) fn arity(self) -> usize {
         match self {
             Func::Min | Func::Max => 2,
             _ => 1,
         }
     }
 
-    pub fn apply(self, a: &[f64]) -> f64 {
+    pub(crate) fn apply(self, a: &[f64]) -> f64 {
         let x = a.first().copied().unwrap_or(f64::NAN);
         match self {
             Func::Sin => x.sin(),
@@ -87,7 +87,7 @@ fn b(f: TimeFn) -> Box<TimeFn> {
 }
 
 impl TimeFn {
-    pub fn eval(&self, t: f64) -> f64 {
+    fn eval(&self, t: f64) -> f64 {
         match self {
             Const(c) => *c,
             T => t,
@@ -105,7 +105,7 @@ impl TimeFn {
     }
 
     /// True when the function does not depend on `t`.
-    pub fn is_const(&self) -> bool {
+    fn is_const(&self) -> bool {
         match self {
             Const(_) => true,
             T => false,
@@ -292,7 +292,7 @@ impl TimeFn {
 }
 
 /// Builds the node with constant folding and the identities of 0 and 1.
-pub fn neg(a: TimeFn) -> TimeFn {
+pub(crate) fn neg(a: TimeFn) -> TimeFn {
     match a {
         Const(c) => Const(-c),
         a => Neg(b(a)),
@@ -300,7 +300,7 @@ pub fn neg(a: TimeFn) -> TimeFn {
 }
 
 /// Builds the node with constant folding and the identities of 0 and 1.
-pub fn add(a: TimeFn, c: TimeFn) -> TimeFn {
+pub(crate) fn add(a: TimeFn, c: TimeFn) -> TimeFn {
     match (a, c) {
         (Const(x), Const(y)) => Const(x + y),
         (Const(0.0), e) | (e, Const(0.0)) => e,
@@ -309,7 +309,7 @@ pub fn add(a: TimeFn, c: TimeFn) -> TimeFn {
 }
 
 /// Builds the node with constant folding and the identities of 0 and 1.
-pub fn sub(a: TimeFn, c: TimeFn) -> TimeFn {
+pub(crate) fn sub(a: TimeFn, c: TimeFn) -> TimeFn {
     match (a, c) {
         (Const(x), Const(y)) => Const(x - y),
         (e, Const(0.0)) => e,
@@ -319,7 +319,7 @@ pub fn sub(a: TimeFn, c: TimeFn) -> TimeFn {
 }
 
 /// Builds the node with constant folding and the identities of 0 and 1.
-pub fn mul(a: TimeFn, c: TimeFn) -> TimeFn {
+pub(crate) fn mul(a: TimeFn, c: TimeFn) -> TimeFn {
     match (a, c) {
         (Const(x), Const(y)) => Const(x * y),
         (Const(0.0), _) | (_, Const(0.0)) => Const(0.0),
@@ -329,7 +329,7 @@ pub fn mul(a: TimeFn, c: TimeFn) -> TimeFn {
 }
 
 /// Builds the node with constant folding and the identities of 0 and 1.
-pub fn div(a: TimeFn, c: TimeFn) -> TimeFn {
+pub(crate) fn div(a: TimeFn, c: TimeFn) -> TimeFn {
     match (a, c) {
         (Const(x), Const(y)) => Const(x / y),
         (Const(0.0), _) => Const(0.0),

@@ -10,27 +10,27 @@ pub struct Dim(pub [i8; 3]);
 
 impl Dim {
     pub const NONE: Dim = Dim([0, 0, 0]);
-    pub const MASS: Dim = Dim([1, 0, 0]);
+    pub(crate) const MASS: Dim = Dim([1, 0, 0]);
     pub const LENGTH: Dim = Dim([0, 1, 0]);
     pub const TIME: Dim = Dim([0, 0, 1]);
-    pub const FREQUENCY: Dim = Dim([0, 0, -1]);
-    pub const FORCE: Dim = Dim([1, 1, -2]);
+    pub(crate) const FREQUENCY: Dim = Dim([0, 0, -1]);
+    pub(crate) const FORCE: Dim = Dim([1, 1, -2]);
     /// N/m.
-    pub const STIFFNESS: Dim = Dim([1, 0, -2]);
+    pub(crate) const STIFFNESS: Dim = Dim([1, 0, -2]);
     /// N/m², the quadratic spring coefficient.
-    pub const STIFFNESS2: Dim = Dim([1, -1, -2]);
+    pub(crate) const STIFFNESS2: Dim = Dim([1, -1, -2]);
     /// N/m³, the cubic spring coefficient.
-    pub const STIFFNESS3: Dim = Dim([1, -2, -2]);
+    pub(crate) const STIFFNESS3: Dim = Dim([1, -2, -2]);
     /// N·s/m.
-    pub const DAMPING: Dim = Dim([1, 0, -1]);
-    pub const PRESSURE: Dim = Dim([1, -1, -2]);
-    pub const DENSITY: Dim = Dim([1, -3, 0]);
-    pub const AREA: Dim = Dim([0, 2, 0]);
-    pub const SECOND_MOMENT: Dim = Dim([0, 4, 0]);
-    pub const INERTIA: Dim = Dim([1, 2, 0]);
-    pub const ACCELERATION: Dim = Dim([0, 1, -2]);
+    pub(crate) const DAMPING: Dim = Dim([1, 0, -1]);
+    pub(crate) const PRESSURE: Dim = Dim([1, -1, -2]);
+    pub(crate) const DENSITY: Dim = Dim([1, -3, 0]);
+    pub(crate) const AREA: Dim = Dim([0, 2, 0]);
+    pub(crate) const SECOND_MOMENT: Dim = Dim([0, 4, 0]);
+    pub(crate) const INERTIA: Dim = Dim([1, 2, 0]);
+    pub(crate) const ACCELERATION: Dim = Dim([0, 1, -2]);
 
-    pub fn pow(self, n: i8) -> Dim {
+    pub(crate) fn pow(self, n: i8) -> Dim {
         Dim([self.0[0] * n, self.0[1] * n, self.0[2] * n])
     }
 }
@@ -118,7 +118,7 @@ pub fn atom(symbol: &str) -> Option<(f64, Dim)> {
 }
 
 /// Scale and dimension of a whole unit, `[(symbol, power)]`.
-pub fn unit(factors: &[(String, i32)]) -> Option<(f64, Dim)> {
+pub(crate) fn unit(factors: &[(String, i32)]) -> Option<(f64, Dim)> {
     let mut scale = 1.0;
     let mut dim = Dim::NONE;
     for (sym, p) in factors {

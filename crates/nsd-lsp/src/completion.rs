@@ -48,7 +48,7 @@ const UNITS: [&str; 25] = [
 ];
 
 /// The completions at `pos`.
-pub fn complete(doc: &Document, pos: Position) -> Vec<CompletionItem> {
+pub(crate) fn complete(doc: &Document, pos: Position) -> Vec<CompletionItem> {
     let offset = LineIndex::new(&doc.text).offset(pos);
     if let Some(keys) = block_head(&doc.text[..offset]).and_then(options_of) {
         return keys

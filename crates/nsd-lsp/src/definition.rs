@@ -9,7 +9,7 @@ use nsd_lang::ast::Item;
 use nsd_lang::span::Span;
 
 /// Where the identifier (or the import) at `pos` is declared.
-pub fn definition(doc: &Document, uri: &Url, pos: Position) -> Option<Location> {
+pub(crate) fn definition(doc: &Document, uri: &Url, pos: Position) -> Option<Location> {
     let prog = doc.program.as_ref()?;
     let offset = LineIndex::new(&doc.text).offset(pos);
     if let Some(target) = import_at(doc, offset) {

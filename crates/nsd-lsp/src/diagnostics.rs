@@ -12,7 +12,7 @@ use miette::Report;
 use nsd_lang::Failure;
 
 /// The diagnostics of `failures` for the document `uri` whose source is named `name`.
-pub fn convert(failures: &[Failure], uri: &Url, name: &str, text: &str) -> Vec<Diagnostic> {
+pub(crate) fn convert(failures: &[Failure], uri: &Url, name: &str, text: &str) -> Vec<Diagnostic> {
     let index = LineIndex::new(text);
     failures
         .iter()

@@ -9,23 +9,23 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// One open document and its analysis.
-pub struct Document {
-    pub text: String,
+pub(crate) struct Document {
+    pub(crate) text: String,
     /// The file behind the document, when it is one (anchors relative imports).
-    pub path: Option<PathBuf>,
+    pub(crate) path: Option<PathBuf>,
     /// The parsed program; `None` when the document (or an import) does not parse.
-    pub program: Option<Program>,
+    pub(crate) program: Option<Program>,
     /// The models that resolved and assembled, in declaration order.
-    pub models: Vec<Model>,
+    pub(crate) models: Vec<Model>,
     /// Everything `nsd check` would report, in its order.
-    pub failures: Vec<Failure>,
+    pub(crate) failures: Vec<Failure>,
 }
 
 impl Document {
     /// Analyses `text` as `nsd check FILE` would: load (imports resolved relative to the
     /// file on disk), resolve and assemble every model, then the file's analysis and
     /// `expect` names.
-    pub fn new(uri: &Url, text: String) -> Document {
+    fn new(uri: &Url, text: String) -> Document {
         let path = uri.to_file_path().ok();
         let mut doc = Document {
             text,
@@ -65,13 +65,13 @@ impl Document {
 
 /// Every open document by URI.
 #[derive(Default)]
-pub struct Store {
-    pub docs: HashMap<Url, Document>,
+pub(crate) struct Store {
+    pub(crate) docs: HashMap<Url, Document>,
 }
 
 impl Store {
     /// Replaces (or opens) a document and returns it analysed.
-    pub fn set(&mut self, uri: Url, text: String) -> &Document {
+    pub(crate) fn set(&mut self, uri: Url, text: String) -> &Document {
         let doc = Document::new(&uri, text);
         self.docs.entry(uri).insert_entry(doc).into_mut()
     }

@@ -6,7 +6,7 @@ use nsd_lang::fmt::format;
 
 /// The edit that formats `text`; none when it is formatted already or cannot be (a syntax
 /// error: the diagnostics say where).
-pub fn edits(text: &str) -> Vec<TextEdit> {
+pub(crate) fn edits(text: &str) -> Vec<TextEdit> {
     match format(text) {
         Ok(out) if out != text => {
             vec![TextEdit::new(

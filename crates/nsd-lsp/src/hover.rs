@@ -11,7 +11,7 @@ use nsd_model::{assemble, Model};
 use std::fmt::Write;
 
 /// The hover text for the identifier at `pos`, if it names a declaration.
-pub fn hover(doc: &Document, pos: Position) -> Option<Hover> {
+pub(crate) fn hover(doc: &Document, pos: Position) -> Option<Hover> {
     let found = lookup::at(doc, pos)?;
     let &i = found.matches.first()?;
     let text = describe(doc, &found, i)?;

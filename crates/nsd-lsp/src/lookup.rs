@@ -7,23 +7,23 @@ use super::position::LineIndex;
 use lsp_types::Position;
 
 /// The identifier under a cursor and what it may refer to.
-pub struct Found {
-    pub word: String,
+pub(crate) struct Found {
+    pub(crate) word: String,
     /// Every declaration of the document's file.
-    pub decls: Vec<Decl>,
+    pub(crate) decls: Vec<Decl>,
     /// Indices into `decls` of the declarations named `word`, the enclosing template's first.
-    pub matches: Vec<usize>,
+    pub(crate) matches: Vec<usize>,
 }
 
 impl Found {
     /// The name of the template around declaration `i`.
-    pub fn parent_name(&self, i: usize) -> Option<&str> {
+    pub(crate) fn parent_name(&self, i: usize) -> Option<&str> {
         self.decls[i].parent.map(|p| self.decls[p].name.as_str())
     }
 }
 
 /// Looks up the identifier at `pos`.
-pub fn at(doc: &Document, pos: Position) -> Option<Found> {
+pub(crate) fn at(doc: &Document, pos: Position) -> Option<Found> {
     let index = LineIndex::new(&doc.text);
     let (word, offset, _) = index.word_at(pos)?;
     let prog = doc.program.as_ref()?;

@@ -7,7 +7,7 @@ use nsd_lang::span::Span;
 
 /// What a declared name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Model,
     Component,
     Param,
@@ -20,16 +20,16 @@ pub enum Kind {
 /// One declaration: its name, kind, the span of the name and of the whole declaration, and
 /// the index of the enclosing template among the file's declarations (`None` at top level).
 #[derive(Debug, Clone)]
-pub struct Decl {
-    pub name: String,
-    pub kind: Kind,
-    pub at: Span,
-    pub whole: Span,
-    pub parent: Option<usize>,
+pub(crate) struct Decl {
+    pub(crate) name: String,
+    pub(crate) kind: Kind,
+    pub(crate) at: Span,
+    pub(crate) whole: Span,
+    pub(crate) parent: Option<usize>,
 }
 
 /// Every declaration of a file's items, templates before their contents.
-pub fn declarations(items: &[Item]) -> Vec<Decl> {
+pub(crate) fn declarations(items: &[Item]) -> Vec<Decl> {
     let mut out = Vec::new();
     for item in items {
         match item {

@@ -4,13 +4,13 @@
 use lsp_types::{Position, Range};
 
 /// The start offset of every line of one text.
-pub struct LineIndex<'a> {
+pub(crate) struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
 }
 
 impl<'a> LineIndex<'a> {
-    pub fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         let starts = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
@@ -18,7 +18,7 @@ impl<'a> LineIndex<'a> {
     }
 
     /// The position of byte `offset` (clamped to the text, moved back to a char boundary).
-    pub fn position(&self, offset: usize) -> Position {
+    fn position(&self, offset: usize) -> Position {
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
@@ -31,12 +31,12 @@ impl<'a> LineIndex<'a> {
         Position::new(line as u32, col as u32)
     }
 
-    pub fn range(&self, start: usize, end: usize) -> Range {
+    pub(crate) fn range(&self, start: usize, end: usize) -> Range {
         Range::new(self.position(start), self.position(end))
     }
 
     /// The byte offset of `pos` (a column past the line's end is its end).
-    pub fn offset(&self, pos: Position) -> usize {
+    pub(crate) fn offset(&self, pos: Position) -> usize {
         let Some(&start) = self.starts.get(pos.line as usize) else {
             return self.text.len();
         };
@@ -53,7 +53,7 @@ impl<'a> LineIndex<'a> {
     }
 
     /// The identifier (letters, digits, `_`) around `pos`, with its byte range.
-    pub fn word_at(&self, pos: Position) -> Option<(&'a str, usize, usize)> {
+    pub(crate) fn word_at(&self, pos: Position) -> Option<(&'a str, usize, usize)> {
         let at = self.offset(pos);
         let is_word = |c: char| c.is_alphanumeric() || c == '_';
         let start = self.text[..at]

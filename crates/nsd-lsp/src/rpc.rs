@@ -8,38 +8,38 @@
 use serde_json::{json, Value};
 
 /// JSON-RPC's and LSP's error codes.
-pub mod code {
+pub(crate) mod code {
     /// The body is not JSON.
-    pub const PARSE_ERROR: i32 = -32700;
+    pub(crate) const PARSE_ERROR: i32 = -32700;
     /// JSON, but not a JSON-RPC message (`[]`, a number, no `jsonrpc: "2.0"`, a bad id), or
     /// a request the server's state forbids (after `shutdown`, a second `initialize`).
-    pub const INVALID_REQUEST: i32 = -32600;
+    pub(crate) const INVALID_REQUEST: i32 = -32600;
     /// A request this server does not answer.
-    pub const METHOD_NOT_FOUND: i32 = -32601;
+    pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
     /// A request whose params are not what its method takes.
-    pub const INVALID_PARAMS: i32 = -32602;
+    pub(crate) const INVALID_PARAMS: i32 = -32602;
     /// The handler failed (a bug: it panicked); the server goes on.
-    pub const INTERNAL_ERROR: i32 = -32603;
+    pub(crate) const INTERNAL_ERROR: i32 = -32603;
     /// LSP: a request before `initialize`.
-    pub const SERVER_NOT_INITIALIZED: i32 = -32002;
+    pub(crate) const SERVER_NOT_INITIALIZED: i32 = -32002;
 }
 
 /// A request: it gets exactly one response with its id.
-pub struct Request {
-    pub id: Value,
-    pub method: String,
+pub(crate) struct Request {
+    pub(crate) id: Value,
+    pub(crate) method: String,
     /// An object, an array, or null when absent.
-    pub params: Value,
+    pub(crate) params: Value,
 }
 
 /// A notification: no response, whatever happens to it.
-pub struct Notification {
-    pub method: String,
-    pub params: Value,
+pub(crate) struct Notification {
+    pub(crate) method: String,
+    pub(crate) params: Value,
 }
 
 /// What one frame's body is.
-pub enum Incoming {
+pub(crate) enum Incoming {
     Request(Request),
     Notification(Notification),
     /// A response to a request of ours (the server sends none, so it is dropped).
@@ -53,7 +53,7 @@ pub enum Incoming {
 }
 
 /// Classifies a frame's body.
-pub fn classify(body: &[u8]) -> Incoming {
+pub(crate) fn classify(body: &[u8]) -> Incoming {
     match serde_json::from_slice::<Value>(body) {
         Ok(v) => message(v),
         Err(e) => invalid(
@@ -119,17 +119,17 @@ fn message(v: Value) -> Incoming {
 }
 
 /// The success response to request `id`.
-pub fn ok(id: Value, result: Value) -> Value {
+pub(crate) fn ok(id: Value, result: Value) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "result": result })
 }
 
 /// The error response to request `id`.
-pub fn error(id: Value, code: i32, message: &str) -> Value {
+pub(crate) fn error(id: Value, code: i32, message: &str) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
 }
 
 /// A notification from the server.
-pub fn notification(method: &str, params: Value) -> Value {
+pub(crate) fn notification(method: &str, params: Value) -> Value {
     json!({ "jsonrpc": "2.0", "method": method, "params": params })
 }
 

@@ -7,7 +7,7 @@ use super::position::LineIndex;
 use lsp_types::{DocumentSymbol, SymbolKind};
 
 /// The outline of the document.
-pub fn symbols(doc: &Document) -> Vec<DocumentSymbol> {
+pub(crate) fn symbols(doc: &Document) -> Vec<DocumentSymbol> {
     let Some(file) = doc.program.as_ref().and_then(|p| p.files.first()) else {
         return Vec::new();
     };

@@ -18,7 +18,7 @@ const MAX_BODY: usize = 64 << 20;
 const CONTENT_LENGTH: &[u8] = b"content-length:";
 
 /// Reads frames from a byte stream.
-pub struct Reader<R> {
+pub(crate) struct Reader<R> {
     input: R,
     /// Text already consumed that starts the next header line (the `Content-Length:` found
     /// while resynchronising).
@@ -26,7 +26,7 @@ pub struct Reader<R> {
 }
 
 impl<R: BufRead> Reader<R> {
-    pub fn new(input: R) -> Self {
+    pub(crate) fn new(input: R) -> Self {
         Reader {
             input,
             carried: Vec::new(),
@@ -35,7 +35,7 @@ impl<R: BufRead> Reader<R> {
 
     /// The next frame's body; `None` when the input ends (inside a frame too: said on
     /// stderr). Broken headers are reported on stderr and skipped.
-    pub fn next_body(&mut self) -> io::Result<Option<Vec<u8>>> {
+    pub(crate) fn next_body(&mut self) -> io::Result<Option<Vec<u8>>> {
         let Some(length) = self.header()? else {
             return Ok(None);
         };
@@ -190,7 +190,7 @@ fn shorten(text: &str) -> String {
 }
 
 /// Writes one frame and flushes it.
-pub fn write(out: &mut impl Write, body: &str) -> io::Result<()> {
+pub(crate) fn write(out: &mut impl Write, body: &str) -> io::Result<()> {
     write!(out, "Content-Length: {}\r\n\r\n", body.len())?;
     out.write_all(body.as_bytes())?;
     out.flush()

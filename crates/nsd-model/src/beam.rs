@@ -7,7 +7,7 @@
 //! Przemieniecki, *Theory of Matrix Structural Analysis*, 1968, ch. 5 and 11.
 
 /// Bending stiffness matrix `EI/L³ · [...]`.
-pub fn bending_stiffness(ei: f64, l: f64) -> [[f64; 4]; 4] {
+pub(crate) fn bending_stiffness(ei: f64, l: f64) -> [[f64; 4]; 4] {
     let a = ei / l.powi(3);
     let (l2, l1) = (l * l, l);
     [
@@ -19,7 +19,7 @@ pub fn bending_stiffness(ei: f64, l: f64) -> [[f64; 4]; 4] {
 }
 
 /// Consistent mass matrix `ρA L/420 · [...]`.
-pub fn bending_mass(rho_a: f64, l: f64) -> [[f64; 4]; 4] {
+pub(crate) fn bending_mass(rho_a: f64, l: f64) -> [[f64; 4]; 4] {
     let a = rho_a * l / 420.0;
     let l2 = l * l;
     [
@@ -31,7 +31,7 @@ pub fn bending_mass(rho_a: f64, l: f64) -> [[f64; 4]; 4] {
 }
 
 /// Consistent load of a uniform transverse load `q` (N/m): `qL/2, qL²/12, qL/2, −qL²/12`.
-pub fn uniform_load(q: f64, l: f64) -> [f64; 4] {
+pub(crate) fn uniform_load(q: f64, l: f64) -> [f64; 4] {
     [
         q * l / 2.0,
         q * l * l / 12.0,
@@ -41,7 +41,7 @@ pub fn uniform_load(q: f64, l: f64) -> [f64; 4] {
 }
 
 /// Axial bar: stiffness `EA/L [[1, −1], [−1, 1]]` and consistent mass `ρAL/6 [[2, 1], [1, 2]]`.
-pub fn bar(ea: f64, rho_a: f64, l: f64) -> ([[f64; 2]; 2], [[f64; 2]; 2]) {
+pub(crate) fn bar(ea: f64, rho_a: f64, l: f64) -> ([[f64; 2]; 2], [[f64; 2]; 2]) {
     let k = ea / l;
     let m = rho_a * l / 6.0;
     ([[k, -k], [-k, k]], [[2.0 * m, m], [m, 2.0 * m]])

@@ -10,12 +10,12 @@ use petgraph::graph::{NodeIndex, UnGraph};
 use petgraph::unionfind::UnionFind;
 
 /// Vertices carry the model's `NodeId`, edges the index of the element in `Model::elements`.
-pub struct SystemGraph {
-    pub graph: UnGraph<NodeId, usize>,
+pub(crate) struct SystemGraph {
+    graph: UnGraph<NodeId, usize>,
 }
 
 impl SystemGraph {
-    pub fn build(model: &Model) -> SystemGraph {
+    pub(crate) fn build(model: &Model) -> SystemGraph {
         let mut graph = UnGraph::with_capacity(model.nodes.len(), model.elements.len());
         for i in 0..model.nodes.len() {
             graph.add_node(NodeId(i));
@@ -28,7 +28,7 @@ impl SystemGraph {
 
     /// Warnings for subsystems with no stiffness path to `ground` or `base` (contacts open):
     /// each such part has rigid-body modes at ω = 0.
-    pub fn floating_warnings(&self, model: &Model) -> Vec<Warning> {
+    pub(crate) fn floating_warnings(&self, model: &Model) -> Vec<Warning> {
         let n = self.graph.node_count();
         let mut uf = UnionFind::<usize>::new(n);
         for e in self.graph.edge_indices() {

@@ -4,7 +4,7 @@
 
 mod assemble;
 mod beam;
-pub mod graph;
+mod graph;
 pub mod smoothing;
 pub mod system;
 

@@ -75,7 +75,7 @@ pub struct Multibody {
 impl Multibody {
     /// Generalised coordinates, 7 per body (paper 002): position of the centre of mass and the
     /// Euler parameters, named `body.x`, `body.y`, `body.z`, `body.e0` … `body.e3`.
-    pub fn coordinate_names(&self) -> Vec<String> {
+    fn coordinate_names(&self) -> Vec<String> {
         let parts = ["x", "y", "z", "e0", "e1", "e2", "e3"];
         self.bodies
             .iter()
@@ -139,9 +139,5 @@ impl System {
 
     pub fn dof_index(&self, name: &str) -> Option<usize> {
         self.dofs.iter().position(|d| d.name == name)
-    }
-
-    pub fn param(&self, name: &str) -> Option<f64> {
-        self.params.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
     }
 }

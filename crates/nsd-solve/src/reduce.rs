@@ -153,7 +153,7 @@ pub fn craig_bampton(sys: &System, count: usize, keep: &[usize]) -> Result<Reduc
 
 impl Reduced {
     /// The physical displacements (or velocities) of reduced ones: `T q`.
-    pub fn expand(&self, q: &[f64]) -> Vec<f64> {
+    fn expand(&self, q: &[f64]) -> Vec<f64> {
         (&self.basis * DVector::from_column_slice(q))
             .as_slice()
             .to_vec()

@@ -54,12 +54,12 @@ pub(super) enum Exit {
 /// One cell's row: attractor id (0: none), periods integrated, how it ended.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(super) struct Label {
-    pub id: u32,
-    pub periods: usize,
-    pub exit: Exit,
+    id: u32,
+    periods: usize,
+    exit: Exit,
 }
 
-pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
+pub(crate) fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, AnalysisError> {
     let start = std::time::Instant::now();
     let opts = prepare(a, model, sys)?;
     let blocks = (0..opts.blocks()).collect::<Vec<_>>();
@@ -76,7 +76,7 @@ pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Analysi
 
 /// `--shard index/count`: the blocks `b` with `b mod count = index`, as the shard's JSON
 /// (`shard.rs`), for `merge` to join.
-pub fn run_shard(
+pub(crate) fn run_shard(
     a: &Analysis,
     model: &Model,
     sys: &System,
@@ -89,7 +89,7 @@ pub fn run_shard(
     Ok(shard::payload(ctx, (index, count), blocks, outcomes))
 }
 
-pub use shard::merge;
+pub(crate) use shard::merge;
 
 /// The options, checked to run: an integrable model under harmonic forcing (its period is
 /// `MapSettings::forcing`).

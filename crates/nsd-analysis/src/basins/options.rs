@@ -51,21 +51,21 @@ const GRID_EXAMPLE: &str = "write `grid = { m1 = -1..1 by 0.01, v.m1 = -1..1 by 
 /// One axis of the grid: the state coordinate, its name and its values.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(super) struct Axis {
-    pub index: usize,
-    pub name: String,
-    pub values: Vec<f64>,
+    pub(crate) index: usize,
+    pub(crate) name: String,
+    pub(crate) values: Vec<f64>,
 }
 
 /// The map as read from the statement.
 pub(super) struct Options {
-    pub x: Axis,
-    pub y: Axis,
+    pub(crate) x: Axis,
+    pub(crate) y: Axis,
     /// The state of every start before the grid coordinates are set.
-    pub fixed: Vec<f64>,
+    pub(crate) fixed: Vec<f64>,
     /// Cells per block: each block of consecutive cells is mapped on its own.
-    pub block: usize,
+    pub(crate) block: usize,
     /// How the cells are run and the attractors polished (the forcing period among them).
-    pub map: MapSettings,
+    pub(crate) map: MapSettings,
 }
 
 /// The options of `basins`.
@@ -87,7 +87,11 @@ pub(crate) const OPTIONS: [&str; 14] = [
 ];
 
 impl Options {
-    pub fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Options, AnalysisError> {
+    pub(crate) fn read(
+        a: &Analysis,
+        model: &Model,
+        sys: &System,
+    ) -> Result<Options, AnalysisError> {
         let opts = OptionReader::new(a, model, &OPTIONS)?;
         let (x, y) = grid(a, model, sys, &opts)?;
         let cells = x.values.len() * y.values.len();
@@ -132,12 +136,12 @@ impl Options {
 
 impl Options {
     /// The number of blocks.
-    pub fn blocks(&self) -> usize {
+    pub(crate) fn blocks(&self) -> usize {
         (self.x.values.len() * self.y.values.len()).div_ceil(self.block)
     }
 
     /// The cells of block `b` (indices, the first coordinate fastest).
-    pub fn block_range(&self, b: usize) -> std::ops::Range<usize> {
+    pub(crate) fn block_range(&self, b: usize) -> std::ops::Range<usize> {
         let total = self.x.values.len() * self.y.values.len();
         (b * self.block).min(total)..((b + 1) * self.block).min(total)
     }

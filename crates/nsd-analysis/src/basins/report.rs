@@ -16,22 +16,22 @@ use serde_json::{json, Map, Value};
 /// What the report needs besides the blocks: the same in every shard of one map.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(super) struct Context {
-    pub model: String,
-    pub params: Vec<(String, f64)>,
-    pub settings: Map<String, Value>,
-    pub x: Axis,
-    pub y: Axis,
+    pub(crate) model: String,
+    pub(crate) params: Vec<(String, f64)>,
+    pub(crate) settings: Map<String, Value>,
+    pub(crate) x: Axis,
+    pub(crate) y: Axis,
     /// The DOF names.
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// The model's warnings.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// The capture radius by which blocks' attractors are matched.
-    pub cell: f64,
-    pub blocks: usize,
+    pub(crate) cell: f64,
+    pub(crate) blocks: usize,
 }
 
 impl Context {
-    pub fn new(opts: &Options, model: &Model, sys: &System) -> Context {
+    pub(crate) fn new(opts: &Options, model: &Model, sys: &System) -> Context {
         Context {
             model: model.name.clone(),
             params: model.params.clone(),

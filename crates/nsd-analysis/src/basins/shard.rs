@@ -79,7 +79,7 @@ pub(super) fn payload(
 /// the first on its source (`source_hash`, which the shell stores), the nsd version and the
 /// context (model, parameters, settings, grid, DOFs, capture radius, block count): shards
 /// computed before and after an edit of the model would join into a map of neither.
-pub fn merge(shards: &[(String, Value)]) -> Result<Results, MergeError> {
+pub(crate) fn merge(shards: &[(String, Value)]) -> Result<Results, MergeError> {
     let malformed = |file: &str, reason: String| MergeError::Malformed {
         file: file.into(),
         reason,

@@ -81,7 +81,7 @@ impl Method {
     }
 }
 
-pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
+pub(crate) fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
     let opts = OptionReader::new(a, model, &OPTIONS)?;
     let method = match opts.choice("method", &["ridge", "dnnm", "phase_resonance"])? {
         Some("dnnm") => Method::Dnnm,

@@ -27,12 +27,12 @@ pub(super) type Response = (f64, Vec<(DVector<f64>, f64)>);
 
 /// What the report reads.
 pub(super) struct Report<'a> {
-    pub model: &'a Model,
-    pub sys: &'a System,
-    pub forced: &'a Forced<'a>,
-    pub param: &'a str,
-    pub method: &'static str,
-    pub stability: bool,
+    pub(crate) model: &'a Model,
+    pub(crate) sys: &'a System,
+    pub(crate) forced: &'a Forced<'a>,
+    pub(crate) param: &'a str,
+    pub(crate) method: &'static str,
+    pub(crate) stability: bool,
 }
 
 impl Report<'_> {
@@ -130,7 +130,13 @@ impl Report<'_> {
     }
 
     /// Every output of the analysis.
-    pub fn results(&self, curve: &Curve, frfs: &[Response], s: &Settings, wall_s: f64) -> Results {
+    pub(crate) fn results(
+        &self,
+        curve: &Curve,
+        frfs: &[Response],
+        s: &Settings,
+        wall_s: f64,
+    ) -> Results {
         let stable = self.stable_column(&curve.points);
         let rows = curve
             .points

@@ -69,7 +69,7 @@ struct Frf {
     monitored: Option<usize>,
 }
 
-pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
+pub(crate) fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
     let opts = OptionReader::new(a, model, &OPTIONS)?;
     let frf = read_options(&opts, a, model, sys)?;
     let keep: Vec<usize> = frf.monitored.into_iter().collect();

@@ -15,40 +15,40 @@ const STABILITY_TOL: f64 = 1e-7;
 
 /// How the branch's points are read.
 pub(super) struct Reading<'a> {
-    pub hb: &'a Balance,
+    pub(crate) hb: &'a Balance,
     /// The system the balance is built on (its elements' names).
-    pub sys: &'a System,
+    pub(crate) sys: &'a System,
     /// `x = T q` when the balance is on a reduced model (`reduce`), else `None`.
-    pub basis: Option<&'a DMatrix<f64>>,
+    pub(crate) basis: Option<&'a DMatrix<f64>>,
     /// The DOFs with columns in the table (the requested one, else all).
-    pub reported: &'a [usize],
+    pub(crate) reported: &'a [usize],
     /// The DOF whose peak, folds and plot are followed (the requested one, else the excited
     /// one).
-    pub watched: usize,
+    pub(crate) watched: usize,
     /// Harmonics of the balance, H.
-    pub harmonics: usize,
+    pub(crate) harmonics: usize,
     /// Hill's method at every point (`stability = true`), else `None`.
-    pub hill: Option<Hill<'a>>,
+    pub(crate) hill: Option<Hill<'a>>,
     /// The continued frequency range.
-    pub range: (f64, f64),
+    pub(crate) range: (f64, f64),
     /// The corrector's Newton tolerance, for locating bifurcations.
-    pub tol: f64,
+    pub(crate) tol: f64,
 }
 
 /// What the points give.
 pub(super) struct Tabulated {
     /// One row per point, in the columns of `columns`.
-    pub rows: Vec<Vec<Cell>>,
+    pub(crate) rows: Vec<Vec<Cell>>,
     /// Stability per point.
-    pub stable: Vec<bool>,
+    pub(crate) stable: Vec<bool>,
     /// The watched DOF's peak per point, `(Ω, max|x|)`.
-    pub watched_curve: Vec<(f64, f64)>,
+    pub(crate) watched_curve: Vec<(f64, f64)>,
     /// Folds as `{"Omega", "amplitude"}`.
-    pub folds: Vec<Value>,
+    pub(crate) folds: Vec<Value>,
     /// Every bifurcation (folds included) as `{"kind", "Omega", "amplitude"}`.
-    pub bifurcations: Vec<Value>,
+    pub(crate) bifurcations: Vec<Value>,
     /// How many element regime changes there are between neighbouring points.
-    pub transitions: usize,
+    pub(crate) transitions: usize,
 }
 
 impl Reading<'_> {
@@ -56,7 +56,7 @@ impl Reading<'_> {
     /// and harmonic amplitudes, then stability, fold and bifurcation, each nonlinear element's
     /// state (`element_states`) and the regime changes since the point before (where an element
     /// has states).
-    pub fn columns(&self, param: &str, names: &[String], reported: &[usize]) -> Vec<String> {
+    pub(crate) fn columns(&self, param: &str, names: &[String], reported: &[usize]) -> Vec<String> {
         let harmonics = self.harmonics;
         let at_rest = self.hb.element_states(&DVector::zeros(self.hb.dim()));
         let elements = element_states::columns(self.sys, &at_rest);
@@ -77,7 +77,7 @@ impl Reading<'_> {
     }
 
     /// Reads every point of the branch.
-    pub fn tabulate(&self, branch: &[Point]) -> Tabulated {
+    pub(crate) fn tabulate(&self, branch: &[Point]) -> Tabulated {
         let mut out = Tabulated {
             rows: Vec::with_capacity(branch.len()),
             stable: Vec::with_capacity(branch.len()),

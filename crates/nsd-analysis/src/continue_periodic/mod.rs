@@ -206,7 +206,7 @@ fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Request, AnalysisEr
     })
 }
 
-pub fn run(
+pub(crate) fn run(
     prog: &Program,
     a: &Analysis,
     overrides: &[Override],

@@ -36,8 +36,8 @@ const REAL_ARG: f64 = 1e-3;
 /// One orbit read.
 #[derive(Clone)]
 pub(super) struct Orbit {
-    pub x: DVector<f64>,
-    pub p: f64,
+    pub(crate) x: DVector<f64>,
+    pub(crate) p: f64,
     period: f64,
     excursion: Vec<f64>,
     mu: Vec<Complex<f64>>,
@@ -192,8 +192,8 @@ pub(super) type Special = (usize, &'static str, Orbit);
 
 /// One continued family read: the main branch, or a branch of doubled orbits.
 pub(super) struct Part {
-    pub orbits: Vec<Orbit>,
-    pub special: Vec<Special>,
+    orbits: Vec<Orbit>,
+    pub(crate) special: Vec<Special>,
 }
 
 /// Every orbit of the parts in order, and the special points: those located between

@@ -10,7 +10,7 @@ use nsd_lang::eval;
 impl OptionReader<'_> {
     /// A DOF named by a string, `"m1"` or `"beam.b[20].y"` (a node with one DOF may be named
     /// alone): its index, or `None` when absent.
-    pub fn dof(&self, key: &str, sys: &nsd_model::System) -> R<Option<usize>> {
+    pub(crate) fn dof(&self, key: &str, sys: &nsd_model::System) -> R<Option<usize>> {
         let Some(e) = self.expr(key, "expected a DOF name in quotes", "\"m1.x\"")? else {
             return Ok(None);
         };
@@ -19,7 +19,7 @@ impl OptionReader<'_> {
 
     /// DOFs named by strings, one `"m1"` or several `("m1", "beam.b[20].y")`: their indices
     /// in the order given, or `None` when absent; an unknown or repeated name is an error.
-    pub fn dofs(&self, key: &str, sys: &nsd_model::System) -> R<Option<Vec<usize>>> {
+    pub(crate) fn dofs(&self, key: &str, sys: &nsd_model::System) -> R<Option<Vec<usize>>> {
         let example = "(\"m1\", \"m2.x\")";
         let Some(e) = self.expr(key, "expected DOF names in quotes", example)? else {
             return Ok(None);
@@ -68,7 +68,7 @@ impl OptionReader<'_> {
 
     /// The DOF path that `segments` of an option key spell, each index evaluated
     /// (`c.x[n].x` → `c.x[1000].x`).
-    pub fn path_of(&self, segments: &[Segment]) -> R<String> {
+    pub(crate) fn path_of(&self, segments: &[Segment]) -> R<String> {
         let mut path = String::new();
         for (i, seg) in segments.iter().enumerate() {
             if i > 0 {
@@ -85,7 +85,7 @@ impl OptionReader<'_> {
 }
 
 /// The DOF a path names: exactly (`m1.x`) or, for a node with one DOF, by the node (`m1`).
-pub fn dof_by_path(sys: &nsd_model::System, path: &str) -> Option<usize> {
+pub(crate) fn dof_by_path(sys: &nsd_model::System, path: &str) -> Option<usize> {
     if let Some(i) = sys.dof_index(path) {
         return Some(i);
     }

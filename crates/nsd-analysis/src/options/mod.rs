@@ -20,7 +20,7 @@ mod dofs;
 pub(crate) mod poincare;
 pub(crate) mod section;
 
-pub use dofs::dof_by_path;
+pub(crate) use dofs::dof_by_path;
 
 /// Largest leftover of the step count `(b − a)/h` from a whole number, relative to that
 /// count (at least 1), for which a sweep step still divides its range (dimensionless).
@@ -34,7 +34,7 @@ const MAX_SWEEP_STEPS: f64 = 1e6;
 const MAX_STATE: f64 = 1e150;
 
 /// The options of one analysis statement, with the model's parameters in scope.
-pub struct OptionReader<'a> {
+pub(crate) struct OptionReader<'a> {
     options: Option<&'a Options>,
     kind: &'static str,
     span: Span,
@@ -45,7 +45,7 @@ type R<T> = Result<T, AnalysisError>;
 
 impl<'a> OptionReader<'a> {
     /// Checks every key against `allowed` and makes the model's parameters visible.
-    pub fn new(a: &'a Analysis, model: &Model, allowed: &[&str]) -> R<Self> {
+    pub(crate) fn new(a: &'a Analysis, model: &Model, allowed: &[&str]) -> R<Self> {
         let kind = a.kind.keyword();
         // The same key check as element options; unknown keys keep the analysis code.
         check_keys(a.options.as_ref(), allowed, &format!("`{kind}`")).map_err(|e| match e {
@@ -71,7 +71,7 @@ impl<'a> OptionReader<'a> {
 
     /// The options without the key check, for the checks made before an analysis runs
     /// (`preflight`): the analysis itself reports unknown keys.
-    pub fn unchecked(a: &'a Analysis, model: &Model) -> Self {
+    pub(crate) fn unchecked(a: &'a Analysis, model: &Model) -> Self {
         let mut scope = Scope::default();
         for (n, v) in &model.params {
             scope.params.insert(n.clone(), eval::Num::free(*v));
@@ -85,12 +85,12 @@ impl<'a> OptionReader<'a> {
     }
 
     /// The span of `key`'s value, if the key is given.
-    pub fn span_of(&self, key: &str) -> Option<Span> {
+    pub(crate) fn span_of(&self, key: &str) -> Option<Span> {
         self.get(key).map(Value::span)
     }
 
     /// The value of `key` as written, if the key is given.
-    pub fn get(&self, key: &str) -> Option<&'a Value> {
+    pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
         options::value(self.options, key)
     }
 
@@ -116,7 +116,7 @@ impl<'a> OptionReader<'a> {
     }
 
     /// A whole number ≥ `min`.
-    pub fn count(&self, key: &str, min: i64) -> R<Option<usize>> {
+    pub(crate) fn count(&self, key: &str, min: i64) -> R<Option<usize>> {
         let Some(e) = self.expr(key, "expected a whole number", "10")? else {
             return Ok(None);
         };
@@ -141,7 +141,7 @@ impl<'a> OptionReader<'a> {
 
     /// `count`, refused above `max` with `reason` and `help` (a bound on the work a request
     /// may ask for).
-    pub fn count_at_most(
+    pub(crate) fn count_at_most(
         &self,
         key: &str,
         (min, max): (i64, usize),
@@ -157,14 +157,14 @@ impl<'a> OptionReader<'a> {
 
     /// A boolean option, `true` or `false` (`default` when absent); anything else is refused
     /// on the value with the two choices.
-    pub fn flag(&self, key: &str, default: bool) -> R<bool> {
+    pub(crate) fn flag(&self, key: &str, default: bool) -> R<bool> {
         Ok(self
             .choice(key, &["true", "false"])?
             .map_or(default, |c| c == "true"))
     }
 
     /// A bare name out of `choices`.
-    pub fn choice(&self, key: &str, choices: &[&'static str]) -> R<Option<&'static str>> {
+    pub(crate) fn choice(&self, key: &str, choices: &[&'static str]) -> R<Option<&'static str>> {
         let Some(v) = self.get(key) else {
             return Ok(None);
         };
@@ -191,7 +191,7 @@ impl<'a> OptionReader<'a> {
     }
 
     /// A number (with unit check) or `None` when absent.
-    pub fn number(&self, key: &str, dim: nsd_lang::units::Dim) -> R<Option<f64>> {
+    pub(crate) fn number(&self, key: &str, dim: nsd_lang::units::Dim) -> R<Option<f64>> {
         let Some(e) = self.expr(key, "expected a number", "1e-9")? else {
             return Ok(None);
         };
@@ -202,7 +202,7 @@ impl<'a> OptionReader<'a> {
 
     /// `key = (a, b, …)` (or one number): positive numbers of dimension `dim`, `None` when
     /// absent.
-    pub fn numbers(&self, key: &str, dim: nsd_lang::units::Dim) -> R<Option<Vec<f64>>> {
+    pub(crate) fn numbers(&self, key: &str, dim: nsd_lang::units::Dim) -> R<Option<Vec<f64>>> {
         let Some(e) = self.expr(key, "expected a list of numbers", "(0.1, 1, 10)")? else {
             return Ok(None);
         };
@@ -228,7 +228,7 @@ impl<'a> OptionReader<'a> {
 
     /// A positive number (with unit check), `default` when absent; `example` shows a value
     /// in the help of the "must be positive" error.
-    pub fn positive(
+    pub(crate) fn positive(
         &self,
         key: &str,
         dim: nsd_lang::units::Dim,
@@ -251,7 +251,7 @@ impl<'a> OptionReader<'a> {
     /// A given first `step` below the continuation's `min_step` (given or default) is
     /// refused on the step: the continuation would stop at its first point with "the step
     /// fell below its minimum", a failure the request made.
-    pub fn step_above_minimum(&self, step: f64, min_step: f64) -> R<()> {
+    pub(crate) fn step_above_minimum(&self, step: f64, min_step: f64) -> R<()> {
         match self.span_of("step") {
             Some(at) if step < min_step => Err(self.bad(
                 "step",
@@ -264,13 +264,18 @@ impl<'a> OptionReader<'a> {
     }
 
     /// `key = a..b` (times) as `(a, b)` with `a < b`.
-    pub fn interval(&self, key: &str) -> R<Option<(f64, f64)>> {
+    pub(crate) fn interval(&self, key: &str) -> R<Option<(f64, f64)>> {
         self.interval_in(key, nsd_lang::units::Dim::TIME)
     }
 
     /// `key = a..b` (times) as `(a, b)` with `0 < a < b`, for periods and durations: the
     /// start checked by `Bound::Positive` as the model's quantities are, refused on its value.
-    pub fn positive_interval(&self, key: &str, subject: &str, help: &str) -> R<Option<(f64, f64)>> {
+    pub(crate) fn positive_interval(
+        &self,
+        key: &str,
+        subject: &str,
+        help: &str,
+    ) -> R<Option<(f64, f64)>> {
         let range = self.interval(key)?;
         if let (Some((a, _)), Some(Value::Range(r))) = (range, self.get(key)) {
             self.bounded(key, Bound::Positive, a, subject, r.from.span, help)?;
@@ -295,7 +300,11 @@ impl<'a> OptionReader<'a> {
     }
 
     /// `key = a..b` in the dimension `dim` as `(a, b)` with `a < b`.
-    pub fn interval_in(&self, key: &str, dim: nsd_lang::units::Dim) -> R<Option<(f64, f64)>> {
+    pub(crate) fn interval_in(
+        &self,
+        key: &str,
+        dim: nsd_lang::units::Dim,
+    ) -> R<Option<(f64, f64)>> {
         let Some(v) = self.get(key) else {
             return Ok(None);
         };
@@ -360,7 +369,7 @@ impl<'a> OptionReader<'a> {
 
     /// `key = p in a..b` (a ≠ b, either way round: `b < a` runs downward; a step, if given,
     /// is ignored): the parameter and interval as written.
-    pub fn parameter_interval(
+    pub(crate) fn parameter_interval(
         &self,
         key: &str,
         params: &[(String, f64)],
@@ -384,7 +393,7 @@ impl<'a> OptionReader<'a> {
     /// `key = p in a..b by h`: the swept parameter (one of the model's), its grid
     /// `min, min + h, …, max` (either way round) and the value's span. The step must divide the range (up to
     /// `STEP_DIVIDES_TOLERANCE`).
-    pub fn sweep(
+    pub(crate) fn sweep(
         &self,
         key: &str,
         params: &[(String, f64)],
@@ -427,7 +436,7 @@ impl<'a> OptionReader<'a> {
     }
 
     /// A block of `node[.dir] = value` entries, keys rendered as node paths (`m1`, `c.x[3].x`).
-    pub fn assignments(&self, key: &str) -> R<Vec<(String, f64, Span)>> {
+    pub(crate) fn assignments(&self, key: &str) -> R<Vec<(String, f64, Span)>> {
         let Some(v) = self.get(key) else {
             return Ok(vec![]);
         };
@@ -475,7 +484,7 @@ impl<'a> OptionReader<'a> {
     /// A call value `name(args…)`: its name, its evaluated positional arguments with their
     /// spans, and its span.
     #[allow(clippy::type_complexity)]
-    pub fn call(&self, key: &str) -> R<Option<(String, Vec<(f64, Span)>, Span)>> {
+    pub(crate) fn call(&self, key: &str) -> R<Option<(String, Vec<(f64, Span)>, Span)>> {
         let Some(v) = self.get(key) else {
             return Ok(None);
         };
@@ -508,16 +517,16 @@ impl<'a> OptionReader<'a> {
         }
     }
 
-    pub fn bad_value(&self, key: &str, at: Span, reason: &str, help: &str) -> AnalysisError {
+    pub(crate) fn bad_value(&self, key: &str, at: Span, reason: &str, help: &str) -> AnalysisError {
         self.bad(key, at, reason, help)
     }
 
     /// The span of the analysis statement.
-    pub fn statement_span(&self) -> Span {
+    pub(crate) fn statement_span(&self) -> Span {
         self.span
     }
 
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         self.kind
     }
 }

@@ -47,7 +47,7 @@ pub(crate) const OPTIONS: [&str; 12] = [
     "record",
 ];
 
-pub fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
+pub(crate) fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, Partial> {
     // Rigid bodies and joints have their own backend (`solve::multibody`) and options.
     if let Some(mb) = &sys.multibody {
         return multibody::run(a, model, mb, sys.n());

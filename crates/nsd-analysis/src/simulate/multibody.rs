@@ -72,7 +72,12 @@ const BODY_COLUMNS: [&str; 16] = [
 
 /// Runs `simulate` on the bodies and joints `mb` of `model`, whose lumped part has `dofs`
 /// DOFs (none is supported yet).
-pub fn run(a: &Analysis, model: &Model, mb: &Multibody, dofs: usize) -> Result<Results, Partial> {
+pub(crate) fn run(
+    a: &Analysis,
+    model: &Model,
+    mb: &Multibody,
+    dofs: usize,
+) -> Result<Results, Partial> {
     if dofs > 0 {
         return Err(AnalysisError::Unsupported {
             message: format!("simulate of `{}`: a model with both rigid bodies and masses ({dofs} DOFs) is not integrated yet", model.name),

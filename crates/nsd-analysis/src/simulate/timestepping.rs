@@ -20,7 +20,7 @@ use nsd_solve::MAX_OUTPUT_ROWS;
 use serde_json::{json, Map, Value};
 
 /// The options only the `timestepping` backend reads.
-pub const OPTIONS: [&str; 3] = ["h_min", "h_max", "drift"];
+pub(crate) const OPTIONS: [&str; 3] = ["h_min", "h_max", "drift"];
 
 /// Default smallest and largest step (s): the paper's range for the revolute joint with
 /// clearance (Sect. 5, "h_min = 10⁻³ and h_max = 2×10⁻³").
@@ -35,7 +35,7 @@ const H_MAX: f64 = 2e-3;
 const DRIFT: f64 = 1e-6;
 
 /// The step-size options as `Stepping` (its output still `steps`, set by the caller).
-pub fn read(opts: &OptionReader, (t0, t1): (f64, f64)) -> Result<Stepping, AnalysisError> {
+pub(crate) fn read(opts: &OptionReader, (t0, t1): (f64, f64)) -> Result<Stepping, AnalysisError> {
     let h_min = opts.positive("h_min", Dim::TIME, H_MIN, "1e-3")?;
     let h_max = opts.positive("h_max", Dim::TIME, H_MAX, "2e-3")?;
     let drift = opts.positive("drift", Dim::LENGTH, DRIFT, "1e-6")?;
@@ -73,7 +73,7 @@ pub fn read(opts: &OptionReader, (t0, t1): (f64, f64)) -> Result<Stepping, Analy
 }
 
 /// The settings for `meta.json`.
-pub fn meta(s: &Stepping, meta: &mut Map<String, Value>) {
+pub(crate) fn meta(s: &Stepping, meta: &mut Map<String, Value>) {
     meta.insert("t".into(), json!([s.t0, s.t1]));
     meta.insert("h_min".into(), json!(s.h_min));
     meta.insert("h_max".into(), json!(s.h_max));
@@ -83,7 +83,7 @@ pub fn meta(s: &Stepping, meta: &mut Map<String, Value>) {
 
 /// What the report should say about the model: a compliant law acts as a rigid inelastic
 /// contact in this backend.
-pub fn warnings(mb: &Multibody) -> Vec<String> {
+pub(crate) fn warnings(mb: &Multibody) -> Vec<String> {
     mb.joints
         .iter()
         .filter(|(_, j, ..)| j.radial_clearance.is_some() || j.axial_clearance.is_some())
@@ -93,7 +93,7 @@ pub fn warnings(mb: &Multibody) -> Vec<String> {
 }
 
 /// `steps.csv`: one row per accepted step.
-pub fn steps_table(run: &Run) -> Table {
+pub(crate) fn steps_table(run: &Run) -> Table {
     let columns = [
         "t [s]",
         "h [s]",
@@ -121,7 +121,7 @@ pub fn steps_table(run: &Run) -> Table {
 }
 
 /// `steps.svg`: the step size against time.
-pub fn steps_plot(run: &Run, model: &str) -> Plot {
+pub(crate) fn steps_plot(run: &Run, model: &str) -> Plot {
     Plot {
         file: "steps.svg".into(),
         title: format!("{model}: step size"),
@@ -141,7 +141,7 @@ pub fn steps_plot(run: &Run, model: &str) -> Plot {
 /// The step sizes taken (smallest, mean, largest), the largest drift, violation after the
 /// projection and equations-of-motion residual over the steps, and how many steps were
 /// accepted with a drift above `drift` (`over_drift`).
-pub fn summary(run: &Run, settings: &Stepping, s: &mut Map<String, Value>) {
+pub(crate) fn summary(run: &Run, settings: &Stepping, s: &mut Map<String, Value>) {
     let log = &run.log;
     let max =
         |f: fn(&nsd_solve::multibody::StepRecord) -> f64| log.iter().map(f).fold(0.0, f64::max);
@@ -172,7 +172,7 @@ fn over_drift<'r>(
 
 /// The warning that steps forced by `h_min` broke the `drift` bound: how many, and the
 /// worst drift with its time; `None` when every step kept it.
-pub fn over_drift_warning(run: &Run, s: &Stepping) -> Option<String> {
+pub(crate) fn over_drift_warning(run: &Run, s: &Stepping) -> Option<String> {
     let count = over_drift(run, s).count();
     let worst = over_drift(run, s).max_by(|a, b| a.drift.total_cmp(&b.drift))?;
     Some(format!(

@@ -20,16 +20,16 @@ const SETTLE_BLOCK: usize = 20;
 /// What one start found at one parameter value.
 #[derive(Debug, Clone)]
 pub(super) struct Outcome {
-    pub value: f64,
+    pub(crate) value: f64,
     /// The kept section points (times from the end of the transient).
-    pub points: Vec<SectionPoint>,
-    pub periodicity: Periodicity,
+    pub(crate) points: Vec<SectionPoint>,
+    pub(crate) periodicity: Periodicity,
     /// The largest |x| of the plotted DOF over the kept window.
-    pub amplitude: f64,
+    pub(crate) amplitude: f64,
     /// Forcing periods of transient integrated (fewer than `transient` when it settled).
-    pub transient: usize,
+    pub(crate) transient: usize,
     /// Why the value could not be computed, if it failed.
-    pub failed: Option<String>,
+    pub(crate) failed: Option<String>,
 }
 
 /// Runs one start's chain over `values`; `systems[k]` is the model at `values[k]`.

@@ -30,7 +30,7 @@ use rayon::prelude::*;
 /// One start's outcomes per pass.
 type Passes = Vec<Vec<Outcome>>;
 
-pub fn run(
+pub(crate) fn run(
     prog: &Program,
     a: &Analysis,
     overrides: &[Override],

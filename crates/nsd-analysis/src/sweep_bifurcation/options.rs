@@ -35,25 +35,25 @@ const DEFAULT_PERIOD_TOL: f64 = 1e-4;
 /// The sweep as read from the statement.
 pub(super) struct Options {
     /// The swept parameter.
-    pub param: String,
+    pub(crate) param: String,
     /// The parameter values of each pass, in order (one pass, or up and back).
-    pub passes: Vec<(&'static str, Vec<f64>)>,
+    pub(crate) passes: Vec<(&'static str, Vec<f64>)>,
     /// Each start's name and state `[x…, v…]`.
-    pub starts: Vec<(String, Vec<f64>)>,
-    pub section: Section,
-    pub transient: usize,
+    pub(crate) starts: Vec<(String, Vec<f64>)>,
+    pub(crate) section: Section,
+    pub(crate) transient: usize,
     /// End the transient early once its stroboscopic points repeat to this relative
     /// tolerance (`settle`), else run all of it.
-    pub settle: Option<f64>,
-    pub keep: usize,
-    pub max_period: usize,
-    pub tol: f64,
+    pub(crate) settle: Option<f64>,
+    pub(crate) keep: usize,
+    pub(crate) max_period: usize,
+    pub(crate) tol: f64,
     /// The DOF drawn and measured for the amplitude.
-    pub plot: usize,
-    pub rtol: f64,
-    pub atol: f64,
-    pub smooth_only: bool,
-    pub engine: Engine,
+    pub(crate) plot: usize,
+    pub(crate) rtol: f64,
+    pub(crate) atol: f64,
+    pub(crate) smooth_only: bool,
+    pub(crate) engine: Engine,
 }
 
 /// The options of `sweep bifurcation`.
@@ -75,7 +75,11 @@ pub(crate) const OPTIONS: [&str; 14] = [
 ];
 
 impl Options {
-    pub fn read(a: &Analysis, model: &Model, sys: &System) -> Result<Options, AnalysisError> {
+    pub(crate) fn read(
+        a: &Analysis,
+        model: &Model,
+        sys: &System,
+    ) -> Result<Options, AnalysisError> {
         let opts = OptionReader::new(a, model, &OPTIONS)?;
         let missing = || {
             opts.bad_value(

@@ -27,7 +27,7 @@ pub(super) struct Limits {
 
 impl Limits {
     /// The regime the boundaries give at this point's slip force (`None`: no boundary).
-    pub fn regime(&self) -> Option<Regime> {
+    fn regime(&self) -> Option<Regime> {
         if self.no_motion.is_nan() {
             None
         } else if self.slip_force >= self.no_motion {
@@ -45,10 +45,10 @@ impl Limits {
 /// One column of the analytic map.
 pub(super) struct Column {
     /// Every cell's limits, in the order of y (`None`: the model fails there).
-    pub cells: Vec<Option<Limits>>,
+    cells: Vec<Option<Limits>>,
     /// The y of the continuous / stick–slip and the motion / no-motion boundaries (NaN where
     /// there is none).
-    pub boundaries: [f64; 2],
+    pub(crate) boundaries: [f64; 2],
 }
 
 /// The regime of cell `(i, j)` of the analytic map, if it has one.

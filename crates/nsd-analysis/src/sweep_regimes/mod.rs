@@ -48,7 +48,7 @@ const REGIMES: [Regime; 4] = [
 /// failed.
 type CellOutcome = Result<(Classification, bool), String>;
 
-pub fn run(
+pub(crate) fn run(
     prog: &Program,
     a: &Analysis,
     overrides: &[Override],

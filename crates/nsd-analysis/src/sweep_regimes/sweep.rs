@@ -16,23 +16,23 @@ const DEFAULT_CYCLES: usize = 100;
 
 /// What to sweep and how.
 pub(super) struct Sweep {
-    pub x_name: String,
-    pub xs: Vec<f64>,
-    pub y_name: String,
-    pub ys: Vec<f64>,
+    pub(crate) x_name: String,
+    pub(crate) xs: Vec<f64>,
+    pub(crate) y_name: String,
+    pub(crate) ys: Vec<f64>,
     /// `both`, `analytic` or `numeric`.
-    pub method: &'static str,
-    pub cycles: usize,
-    pub factor: StopFactor,
-    pub tol: Tolerances,
-    pub engine: Engine,
+    pub(crate) method: &'static str,
+    pub(crate) cycles: usize,
+    pub(crate) factor: StopFactor,
+    pub(crate) tol: Tolerances,
+    pub(crate) engine: Engine,
 }
 
 /// The options of `sweep regimes`.
 pub(crate) const OPTIONS: [&str; 8] = ["x", "y", "method", "cycles", "S", "engine", "rtol", "atol"];
 
 impl Sweep {
-    pub fn read(a: &Analysis, model: &Model) -> Result<Sweep, AnalysisError> {
+    pub(crate) fn read(a: &Analysis, model: &Model) -> Result<Sweep, AnalysisError> {
         let opts = OptionReader::new(a, model, &OPTIONS)?;
         let missing = |key: &str| {
             opts.bad_value(
@@ -91,17 +91,17 @@ impl Sweep {
     }
 
     /// The analytic boundaries are computed (`method` is not `numeric`).
-    pub fn analytic_on(&self) -> bool {
+    pub(crate) fn analytic_on(&self) -> bool {
         self.method != "numeric"
     }
 
     /// The cells are integrated (`method` is not `analytic`).
-    pub fn numeric_on(&self) -> bool {
+    pub(crate) fn numeric_on(&self) -> bool {
         self.method != "analytic"
     }
 
     /// The grid's size, `(nx, ny)`.
-    pub fn shape(&self) -> (usize, usize) {
+    pub(crate) fn shape(&self) -> (usize, usize) {
         (self.xs.len(), self.ys.len())
     }
 }

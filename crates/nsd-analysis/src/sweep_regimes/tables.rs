@@ -11,15 +11,15 @@ use nsd_solve::regimes::classify::Regime;
 #[derive(Debug, Default)]
 pub(super) struct Tally {
     /// Cells away from the analytic curves, settled, compared with the analytic class.
-    pub compared: usize,
+    pub(crate) compared: usize,
     /// Compared cells whose numeric regime is the analytic one.
-    pub agreeing: usize,
-    pub transient: usize,
-    pub unsettled: usize,
+    pub(crate) agreeing: usize,
+    pub(crate) transient: usize,
+    pub(crate) unsettled: usize,
     /// Cells integrated by closed-form segments rather than the integrator.
-    pub closed_form: usize,
+    pub(crate) closed_form: usize,
     /// One line per failed cell: where, and why.
-    pub failures: Vec<String>,
+    pub(crate) failures: Vec<String>,
 }
 
 /// `data.csv`, one row per cell (x fastest), and the tallies of the numeric cells.

@@ -31,7 +31,7 @@ pub(super) struct Facts {
     brace: Vec<Option<(usize, bool)>>,
     /// Before each token: how many brackets are open, and whether the innermost is a body `{`
     /// or none (the top level), where statements, and so continuations, live.
-    pub open: Vec<(usize, bool)>,
+    pub(crate) open: Vec<(usize, bool)>,
 }
 
 pub(super) fn is(t: &Token, s: &str) -> bool {
@@ -174,11 +174,11 @@ fn gap_wanted(toks: &[Token], i: usize, f: &Facts) -> &'static str {
 
 /// One output line: tokens `start..end` at `level` indentation steps.
 pub(super) struct Line {
-    pub start: usize,
-    pub end: usize,
-    pub level: usize,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) level: usize,
     /// Whether it continues the statement of the line before (one level more).
-    pub continued: bool,
+    pub(crate) continued: bool,
 }
 
 /// Tokens that, ending a line, continue its statement on the next.

@@ -25,15 +25,15 @@ pub(super) enum Kind {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Token {
-    pub kind: Kind,
-    pub text: String,
+    pub(crate) kind: Kind,
+    pub(crate) text: String,
     /// Line breaks between the previous token and this one.
-    pub breaks: usize,
+    pub(crate) breaks: usize,
     /// Whether blanks separated it from the previous token on the same line.
-    pub spaced: bool,
+    spaced: bool,
     /// For a `Number`: whether it carries a unit (an operator after it must stay spaced,
     /// since `2 m^2` and `2 m ^ 2` differ).
-    pub unit: bool,
+    pub(crate) unit: bool,
 }
 
 /// The unit symbols of `unit_atom`.

@@ -49,7 +49,7 @@ pub fn parse_file(text: &str, file: FileId) -> Result<File, ParseError> {
 }
 
 /// Parses a single expression (used for `--set NAME=VALUE` and the REPL's `:set`).
-pub fn parse_expr(text: &str, file: FileId) -> Result<Expr, ParseError> {
+pub(crate) fn parse_expr(text: &str, file: FileId) -> Result<Expr, ParseError> {
     limits::brackets(text, file)?;
     let mut pairs = NsdParser::parse(Rule::expr, text).map_err(|e| syntax_error(e, file, text))?;
     let pair = pairs.next().expect("grammar: `expr` yields one pair");
@@ -191,11 +191,10 @@ impl Builder {
             .into_inner()
             .filter(not_token)
             .map(|o| {
-                let span = self.span(&o);
                 let mut inner = o.into_inner().filter(not_token);
                 let key = self.node_ref(inner.next().expect("grammar: option key"))?;
                 let value = self.value(inner.next().expect("grammar: option value"))?;
-                Ok(OptionEntry { key, value, span })
+                Ok(OptionEntry { key, value })
             })
             .collect::<Built<_>>()?;
         Ok(Options { entries, span })

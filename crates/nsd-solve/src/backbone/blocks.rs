@@ -26,15 +26,15 @@ use nalgebra::{DMatrix, DVector, DVectorView, Dyn, Matrix2, Vector2, LU};
 /// A ridge form's Jacobian by blocks (module docs).
 pub(super) struct Blocks {
     /// `J` (n × n).
-    pub j: DMatrix<f64>,
+    pub(crate) j: DMatrix<f64>,
     /// `r`: the first block's ω column and the ω equation's λ row.
-    pub rate: DVector<f64>,
+    pub(crate) rate: DVector<f64>,
     /// `c`: the ω equation's `Q/α` row and the last block's ω column.
-    pub cross: DVector<f64>,
+    pub(crate) cross: DVector<f64>,
     /// `κ`: the ω equation's ω entry.
-    pub curvature: f64,
+    pub(crate) curvature: f64,
     /// `S`: the last block's `Q/α` columns.
-    pub second: DMatrix<f64>,
+    pub(crate) second: DMatrix<f64>,
 }
 
 impl Blocks {
@@ -43,7 +43,7 @@ impl Blocks {
     }
 
     /// `K` assembled (the dense Jacobian).
-    pub fn dense(&self) -> DMatrix<f64> {
+    pub(crate) fn dense(&self) -> DMatrix<f64> {
         let n = self.n();
         let mut out = DMatrix::zeros(2 * n + 1, 2 * n + 1);
         out.view_mut((0, 0), (n, n)).copy_from(&self.j);
@@ -64,7 +64,7 @@ impl Blocks {
     /// = `row`) by block elimination, refined once; `None` where `J` or the Schur complement
     /// is singular or the refined solution's backward error exceeds
     /// `BORDERED_BACKWARD_ERROR` (the dense LU then decides).
-    pub fn solve_bordered(
+    fn solve_bordered(
         &self,
         k_p: &DVector<f64>,
         row: (&DVector<f64>, f64),
@@ -235,7 +235,7 @@ impl<'a> Bordered<'a> {
 
 /// A ridge form's bordered system (`cont::Problem::solve_bordered`) by its `blocks`, the
 /// dense LU of the whole where block elimination declines.
-pub fn bordered<P: Problem + ?Sized>(
+pub(crate) fn bordered<P: Problem + ?Sized>(
     problem: &P,
     blocks: Blocks,
     z: &DVector<f64>,

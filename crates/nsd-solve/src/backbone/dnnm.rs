@@ -285,7 +285,7 @@ pub fn dnnm(f: &Forced, s: &Settings) -> Result<Curve, BackboneError> {
 
 /// `dnnm` by `route`: condensed onto the nonlinear and monitored DOFs in receptance form
 /// (`kept_mode.rs`) where the ridge would be (`Route`), else on the full balance.
-pub fn dnnm_by(f: &Forced, s: &Settings, route: Route) -> Result<Curve, BackboneError> {
+pub(crate) fn dnnm_by(f: &Forced, s: &Settings, route: Route) -> Result<Curve, BackboneError> {
     match (route == Route::Condensed)
         .then(|| Reduced::new(f))
         .flatten()

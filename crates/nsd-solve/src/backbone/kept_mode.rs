@@ -85,12 +85,7 @@ impl<'r, 'a> KeptMode<'r, 'a> {
         let qc = &psi * a;
         let (fnl, _) = self.r.rec.nonlinear(self.r.f.hb, &qc, omega, false);
         let mut q = self.r.rec.expand_at(&self.r.fixed, &fnl, omega, xi);
-        let (n, kept) = (self.r.f.hb.dofs(), self.r.rec.kept());
-        for p in 0..self.r.f.hb.aft.width() {
-            for (j, &i) in kept.iter().enumerate() {
-                q[p * n + i] = qc[p * kept.len() + j];
-            }
-        }
+        self.r.rec.place(&mut q, &qc);
         q
     }
 

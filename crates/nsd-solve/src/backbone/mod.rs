@@ -29,8 +29,8 @@ mod start;
 mod tolerances;
 
 pub use amplitude::{amplitude, max_displacement};
-pub use dnnm::{dnnm, dnnm_by};
-pub use phase::{phase_resonance, phase_resonance_by};
+pub use dnnm::dnnm;
+pub use phase::phase_resonance;
 pub use ridge::{ridge, ridge_by, Route};
 pub use start::frequency_response;
 
@@ -117,7 +117,7 @@ pub struct Forced<'a> {
     pub monitored: usize,
     /// The DOF carrying the largest harmonic load (eq. 14's k).
     pub excited: usize,
-    pub spacing: Spacing,
+    spacing: Spacing,
 }
 
 impl<'a> Forced<'a> {
@@ -147,7 +147,7 @@ impl<'a> Forced<'a> {
     }
 
     /// The level at parameter `p`.
-    pub fn level(&self, p: f64) -> f64 {
+    fn level(&self, p: f64) -> f64 {
         match self.spacing {
             Spacing::Log => p.exp(),
             Spacing::Linear => p,
@@ -155,7 +155,7 @@ impl<'a> Forced<'a> {
     }
 
     /// The parameter of level `α`.
-    pub fn param(&self, level: f64) -> f64 {
+    fn param(&self, level: f64) -> f64 {
         match self.spacing {
             Spacing::Log => level.ln(),
             Spacing::Linear => level,
@@ -171,7 +171,7 @@ impl<'a> Forced<'a> {
     }
 
     /// `R(Q, ω, α)` (eq. 19).
-    pub fn residual(&self, q: &DVector<f64>, omega: f64, level: f64) -> DVector<f64> {
+    fn residual(&self, q: &DVector<f64>, omega: f64, level: f64) -> DVector<f64> {
         self.unforced(q, omega) - level * &self.load
     }
 
@@ -182,7 +182,7 @@ impl<'a> Forced<'a> {
     }
 
     /// `∂R/∂Q = D(ω) + ∂F_nl/∂Q` (eq. 23).
-    pub fn jacobian(&self, q: &DVector<f64>, omega: f64) -> DMatrix<f64> {
+    fn jacobian(&self, q: &DVector<f64>, omega: f64) -> DMatrix<f64> {
         self.hb.jacobian(q, omega)
     }
 }

@@ -214,7 +214,11 @@ pub fn phase_resonance(f: &Forced, s: &Settings) -> Result<Curve, BackboneError>
 }
 
 /// `phase_resonance` by `route`.
-pub fn phase_resonance_by(f: &Forced, s: &Settings, route: Route) -> Result<Curve, BackboneError> {
+pub(crate) fn phase_resonance_by(
+    f: &Forced,
+    s: &Settings,
+    route: Route,
+) -> Result<Curve, BackboneError> {
     let reduced = (route == Route::Condensed)
         .then(|| Reduced::new(f))
         .flatten();

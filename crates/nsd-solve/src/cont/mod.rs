@@ -20,8 +20,8 @@ mod tolerances;
 mod weighted;
 
 pub use locate::{locate, locate_zero};
-pub use tolerances::NEWTON_MAX_ITERATIONS;
-pub use weighted::Weighted;
+pub(crate) use tolerances::NEWTON_MAX_ITERATIONS;
+pub(crate) use weighted::Weighted;
 
 use nalgebra::{DMatrix, DVector};
 use tolerances::{
@@ -60,7 +60,7 @@ pub trait Problem {
 }
 
 /// `Problem::solve_bordered` by a dense LU of the bordered matrix; `None` where it is singular.
-pub fn dense_bordered<P: Problem + ?Sized>(
+pub(crate) fn dense_bordered<P: Problem + ?Sized>(
     pr: &P,
     x: &DVector<f64>,
     p: f64,
@@ -166,7 +166,7 @@ pub struct Point {
     pub p: f64,
     /// The unit tangent `(τ_x, τ_p)` at the point, in the variables scaled when it was
     /// computed.
-    pub tangent: (DVector<f64>, f64),
+    pub(crate) tangent: (DVector<f64>, f64),
     pub iterations: usize,
     /// The tangent's `p` component changed sign since the previous point.
     pub fold: bool,

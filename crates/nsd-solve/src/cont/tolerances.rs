@@ -4,7 +4,7 @@
 
 /// Newton iterations at most at a fixed parameter (`newton`: the start of a branch, and the
 /// harmonic balance's solve and ramp at one frequency) (count).
-pub const NEWTON_MAX_ITERATIONS: usize = 50;
+pub(crate) const NEWTON_MAX_ITERATIONS: usize = 50;
 
 /// Newton's backtracking multiplies the step by this until the residual decreases
 /// (dimensionless).

@@ -10,7 +10,7 @@ use nalgebra::{DMatrix, DVector};
 use std::ops::Range;
 
 /// `pr` in the variables `x̃ = x ⊘ s_x` with the residual `R ⊘ s_r`.
-pub struct Weighted<'a, P> {
+pub(crate) struct Weighted<'a, P> {
     pr: &'a P,
     sx: DVector<f64>,
     sr: DVector<f64>,
@@ -21,7 +21,12 @@ impl<'a, P: Problem> Weighted<'a, P> {
     /// systems here are square block by block) from the point `(x, p)`: a block's unknowns
     /// by their largest magnitude (1 if all vanish), its equations by their largest scaled
     /// Jacobian entry.
-    pub fn equilibrated(pr: &'a P, x: &DVector<f64>, p: f64, blocks: &[Range<usize>]) -> Self {
+    pub(crate) fn equilibrated(
+        pr: &'a P,
+        x: &DVector<f64>,
+        p: f64,
+        blocks: &[Range<usize>],
+    ) -> Self {
         let n = pr.dim();
         let mut sx = DVector::from_element(n, 1.0);
         for b in blocks {
@@ -47,12 +52,12 @@ impl<'a, P: Problem> Weighted<'a, P> {
     }
 
     /// The scaled form of unknowns `x`.
-    pub fn scaled(&self, x: &DVector<f64>) -> DVector<f64> {
+    pub(crate) fn scaled(&self, x: &DVector<f64>) -> DVector<f64> {
         x.component_div(&self.sx)
     }
 
     /// The unknowns of scaled `x̃`.
-    pub fn unscaled(&self, x: &DVector<f64>) -> DVector<f64> {
+    pub(crate) fn unscaled(&self, x: &DVector<f64>) -> DVector<f64> {
         x.component_mul(&self.sx)
     }
 }

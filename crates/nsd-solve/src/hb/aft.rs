@@ -171,7 +171,7 @@ impl Aft {
 
     /// `∂(coefficients of f)/∂(coefficients of u)` for `f(u, u̇)` with sampled partial
     /// derivatives `dfdu`, `dfdv` (module docs).
-    pub fn jacobian(&self, dfdu: &[f64], dfdv: &[f64], omega: f64) -> DMatrix<f64> {
+    pub(crate) fn jacobian(&self, dfdu: &[f64], dfdv: &[f64], omega: f64) -> DMatrix<f64> {
         let mut weighted = self.basis.clone();
         for (j, mut row) in weighted.row_iter_mut().enumerate() {
             for (p, v) in row.iter_mut().enumerate() {
@@ -192,7 +192,7 @@ impl Aft {
     /// `Σ_j f''(u_j) μ_j φ_a(θ_j) φ_b(θ_j)` with `μ_j = (1/N) Σ_p w_p λ_p φ_p(θ_j)`, the
     /// samples of `λ` (as coefficients weighted by `w_p/N`): one inverse transform and a
     /// weighted Gram matrix of the basis.
-    pub fn contracted_hessian(&self, curvature: &[f64], lambda: &[f64]) -> DMatrix<f64> {
+    pub(crate) fn contracted_hessian(&self, curvature: &[f64], lambda: &[f64]) -> DMatrix<f64> {
         let scale = 1.0 / self.samples as f64;
         let weighted: Vec<f64> = lambda
             .iter()
@@ -213,7 +213,7 @@ impl Aft {
 /// `∫ cos mθ`, `∫ sin mθ` (`m ≤ 2H`, by the angle-addition recurrence from one `sin_cos` per
 /// end): the Fourier integrals of a force that is linear in the displacement on an interval
 /// (free-play contacts, the friction element's stick and slip phases).
-pub fn interval_gram(harmonics: usize, a: f64, b: f64) -> DMatrix<f64> {
+pub(crate) fn interval_gram(harmonics: usize, a: f64, b: f64) -> DMatrix<f64> {
     let top = 2 * harmonics;
     let multiples = |tau: f64| {
         let (s1, c1) = tau.sin_cos();

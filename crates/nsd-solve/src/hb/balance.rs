@@ -100,7 +100,7 @@ impl Balance {
 
     /// The excitation terms at level 1, each on its harmonic (the amplitudes do not depend
     /// on ω), without the constant loads: the load a backbone scales (eq. 19's `F_ex`).
-    pub fn harmonic_excitation(&self) -> DVector<f64> {
+    pub(crate) fn harmonic_excitation(&self) -> DVector<f64> {
         let n = self.n;
         let mut f = DVector::zeros(self.dim());
         for &(dof, a, k, phase) in &self.terms {

@@ -77,7 +77,7 @@ impl<'a> Compliance<'a> {
     }
 
     /// The response of the linear part alone at the kept coefficients, `U(ω)`.
-    pub fn free_guess(&self, omega: f64) -> DVector<f64> {
+    pub(crate) fn free_guess(&self, omega: f64) -> DVector<f64> {
         self.linear(omega, 0).1.clone()
     }
 
@@ -91,12 +91,7 @@ impl<'a> Compliance<'a> {
     pub fn expand(&self, qc: &DVector<f64>, omega: f64) -> DVector<f64> {
         let fnl = self.nonlinear(qc, omega, false).0;
         let mut q = self.rec.expand(&self.load, &fnl, omega);
-        let (n, kept) = (self.hb.dofs(), self.rec.kept());
-        for p in 0..self.hb.aft.width() {
-            for (j, &i) in kept.iter().enumerate() {
-                q[p * n + i] = qc[p * kept.len() + j];
-            }
-        }
+        self.rec.place(&mut q, qc);
         q
     }
 }

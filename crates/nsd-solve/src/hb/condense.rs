@@ -423,7 +423,7 @@ impl<'a> Condensed<'a> {
 
     /// The response of the linear part alone at the kept coefficients, `S⁻¹ G` per block
     /// (the condensed `Balance::free_guess`).
-    pub fn free_guess(&self, omega: f64) -> DVector<f64> {
+    pub(crate) fn free_guess(&self, omega: f64) -> DVector<f64> {
         let nc = self.keep.len();
         let mut q = DVector::zeros(self.dim());
         for b in self.blocks(omega).iter() {

@@ -50,14 +50,14 @@ pub(super) fn marched(contact: &FrictionContact, x: &[f64], y: &[f64]) -> Rc<Mar
 /// The contact's forces and state fractions, from its kept cycle.
 impl FrictionContact {
     /// The force harmonics and stiffness for displacement harmonics `x`, `y` (eqs. 30–43).
-    pub fn forces(&self, x: &[f64], y: &[f64]) -> ContactForces {
+    pub(crate) fn forces(&self, x: &[f64], y: &[f64]) -> ContactForces {
         let m = marched(self, x, y);
         m.forces.get_or_init(|| self.integrated(&m, x, y)).clone()
     }
 
     /// The fractions of the period the converged cycle spends stuck, slipping and
     /// separated (the contact's state summary of a backbone point).
-    pub fn state_fractions(&self, x: &[f64], y: &[f64]) -> [f64; 3] {
+    pub(crate) fn state_fractions(&self, x: &[f64], y: &[f64]) -> [f64; 3] {
         let mut out = [0.0; 3];
         for &(a, b, state) in &marched(self, x, y).cycle {
             let slot = match state {

@@ -194,7 +194,7 @@ fn element(e: &NonlinearElement) -> Result<Element, HbError> {
 
 impl Balance {
     /// The DOFs the nonlinear elements act on (ascending).
-    pub fn nonlinear_dofs(&self) -> Vec<usize> {
+    pub(crate) fn nonlinear_dofs(&self) -> Vec<usize> {
         let mut dofs: Vec<usize> = self
             .elements
             .iter()

@@ -11,21 +11,21 @@ use crate::cont::{follow, linearised, Branch, ContError, Problem, Scale, Setting
 use nalgebra::DVector;
 
 /// Default first step, as a fraction of the frequency range (`step = width / 100`).
-pub const STEP_DIVISOR: f64 = 100.0;
+const STEP_DIVISOR: f64 = 100.0;
 
 /// Default smallest step, relative to the frequency range (`min_step`): below it the branch
 /// is given up as stuck (dimensionless).
-pub const MIN_STEP_FRACTION: f64 = 1e-8;
+const MIN_STEP_FRACTION: f64 = 1e-8;
 
 /// Default largest step, as a fraction of the frequency range (`max_step = width / 20`).
-pub const MAX_STEP_DIVISOR: f64 = 20.0;
+const MAX_STEP_DIVISOR: f64 = 20.0;
 
 /// Default cap on the points of the branch (`max_points`).
-pub const DEFAULT_MAX_POINTS: usize = 5000;
+const DEFAULT_MAX_POINTS: usize = 5000;
 
 /// Newton tolerance of the continuation's corrector on the scaled residual `|R| / r_s`
 /// (dimensionless).
-pub const CORRECTOR_TOL: f64 = 1e-10;
+const CORRECTOR_TOL: f64 = 1e-10;
 
 /// The intervals the frequency range is cut into to size the unknowns: the cheap starts are
 /// evaluated at its ends, `SCALE_SAMPLES + 1` frequencies.

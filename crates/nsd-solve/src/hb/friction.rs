@@ -40,21 +40,21 @@ use std::f64::consts::{PI, TAU};
 
 /// Parameters of one contact: tangential and normal stiffness, friction coefficient, preload.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FrictionContact {
-    pub kx: f64,
-    pub ky: f64,
-    pub mu: f64,
-    pub n0: f64,
+pub(crate) struct FrictionContact {
+    pub(crate) kx: f64,
+    pub(crate) ky: f64,
+    pub(crate) mu: f64,
+    pub(crate) n0: f64,
 }
 
 /// The harmonics of the contact forces and their derivatives (eq. 37; `∂F_y/∂X = 0`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ContactForces {
-    pub fx: Vec<f64>,
-    pub fy: Vec<f64>,
-    pub dfx_dx: DMatrix<f64>,
-    pub dfx_dy: DMatrix<f64>,
-    pub dfy_dy: DMatrix<f64>,
+pub(crate) struct ContactForces {
+    pub(crate) fx: Vec<f64>,
+    pub(crate) fy: Vec<f64>,
+    pub(crate) dfx_dx: DMatrix<f64>,
+    pub(crate) dfx_dy: DMatrix<f64>,
+    pub(crate) dfy_dy: DMatrix<f64>,
 }
 
 /// How a stick phase began, for the derivative of its constant `c`.
@@ -108,11 +108,11 @@ pub(super) type Cycle = Vec<(f64, f64, State)>;
 /// One contact's cycle at one displacement (kept by `cycles.rs`).
 pub(super) struct Marched {
     /// The tangential and normal motions, tabulated on the search grid (`Trig::pair`).
-    pub x: Trig,
-    pub y: Trig,
-    pub cycle: Cycle,
+    pub(crate) x: Trig,
+    pub(crate) y: Trig,
+    pub(crate) cycle: Cycle,
     /// The forces and their stiffness integrated over the cycle, once asked.
-    pub forces: OnceCell<ContactForces>,
+    pub(crate) forces: OnceCell<ContactForces>,
 }
 
 /// `H(τ) = [cos τ, sin τ, …, cos Hτ, sin Hτ]`.

@@ -62,7 +62,13 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 impl FrictionContact {
     /// `Σ_p λx_p ∂²F_x,p/∂u∂u + λy_p ∂²F_y,p/∂u∂u` on `u = (X, Y)` (4H × 4H, symmetric) for
     /// displacement harmonics `x`, `y` and multipliers `lx`, `ly` (module docs).
-    pub fn hessian_adjoint(&self, x: &[f64], y: &[f64], lx: &[f64], ly: &[f64]) -> DMatrix<f64> {
+    pub(crate) fn hessian_adjoint(
+        &self,
+        x: &[f64],
+        y: &[f64],
+        lx: &[f64],
+        ly: &[f64],
+    ) -> DMatrix<f64> {
         let h = x.len() / 2;
         let m = marched(self, x, y);
         let (xt, yt, cycle) = (&m.x, &m.y, &m.cycle);

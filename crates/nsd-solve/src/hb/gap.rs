@@ -133,7 +133,7 @@ impl Trig<'_> {
 /// The Fourier coefficients `[F0, C1, S1, …]` of the gap force `k(u − g)` where `u > g`
 /// and `k(u + g)` where `u < −g` (per `sides`) for the displacement coefficients `u`, and
 /// their Jacobian when asked.
-pub fn forces(
+pub(crate) fn forces(
     u: &[f64],
     k: f64,
     g: f64,
@@ -219,7 +219,13 @@ fn levels(u: &[f64], g: f64, sides: Sides) -> Vec<(Trig<'_>, f64)> {
 /// sampled law's `f'' = ±k δ(u ∓ g)` integrated exactly. Contracted with `λ`, each root adds
 /// `± k ℓ(θ*) φφᵀ / |u'|` with `ℓ(θ) = Σ_p (w_p/2π) λ_p φ_p(θ)`. A tangency (`u' = 0`, a
 /// contact of zero length) is where the Hessian is unbounded; it is passed over.
-pub fn contracted_hessian(u: &[f64], k: f64, g: f64, sides: Sides, lambda: &[f64]) -> DMatrix<f64> {
+pub(crate) fn contracted_hessian(
+    u: &[f64],
+    k: f64,
+    g: f64,
+    sides: Sides,
+    lambda: &[f64],
+) -> DMatrix<f64> {
     let width = u.len();
     let mut out = DMatrix::zeros(width, width);
     for (trig, sign) in levels(u, g, sides) {

@@ -25,7 +25,7 @@
 pub mod aft;
 mod balance;
 mod compliance;
-pub mod condense;
+mod condense;
 mod cycles;
 mod elements;
 pub mod frf;
@@ -48,5 +48,6 @@ pub use compliance::Compliance;
 pub use condense::Condensed;
 pub use hill::{grows, Hill, Unstable};
 pub use linear::Operator;
-pub use receptance::{Derivative, Receptance};
+pub(crate) use receptance::Derivative;
+pub use receptance::Receptance;
 pub use states::ElementState;

@@ -24,7 +24,7 @@ type C64 = Complex<f64>;
 /// shift ξ of the modal dampings (`c_r − ξ`: the damped nonlinear mode's negative damping
 /// `−ξM`, mass-proportional, so diagonal in the modes too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Derivative {
+pub(crate) enum Derivative {
     Omega(usize),
     Xi,
 }
@@ -63,11 +63,6 @@ impl Receptance {
         })
     }
 
-    /// The kept DOFs (ascending).
-    pub fn kept(&self) -> &[usize] {
-        &self.keep
-    }
-
     /// The number of kept coefficients, `n_c (2H + 1)` (harmonic-major: coefficient `p` of
     /// kept DOF `j` is `Q_c[p·n_c + j]`).
     pub fn dim(&self) -> usize {
@@ -102,7 +97,7 @@ impl Receptance {
     }
 
     /// The derivative `d` of `H` with the modal dampings shifted by ξ (`matrix` at ξ = 0).
-    pub fn matrix_at(&self, omega: f64, xi: f64, d: Derivative) -> DMatrix<f64> {
+    pub(crate) fn matrix_at(&self, omega: f64, xi: f64, d: Derivative) -> DMatrix<f64> {
         let nc = self.keep.len();
         let mut out = DMatrix::zeros(self.dim(), self.dim());
         if d == Derivative::Omega(0) {
@@ -140,12 +135,12 @@ impl Receptance {
     }
 
     /// `dᵒU/dωᵒ` of the modal loads `modal` (`Receptance::modal`) on the kept DOFs.
-    pub fn response(&self, modal: &DMatrix<f64>, omega: f64, order: usize) -> DVector<f64> {
+    pub(crate) fn response(&self, modal: &DMatrix<f64>, omega: f64, order: usize) -> DVector<f64> {
         self.combine(&self.phi_c, modal, omega, 0.0, Derivative::Omega(order))
     }
 
     /// The derivative `d` of `U` with the modal dampings shifted by ξ.
-    pub fn response_at(
+    pub(crate) fn response_at(
         &self,
         modal: &DMatrix<f64>,
         omega: f64,
@@ -162,7 +157,7 @@ impl Receptance {
     }
 
     /// `expand` with the modal dampings shifted by ξ.
-    pub fn expand_at(
+    pub(crate) fn expand_at(
         &self,
         modal: &DMatrix<f64>,
         fnl: &DVector<f64>,
@@ -188,7 +183,7 @@ impl Receptance {
     /// `D⁻¹(−E_c f)` to the forces `f` on the kept coefficients (modal coordinates
     /// `η_r = −w_r φ_rcᵀ(f_c1 − i f_s1)`, `w_r = 1/den_r` at harmonic 1, dampings shifted by
     /// ξ), its gradient in `f` (kept layout, zero off the fundamental) and `∂N/∂ω`, `∂N/∂ξ`.
-    pub fn fundamental_norm(
+    pub(crate) fn fundamental_norm(
         &self,
         f: &DVector<f64>,
         omega: f64,
@@ -223,8 +218,23 @@ impl Receptance {
         (norm, grad, along(&w_rate), along(&w_xi))
     }
 
+    /// The kept DOFs (ascending).
+    pub(crate) fn kept(&self) -> &[usize] {
+        &self.keep
+    }
+
+    /// Writes the kept coefficients `qc` into every DOF's `q` (the inverse of `restrict`).
+    pub(crate) fn place(&self, q: &mut DVector<f64>, qc: &DVector<f64>) {
+        let (n, nc) = (self.phi.nrows(), self.keep.len());
+        for p in 0..2 * self.harmonics + 1 {
+            for (j, &i) in self.keep.iter().enumerate() {
+                q[p * n + i] = qc[p * nc + j];
+            }
+        }
+    }
+
     /// The kept coefficients of every DOF's `q` (harmonic-major both).
-    pub fn restrict(&self, q: &DVector<f64>) -> DVector<f64> {
+    pub(crate) fn restrict(&self, q: &DVector<f64>) -> DVector<f64> {
         restricted(self.phi.nrows(), 2 * self.harmonics + 1, &self.keep, q)
     }
 
@@ -261,7 +271,7 @@ impl Receptance {
     }
 
     /// `F_nl` (and its Jacobian) on the kept coefficients (`Balance::nonlinear_in`).
-    pub fn nonlinear(
+    pub(crate) fn nonlinear(
         &self,
         hb: &Balance,
         qc: &DVector<f64>,
@@ -272,7 +282,7 @@ impl Receptance {
     }
 
     /// `∂(J_nlᵀ μ)/∂Q_c` on the kept coefficients (`Balance::hessian_adjoint_in`).
-    pub fn hessian_adjoint(
+    pub(crate) fn hessian_adjoint(
         &self,
         hb: &Balance,
         qc: &DVector<f64>,

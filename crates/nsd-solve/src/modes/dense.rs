@@ -6,7 +6,7 @@ use super::{Modes, ModesError};
 use nalgebra::DMatrix;
 
 /// All eigenpairs, ascending.
-pub fn solve(m: &DMatrix<f64>, k: &DMatrix<f64>) -> Result<Modes, ModesError> {
+pub(crate) fn solve(m: &DMatrix<f64>, k: &DMatrix<f64>) -> Result<Modes, ModesError> {
     let n = m.nrows();
     let chol = m.clone().cholesky().ok_or(ModesError::SingularMass)?;
     let l = chol.l();

@@ -65,7 +65,7 @@ impl Shift {
 }
 
 /// The `count` lowest eigenpairs.
-pub fn solve(m: &CsMat<f64>, k: &CsMat<f64>, count: usize) -> Result<Modes, ModesError> {
+pub(crate) fn solve(m: &CsMat<f64>, k: &CsMat<f64>, count: usize) -> Result<Modes, ModesError> {
     solve_within(m, k, count, MAX_RUNS, MAX_STEPS)
 }
 

@@ -23,7 +23,7 @@ pub const DENSE_LIMIT: usize = 200;
 
 /// Relative residual above which a mode is reported as not converged (the sparse solver's
 /// acceptance tolerance).
-pub const RESIDUAL_LIMIT: f64 = tolerances::RITZ_TOL;
+const RESIDUAL_LIMIT: f64 = tolerances::RITZ_TOL;
 
 /// How nonsmooth elements enter the linear problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,7 +117,7 @@ pub fn modes(sys: &System, contacts: Contacts, count: Option<usize>) -> Result<M
 
 /// The lowest `count` modes of the pencil `(M, K)` given as matrices (every mode of a small
 /// one when `count` is `None`): dense up to `DENSE_LIMIT` rows, else shift-invert Lanczos.
-pub fn of_pencil(
+pub(crate) fn of_pencil(
     m: &CsMat<f64>,
     k: &CsMat<f64>,
     count: Option<usize>,

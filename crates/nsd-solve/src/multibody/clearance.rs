@@ -30,7 +30,7 @@ type V3 = Vector3<f64>;
 
 /// One contact point of a clearance joint.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Spec {
+pub(crate) enum Spec {
     /// A rim at `z` along the axis (radial clearance `c`, journal radius `R`).
     Radial { z: f64, c: f64, radius: f64 },
     /// An end at `z = ±L/2` (`sign` ±1) with the axial clearance `c`.
@@ -45,13 +45,13 @@ pub enum Spec {
 /// contact point (global), where the friction force acts.
 #[derive(Debug, Clone, Copy)]
 pub struct Gap {
-    pub row: Row,
-    pub point: V3,
+    pub(crate) row: Row,
+    pub(crate) point: V3,
 }
 
 /// The bilateral rows a joint with clearance keeps (module doc), `None` for a kind whose
 /// clearance is not modelled (spherical, fixed).
-pub fn bilateral(j: &Joint) -> Option<Bilateral> {
+pub(crate) fn bilateral(j: &Joint) -> Option<Bilateral> {
     let none = Bilateral {
         point: false,
         parallel: false,
@@ -89,7 +89,7 @@ fn section_axes(u: &V3) -> (V3, V3) {
 /// The contact points of joint `j` (with a clearance), with a label each (`rim-`, `rim+`,
 /// `end-`, `end+`, `v2b.face3`: vertex 2 at the back end against face 3). `sides` are the
 /// joint's sides at the initial pose.
-pub fn specs(j: &Joint, sides: [&Side; 2]) -> Vec<(String, Spec)> {
+pub(crate) fn specs(j: &Joint, sides: [&Side; 2]) -> Vec<(String, Spec)> {
     let half = 0.5 * j.length;
     let ends: &[(f64, &str)] = if j.length == 0.0 {
         &[(0.0, "")]
@@ -156,7 +156,7 @@ fn faces(
 impl Spec {
     /// The gap, its Jacobian and the contact point at the state `sides` of a joint whose
     /// ideal geometry is `geo`.
-    pub fn gap(&self, geo: &Geometry, sides: &[Side; 2]) -> Gap {
+    pub(crate) fn gap(&self, geo: &Geometry, sides: &[Side; 2]) -> Gap {
         let ua = sides[0].a * geo.u[0];
         let ub = sides[1].a * geo.u[1];
         let [xa, xb] = geo.arms(sides);
@@ -204,7 +204,7 @@ impl Spec {
     /// The gap's row with its acceleration term `γ` (`plane_row`'s for the axial and face
     /// gaps; `radial_gamma` for a radial one, which `gap` leaves at zero: only a gap held as
     /// a bilateral row needs it, `impacts.rs`).
-    pub fn held_row(&self, geo: &Geometry, sides: &[Side; 2]) -> Row {
+    pub(crate) fn held_row(&self, geo: &Geometry, sides: &[Side; 2]) -> Row {
         let mut row = self.gap(geo, sides).row;
         if let Spec::Radial { z, c, .. } = *self {
             let ua = sides[0].a * geo.u[0];
@@ -259,13 +259,7 @@ mod tests {
         let kind = JointKind::Revolute;
         let set = Bilateral::ideal(&kind);
         let axis = V3::new(0.2, 0.6, 0.8).normalize();
-        let geometry = Geometry::new(
-            kind,
-            set,
-            V3::new(0.3, 0.0, 0.1),
-            axis,
-            [&start[0], &start[1]],
-        );
+        let geometry = Geometry::new(set, V3::new(0.3, 0.0, 0.1), axis, [&start[0], &start[1]]);
         let h = 1e-4;
         for spec in [
             Spec::Radial {

@@ -20,12 +20,12 @@ type V3 = Vector3<f64>;
 #[derive(Debug, Clone)]
 pub struct Contact {
     /// The joint's index in the mechanism.
-    pub joint: usize,
+    pub(crate) joint: usize,
     /// `joint.label`, e.g. `hinge.rim+`.
     pub name: String,
-    pub spec: Spec,
-    pub law: ContactLaw,
-    pub mu: f64,
+    pub(crate) spec: Spec,
+    pub(crate) law: ContactLaw,
+    pub(crate) mu: f64,
 }
 
 impl Contact {
@@ -41,7 +41,7 @@ impl Contact {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Modes {
     pub closed: Vec<bool>,
-    pub entry_speed: Vec<f64>,
+    pub(crate) entry_speed: Vec<f64>,
 }
 
 /// One contact's state and forces at one time.

@@ -70,11 +70,11 @@ pub struct Mechanism {
 }
 
 /// The accelerations and multipliers at one state.
-pub struct Solved {
+pub(crate) struct Solved {
     /// `v̇` per body: `[r̈, ω̇']`.
-    pub vdot: DVector<f64>,
+    vdot: DVector<f64>,
     /// `λ`, joint by joint in the order of the `Multibody`.
-    pub lambda: DVector<f64>,
+    pub(crate) lambda: DVector<f64>,
 }
 
 impl Mechanism {
@@ -129,13 +129,7 @@ impl Mechanism {
                     });
                 }
             }
-            let geometry = Geometry::new(
-                j.kind.clone(),
-                set,
-                V3::from(j.at),
-                V3::from(j.axis),
-                [&at[0], &at[1]],
-            );
+            let geometry = Geometry::new(set, V3::from(j.at), V3::from(j.axis), [&at[0], &at[1]]);
             let rows = mech.rows..mech.rows + geometry.rows();
             for body in sides.iter().flatten() {
                 mech.rows_at_body[*body].extend(rows.clone());
@@ -149,7 +143,7 @@ impl Mechanism {
     }
 
     /// Length of the state vector (13 per body).
-    pub fn state_len(&self) -> usize {
+    pub(crate) fn state_len(&self) -> usize {
         self.layout().state_len()
     }
 
@@ -262,7 +256,7 @@ impl Mechanism {
     /// The accelerations and multipliers at `(t, y)` (eq. 8 with the joints and the contact
     /// forces of the clearance joints in `modes`; a held rigid contact is one more row, its
     /// multiplier the normal force, after the joints' in `lambda`).
-    pub fn solve(&self, t: f64, y: &[f64], modes: &Modes) -> Result<Solved, Degenerate> {
+    pub(crate) fn solve(&self, t: f64, y: &[f64], modes: &Modes) -> Result<Solved, Degenerate> {
         let minv = self.mass_inverse();
         let mut f = self.applied(y);
         self.add_contact_forces(y, modes, &mut f);
@@ -284,7 +278,13 @@ impl Mechanism {
     }
 
     /// The right-hand side `ẏ = [ṙ, ṗ (eq. 9), v̇]`.
-    pub fn rhs(&self, t: f64, y: &[f64], modes: &Modes, dy: &mut [f64]) -> Result<(), Degenerate> {
+    pub(crate) fn rhs(
+        &self,
+        t: f64,
+        y: &[f64],
+        modes: &Modes,
+        dy: &mut [f64],
+    ) -> Result<(), Degenerate> {
         let layout = self.layout();
         let solved = self.solve(t, y, modes)?;
         for i in 0..layout.nb {
@@ -301,7 +301,7 @@ impl Mechanism {
     /// `Φ(q) = 0` by Newton with the mass-weighted least-change correction
     /// `δ = −M⁻¹Φ_qᵀ W⁻¹ Φ`, then `v` onto `Φ_q v = 0` (`project_velocities`). The rigid
     /// contacts `held` (in persistent contact) count as rows `g = 0`.
-    pub fn project(&self, t: f64, y: &mut [f64], held: &[usize]) -> Result<(), Degenerate> {
+    pub(crate) fn project(&self, t: f64, y: &mut [f64], held: &[usize]) -> Result<(), Degenerate> {
         self.normalise(y);
         if self.rows + held.len() == 0 {
             return Ok(());

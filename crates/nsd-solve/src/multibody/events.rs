@@ -74,7 +74,7 @@ fn status(mech: &Mechanism, modes: &Modes, t: f64, y: &[f64]) -> Vec<Status> {
 
 /// Whether the accepted step of length `h` from `y0` to `(t1, y1)` may hold a contact
 /// switch.
-pub fn suspect(
+pub(crate) fn suspect(
     mech: &Mechanism,
     modes: &Modes,
     y0: &[f64],
@@ -99,7 +99,7 @@ pub fn suspect(
 /// new mode's sign). An open rigid contact found below its surface but no longer closing
 /// (an incursion past its lowest point) is located where its gap crossed zero, if the
 /// previous check point was above it.
-pub fn first_switch(mech: &Mechanism, modes: &Modes, dense: &DenseStep) -> Option<f64> {
+pub(crate) fn first_switch(mech: &Mechanism, modes: &Modes, dense: &DenseStep) -> Option<f64> {
     let n = GAP_CHECKS_PER_STEP + 1;
     let at = |j: usize| dense.t0 + dense.h * j as f64 / n as f64;
     let status_at = |t: f64| status(mech, modes, t, &dense.eval(t));
@@ -128,7 +128,7 @@ pub fn first_switch(mech: &Mechanism, modes: &Modes, dense: &DenseStep) -> Optio
 /// record the penetration rate for the hysteresis damping), each logged in `run.events`
 /// with its contact point; returns how many switched. Rigid contacts switch in
 /// `impacts.rs`.
-pub fn switch_modes(
+pub(crate) fn switch_modes(
     mech: &Mechanism,
     modes: &mut Modes,
     (t, y): (f64, &[f64]),

@@ -28,41 +28,41 @@ use super::lcp;
 use nalgebra::{DMatrix, DVector, Vector3};
 
 /// The joints and gaps linearised at one pose.
-pub struct Linearised {
+pub(crate) struct Linearised {
     /// `Φ` (joint rows) and `J = Φ_q`.
-    pub phi: DVector<f64>,
-    pub jac: DMatrix<f64>,
+    pub(crate) phi: DVector<f64>,
+    pub(crate) jac: DMatrix<f64>,
     /// The gaps `g` (m, negative: penetration) and `D`, row by row as `Mechanism::contacts`.
-    pub gaps: DVector<f64>,
-    pub d: DMatrix<f64>,
+    pub(crate) gaps: DVector<f64>,
+    pub(crate) d: DMatrix<f64>,
 }
 
 /// The friction impulses of a step's programme.
 #[derive(Debug, Clone)]
-pub struct Friction {
+pub(crate) struct Friction {
     /// Per contact, the friction impulse on side 1 (global, N s; zero at an open contact
     /// and where `mu = 0`).
-    pub impulse: Vec<Vector3<f64>>,
+    pub(crate) impulse: Vec<Vector3<f64>>,
     /// All of them as one generalised impulse `Tᵀβ` (per body: force, body-frame torque).
-    pub generalised: DVector<f64>,
+    pub(crate) generalised: DVector<f64>,
 }
 
 /// The solution of one programme.
-pub struct Solution {
-    pub x: DVector<f64>,
+pub(crate) struct Solution {
+    pub(crate) x: DVector<f64>,
     /// The joint multipliers `λ` and the contact multipliers `z ≥ 0` (impulses, N s, for a
     /// velocity step).
-    pub lambda: DVector<f64>,
-    pub z: DVector<f64>,
+    pub(crate) lambda: DVector<f64>,
+    pub(crate) z: DVector<f64>,
     /// The friction impulses where a closed contact has `mu > 0` (`friction.rs`).
-    pub friction: Option<Friction>,
+    pub(crate) friction: Option<Friction>,
 }
 
 /// The programme with the joints eliminated: `x₀` (the solution without contacts), `P Dᵀ`
 /// for the contact rows it was built with, the factored `W` and `M⁻¹`.
-pub struct Reduced {
-    pub x0: DVector<f64>,
-    pub pd: DMatrix<f64>,
+pub(crate) struct Reduced {
+    pub(crate) x0: DVector<f64>,
+    pub(crate) pd: DMatrix<f64>,
     gram: Option<Gram>,
     minv: DVector<f64>,
 }
@@ -72,17 +72,17 @@ pub struct Reduced {
 /// the errors (a singular `W`, an infeasible contact problem).
 #[derive(Clone, Copy)]
 pub(super) struct Programme<'a> {
-    pub t: f64,
-    pub lin: &'a Linearised,
-    pub x_free: &'a DVector<f64>,
-    pub b: &'a DVector<f64>,
-    pub lower: &'a DVector<f64>,
+    pub(crate) t: f64,
+    pub(crate) lin: &'a Linearised,
+    pub(crate) x_free: &'a DVector<f64>,
+    pub(crate) b: &'a DVector<f64>,
+    pub(crate) lower: &'a DVector<f64>,
 }
 
 impl Linearised {
     /// The largest of `|Φ|` (m or dimensionless, as `PROJECTION_TOL`) and the penetration
     /// `max(−g, 0)` (m): how far the pose is from the programme's constraints at `x = 0`.
-    pub fn infeasibility(&self) -> f64 {
+    pub(crate) fn infeasibility(&self) -> f64 {
         self.phi
             .iter()
             .map(|p| p.abs())

@@ -15,7 +15,11 @@ use nalgebra::{DMatrix, DVector};
 
 /// `J v` for the constraint Jacobian `J` whose rows at body `b` are `rows_at_body[b]`: each
 /// body's six columns times its rows only.
-pub fn times(jac: &DMatrix<f64>, rows_at_body: &[Vec<usize>], v: &DVector<f64>) -> DVector<f64> {
+pub(crate) fn times(
+    jac: &DMatrix<f64>,
+    rows_at_body: &[Vec<usize>],
+    v: &DVector<f64>,
+) -> DVector<f64> {
     let mut out = DVector::zeros(jac.nrows());
     for (b, rows) in rows_at_body.iter().enumerate() {
         for c in twist(b) {
@@ -29,7 +33,7 @@ pub fn times(jac: &DMatrix<f64>, rows_at_body: &[Vec<usize>], v: &DVector<f64>) 
 }
 
 /// `Jᵀ λ` for the same `J`.
-pub fn transpose_times(
+pub(crate) fn transpose_times(
     jac: &DMatrix<f64>,
     rows_at_body: &[Vec<usize>],
     lambda: &DVector<f64>,
@@ -45,7 +49,7 @@ pub fn transpose_times(
 }
 
 /// A factored Gram matrix: the rows of `L` on its envelope, stored one after the other.
-pub struct Gram {
+pub(crate) struct Gram {
     /// Row `i` of `L` over columns `first[i] ..= i` is `l[start[i] .. start[i + 1]]`.
     l: Vec<f64>,
     start: Vec<usize>,
@@ -57,7 +61,7 @@ impl Gram {
     /// body, whose rows at body `b` are `rows_at_body[b]` (ascending; zero elsewhere in its
     /// columns), factored; `None` if `W` is singular or worse conditioned than
     /// `GRAM_CONDITION_MAX` (a redundant or degenerate set of joints).
-    pub fn factor(
+    pub(crate) fn factor(
         jac: &DMatrix<f64>,
         minv: &DVector<f64>,
         rows_at_body: &[Vec<usize>],
@@ -143,7 +147,7 @@ impl Gram {
     }
 
     /// `W⁻¹ b`: forward then backward substitution on the envelope.
-    pub fn solve(&self, mut b: DVector<f64>) -> DVector<f64> {
+    pub(crate) fn solve(&self, mut b: DVector<f64>) -> DVector<f64> {
         let n = b.len();
         for i in 0..n {
             let f = self.first[i];

@@ -78,7 +78,12 @@ impl Mechanism {
 
     /// The normal force of each held rigid contact at `(t, y)` in `modes` (N, positive while
     /// it pushes: its multiplier `λ_n`), 0 for the others.
-    pub fn holding_forces(&self, t: f64, y: &[f64], modes: &Modes) -> Result<Vec<f64>, Degenerate> {
+    pub(crate) fn holding_forces(
+        &self,
+        t: f64,
+        y: &[f64],
+        modes: &Modes,
+    ) -> Result<Vec<f64>, Degenerate> {
         let held = self.held(modes);
         let mut out = vec![0.0; self.contacts.len()];
         if held.is_empty() {

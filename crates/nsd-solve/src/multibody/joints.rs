@@ -25,15 +25,15 @@ type V3 = Vector3<f64>;
 /// One side of a joint at the current state: a body's centre of mass `r`, rotation `A`,
 /// velocity `v` and global angular velocity `w`, or the ground (all zero, `A = I`).
 #[derive(Debug, Clone, Copy)]
-pub struct Side {
-    pub r: V3,
-    pub a: Matrix3<f64>,
-    pub v: V3,
-    pub w: V3,
+pub(crate) struct Side {
+    pub(crate) r: V3,
+    pub(crate) a: Matrix3<f64>,
+    pub(crate) v: V3,
+    pub(crate) w: V3,
 }
 
 impl Side {
-    pub fn ground() -> Side {
+    pub(crate) fn ground() -> Side {
         Side {
             r: V3::zeros(),
             a: Matrix3::identity(),
@@ -51,32 +51,32 @@ impl Side {
 /// One constraint row: `Φ`, its Jacobian on each side (`jr`: translations, `jt`: global
 /// small rotations; side 0 is the joint's first body), and `γ` (`Φ_q q̈ = γ`).
 #[derive(Debug, Clone, Copy)]
-pub struct Row {
-    pub phi: f64,
-    pub jr: [V3; 2],
-    pub jt: [V3; 2],
-    pub gamma: f64,
+pub(crate) struct Row {
+    pub(crate) phi: f64,
+    pub(crate) jr: [V3; 2],
+    pub(crate) jt: [V3; 2],
+    pub(crate) gamma: f64,
 }
 
 /// Which bilateral rows a joint keeps: all those of its kind when ideal, fewer when a
 /// clearance frees some directions (`clearance::bilateral`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Bilateral {
+pub(crate) struct Bilateral {
     /// `P_a − P_b = 0` (3 rows).
-    pub point: bool,
+    pub(crate) point: bool,
     /// `f_a·u_b = g_a·u_b = 0`: the axes stay parallel (2 rows).
-    pub parallel: bool,
+    pub(crate) parallel: bool,
     /// `f_a·(P_b − P_a) = g_a·(P_b − P_a) = 0`: side 1's point stays on side 0's axis (2 rows).
-    pub on_axis: bool,
+    pub(crate) on_axis: bool,
     /// `g_a·f_b = 0`: no twist about the axis (1 row).
-    pub twist: bool,
+    pub(crate) twist: bool,
     /// `u_a·(P_b − P_a) = 0`: no axial slip (1 row; only a revolute with radial clearance).
-    pub axial: bool,
+    pub(crate) axial: bool,
 }
 
 impl Bilateral {
     /// The rows of an ideal joint of kind `kind`.
-    pub fn ideal(kind: &JointKind) -> Bilateral {
+    pub(crate) fn ideal(kind: &JointKind) -> Bilateral {
         let point = matches!(
             kind,
             JointKind::Spherical | JointKind::Revolute | JointKind::Fixed
@@ -102,26 +102,24 @@ impl Bilateral {
 
 /// A joint's constant geometry on its two sides (body frames; global for the ground).
 #[derive(Debug, Clone)]
-pub struct Geometry {
-    pub kind: JointKind,
+pub(crate) struct Geometry {
     /// The bilateral rows it keeps.
-    pub set: Bilateral,
+    set: Bilateral,
     /// The joint point in each side's frame.
-    pub s: [V3; 2],
+    s: [V3; 2],
     /// The axis `u` and its perpendiculars `f`, `g` in each side's frame.
-    pub u: [V3; 2],
-    pub f: [V3; 2],
-    pub g: [V3; 2],
+    pub(crate) u: [V3; 2],
+    pub(crate) f: [V3; 2],
+    g: [V3; 2],
 }
 
 impl Geometry {
     /// The geometry of a joint at point `x` with unit axis `axis` (global), fixed on the two
     /// sides at their initial poses, keeping the rows `set`.
-    pub fn new(kind: JointKind, set: Bilateral, x: V3, axis: V3, sides: [&Side; 2]) -> Geometry {
+    pub(crate) fn new(set: Bilateral, x: V3, axis: V3, sides: [&Side; 2]) -> Geometry {
         let (f, g) = perpendiculars(&axis);
         let local = |s: &Side, v: &V3| s.a.transpose() * v;
         Geometry {
-            kind,
             set,
             s: sides.map(|s| s.a.transpose() * (x - s.r)),
             u: sides.map(|s| local(s, &axis)),
@@ -131,17 +129,17 @@ impl Geometry {
     }
 
     /// How many constraint rows the joint has.
-    pub fn rows(&self) -> usize {
+    pub(crate) fn rows(&self) -> usize {
         self.set.rows()
     }
 
     /// The joint point on each side, global (`A s'`, from the side's centre of mass).
-    pub fn arms(&self, sides: &[Side; 2]) -> [V3; 2] {
+    pub(crate) fn arms(&self, sides: &[Side; 2]) -> [V3; 2] {
         [sides[0].a * self.s[0], sides[1].a * self.s[1]]
     }
 
     /// The constraint rows at the state `sides`.
-    pub fn eval(&self, sides: &[Side; 2], out: &mut Vec<Row>) {
+    pub(crate) fn eval(&self, sides: &[Side; 2], out: &mut Vec<Row>) {
         let ua = sides[0].a * self.u[0];
         let ub = sides[1].a * self.u[1];
         let fa = sides[0].a * self.f[0];
@@ -188,7 +186,7 @@ impl Geometry {
 /// fixed on each side: the signed distance of side 1's point from side 0's plane through
 /// its own point, normal to `a` (an ideal joint's row when zero; a clearance gap of eqs. 38
 /// and 41 otherwise).
-pub fn plane_row(sides: &[Side; 2], a: &V3, arms: [V3; 2]) -> Row {
+pub(crate) fn plane_row(sides: &[Side; 2], a: &V3, arms: [V3; 2]) -> Row {
     let [sa, sb] = arms;
     let (s0, s1) = (&sides[0], &sides[1]);
     let d = s1.r + sb - s0.r - sa;
@@ -287,7 +285,6 @@ pub(super) mod tests {
         for kind in kinds {
             let start = at(-0.3);
             let geometry = Geometry::new(
-                kind.clone(),
                 Bilateral::ideal(&kind),
                 V3::new(0.3, 0.0, 0.1),
                 V3::new(0.2, 0.6, 0.8).normalize(),

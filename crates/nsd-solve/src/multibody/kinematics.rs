@@ -13,7 +13,7 @@ use nalgebra::{Matrix3, Vector3};
 
 /// The rotation matrix `A(p)` of (possibly not exactly unit) Euler parameters, computed from
 /// `p / |p|` so that it is orthogonal to round-off whatever the drift of `|p|`.
-pub fn rotation(p: &[f64]) -> Matrix3<f64> {
+pub(crate) fn rotation(p: &[f64]) -> Matrix3<f64> {
     let n = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]).sqrt();
     let (e0, e1, e2, e3) = (p[0] / n, p[1] / n, p[2] / n, p[3] / n);
     Matrix3::new(
@@ -40,13 +40,13 @@ fn product(a: &[f64], b: &[f64; 4]) -> [f64; 4] {
 }
 
 /// `ṗ = ½ Lᵀ(p) ω'` (eq. 9) for the body-frame angular velocity `ω'`.
-pub fn rates(p: &[f64], w_body: &Vector3<f64>) -> [f64; 4] {
+pub(crate) fn rates(p: &[f64], w_body: &Vector3<f64>) -> [f64; 4] {
     product(p, &[0.0, w_body.x, w_body.y, w_body.z]).map(|x| 0.5 * x)
 }
 
 /// `p` turned by the small body-frame rotation `δπ'` and renormalised: `p ⊗ (1, δπ'/2)`
 /// (first order in `δπ'`, which is all a Newton correction needs).
-pub fn turned(p: &[f64], d: &Vector3<f64>) -> [f64; 4] {
+pub(crate) fn turned(p: &[f64], d: &Vector3<f64>) -> [f64; 4] {
     let q = product(p, &[1.0, 0.5 * d.x, 0.5 * d.y, 0.5 * d.z]);
     let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
     q.map(|x| x / n)
@@ -54,7 +54,7 @@ pub fn turned(p: &[f64], d: &Vector3<f64>) -> [f64; 4] {
 
 /// The rotation vector `θ n` (θ ∈ [0, π], rad) of the orientation `p`: the axis–angle form
 /// written to `trajectory.csv` for viewers that do not read quaternions.
-pub fn rotation_vector(p: &[f64]) -> [f64; 3] {
+pub(crate) fn rotation_vector(p: &[f64]) -> [f64; 3] {
     // `p` and `−p` are the same orientation: take e₀ ≥ 0 so that θ ≤ π.
     let s = if p[0] < 0.0 { -1.0 } else { 1.0 };
     let e = Vector3::new(s * p[1], s * p[2], s * p[3]);
@@ -69,7 +69,7 @@ pub fn rotation_vector(p: &[f64]) -> [f64; 3] {
 
 /// Two unit vectors `f`, `g` completing the unit vector `u` to a right-handed orthonormal
 /// frame `(f, g, u)`: the reference directions of a joint's angular constraints.
-pub fn perpendiculars(u: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
+pub(crate) fn perpendiculars(u: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
     // Cross with the global axis least aligned with `u`, so that `f` is never ill-conditioned.
     let k = u.iamin();
     let mut e = Vector3::zeros();

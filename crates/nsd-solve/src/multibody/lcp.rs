@@ -113,7 +113,7 @@ fn complement(k: usize, n: usize) -> usize {
 /// artificial `z₀` is zero to round-off (`LCP_ARTIFICIAL_ZERO`) ends the method with the
 /// basis's solution: the ratio test's tie between `z₀` and another row was broken against
 /// `z₀` by round-off, as on the degenerate bases of a frictional problem (`friction.rs`).
-pub fn solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
+pub(crate) fn solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
     let n = b.len();
     let Some(start) = (0..n)
         .filter(|&i| b[i] < 0.0)

@@ -28,7 +28,7 @@ fn elastic(law: ContactLaw) -> ContactLaw {
 
 impl Mechanism {
     /// The contact modes at the state `y`: closed where the gap is negative.
-    pub fn initial_modes(&self, y: &[f64]) -> Modes {
+    pub(crate) fn initial_modes(&self, y: &[f64]) -> Modes {
         let closed: Vec<bool> = self.loads(y, None).iter().map(|l| l.gap < 0.0).collect();
         Modes {
             entry_speed: vec![0.0; closed.len()],
@@ -100,7 +100,7 @@ impl Mechanism {
 
     /// The elastic energy stored in the contacts at `y` (J): the potential of each law's
     /// elastic part at `δ = max(−g, 0)`.
-    pub fn contact_energy(&self, y: &[f64]) -> f64 {
+    pub(crate) fn contact_energy(&self, y: &[f64]) -> f64 {
         self.contacts
             .iter()
             .zip(self.loads(y, None))
@@ -114,7 +114,7 @@ impl Mechanism {
     }
 
     /// The rigid contacts held in persistent contact in `modes`, ascending.
-    pub fn held(&self, modes: &Modes) -> Vec<usize> {
+    pub(crate) fn held(&self, modes: &Modes) -> Vec<usize> {
         if !self.any_rigid {
             return Vec::new();
         }

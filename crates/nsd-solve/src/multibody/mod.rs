@@ -66,7 +66,6 @@ pub mod tolerances;
 
 pub use contact::{Contact, Load, Modes};
 pub use dynamics::{BodyState, Degenerate, Mechanism};
-pub use extremes::Extremes;
 pub use integrate::integrate;
 pub use run::{ContactEvent, Failed, Run, RunError, Settings, StepForces, StepRecord};
 pub use timestepping::{timestep, Stepping};

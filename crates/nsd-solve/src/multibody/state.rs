@@ -13,16 +13,16 @@ use std::ops::{Range, RangeFrom};
 /// Pose entries per body: `r` (3) then `p` (4).
 const POSE: usize = 7;
 /// Velocity coordinates per body: `ṙ` (3) then `ω'` (3).
-pub const TWIST: usize = 6;
+pub(crate) const TWIST: usize = 6;
 
 /// The position `r` within a body's pose `qᵢ`.
-pub const POSITION: Range<usize> = 0..3;
+pub(crate) const POSITION: Range<usize> = 0..3;
 /// The Euler parameters `p` within a body's pose `qᵢ`.
-pub const ORIENTATION: Range<usize> = 3..7;
+pub(crate) const ORIENTATION: Range<usize> = 3..7;
 /// The linear part (`ṙ`, a force, `δr`) within a body's six velocity coordinates.
-pub const LINEAR: Range<usize> = 0..3;
+pub(crate) const LINEAR: Range<usize> = 0..3;
 /// The angular part (`ω'`, a body-frame torque, `δπ'`) within a body's six coordinates.
-pub const ANGULAR: Range<usize> = 3..6;
+pub(crate) const ANGULAR: Range<usize> = 3..6;
 
 #[inline]
 fn shifted(r: Range<usize>, by: usize) -> Range<usize> {
@@ -31,52 +31,52 @@ fn shifted(r: Range<usize>, by: usize) -> Range<usize> {
 
 /// The state vector `y` of `nb` bodies.
 #[derive(Debug, Clone, Copy)]
-pub struct Layout {
-    pub nb: usize,
+pub(crate) struct Layout {
+    pub(crate) nb: usize,
 }
 
 impl Layout {
     /// The length of `y`: 13 per body.
     #[inline]
-    pub fn state_len(self) -> usize {
+    pub(crate) fn state_len(self) -> usize {
         (POSE + TWIST) * self.nb
     }
 
     /// The number of velocity coordinates, six per body: the length of `v`, `v̇`, `Q`, `δ`
     /// and of a Jacobian's rows.
     #[inline]
-    pub fn dofs(self) -> usize {
+    pub(crate) fn dofs(self) -> usize {
         TWIST * self.nb
     }
 
     /// Body `i`'s pose `qᵢ = [rᵢ, pᵢ]` in `y`.
     #[inline]
-    pub fn pose(self, i: usize) -> Range<usize> {
+    pub(crate) fn pose(self, i: usize) -> Range<usize> {
         shifted(0..POSE, POSE * i)
     }
 
     /// Body `i`'s position `rᵢ` in `y`.
     #[inline]
-    pub fn position(self, i: usize) -> Range<usize> {
+    pub(crate) fn position(self, i: usize) -> Range<usize> {
         shifted(POSITION, POSE * i)
     }
 
     /// Body `i`'s Euler parameters `pᵢ` in `y`.
     #[inline]
-    pub fn orientation(self, i: usize) -> Range<usize> {
+    pub(crate) fn orientation(self, i: usize) -> Range<usize> {
         shifted(ORIENTATION, POSE * i)
     }
 
     /// All the velocities `[v₀ … v_{nb−1}]` in `y`: the tail after the poses, laid out as
     /// every other six-per-body vector (so it copies to and from one as a whole).
     #[inline]
-    pub fn velocities(self) -> RangeFrom<usize> {
+    pub(crate) fn velocities(self) -> RangeFrom<usize> {
         POSE * self.nb..
     }
 
     /// Body `i`'s velocity `vᵢ = [ṙᵢ, ω'ᵢ]` in `y`.
     #[inline]
-    pub fn velocity(self, i: usize) -> Range<usize> {
+    pub(crate) fn velocity(self, i: usize) -> Range<usize> {
         shifted(twist(i), POSE * self.nb)
     }
 }
@@ -84,20 +84,20 @@ impl Layout {
 /// Body `i`'s six coordinates in a vector over the velocity coordinates (`v`, `v̇`, `Q`,
 /// `δ`, a Jacobian's columns).
 #[inline]
-pub fn twist(i: usize) -> Range<usize> {
+pub(crate) fn twist(i: usize) -> Range<usize> {
     shifted(0..TWIST, TWIST * i)
 }
 
 /// Body `i`'s linear part (`ṙ`, force, `δr`) in a vector over the velocity coordinates.
 #[inline]
-pub fn linear(i: usize) -> Range<usize> {
+pub(crate) fn linear(i: usize) -> Range<usize> {
     shifted(LINEAR, TWIST * i)
 }
 
 /// Body `i`'s angular part (`ω'`, body-frame torque, `δπ'`) in a vector over the velocity
 /// coordinates.
 #[inline]
-pub fn angular(i: usize) -> Range<usize> {
+pub(crate) fn angular(i: usize) -> Range<usize> {
     shifted(ANGULAR, TWIST * i)
 }
 

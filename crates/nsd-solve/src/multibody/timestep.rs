@@ -44,19 +44,19 @@ use nalgebra::{DVector, Vector3};
 use nsd_model::flat::ContactLaw;
 
 /// A trial step: the new state (positions not yet projected) and what the step found.
-pub struct Step {
-    pub y: Vec<f64>,
+pub(crate) struct Step {
+    pub(crate) y: Vec<f64>,
     /// The joint multipliers and contact impulses of the step (N s, N m s): the mean forces
     /// over the step times `h`.
-    pub lambda: DVector<f64>,
-    pub z: DVector<f64>,
+    pub(crate) lambda: DVector<f64>,
+    pub(crate) z: DVector<f64>,
     /// Each contact's friction impulse on side 1 (global, N s; `friction.rs`).
-    pub friction: Vec<Vector3<f64>>,
+    pub(crate) friction: Vec<Vector3<f64>>,
     /// The constraint violation at `q_n` before the projection (`violation`).
-    pub drift: f64,
+    pub(crate) drift: f64,
     /// The residual of the discrete equations of motion (eq. 8 with eq. 22d):
     /// `|M (v_n − v_f) − Jᵀλ − Dᵀz − Tᵀβ|∞ / h` (N, N m): round-off of the solve.
-    pub residual: f64,
+    pub(crate) residual: f64,
 }
 
 impl Mechanism {

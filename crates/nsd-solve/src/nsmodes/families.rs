@@ -80,7 +80,7 @@ pub fn phi_roots(osc: &Oscillator, lo: f64, hi: f64) -> Vec<f64> {
 
 /// The sign changes of `f` on `[lo, hi]` seen on a grid of spacing at most `step`, each
 /// refined by bisection to round-off.
-pub fn roots(f: &dyn Fn(f64) -> f64, lo: f64, hi: f64, step: f64) -> Vec<f64> {
+fn roots(f: &dyn Fn(f64) -> f64, lo: f64, hi: f64, step: f64) -> Vec<f64> {
     if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         return vec![];
     }
@@ -102,7 +102,7 @@ pub fn roots(f: &dyn Fn(f64) -> f64, lo: f64, hi: f64, step: f64) -> Vec<f64> {
 }
 
 /// Bisection of a bracket `[a, b]` with `f(a) = fa` and a sign change, to round-off.
-pub fn bisect(f: &dyn Fn(f64) -> f64, (mut a, fa): (f64, f64), mut b: f64) -> f64 {
+fn bisect(f: &dyn Fn(f64) -> f64, (mut a, fa): (f64, f64), mut b: f64) -> f64 {
     let negative_at_a = fa < 0.0;
     for _ in 0..ROOT_BISECTIONS {
         let mid = 0.5 * (a + b);

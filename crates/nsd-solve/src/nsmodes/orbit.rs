@@ -9,11 +9,11 @@ use nalgebra::DVector;
 /// A potential solution at one period.
 #[derive(Debug, Clone)]
 pub struct Orbit<'a> {
-    pub at: Period<'a>,
+    pub(crate) at: Period<'a>,
     /// `t₁ < … < t_k = T`.
     pub times: Vec<f64>,
     /// `μ = λ / s*` (`Period::scale`): the impulses in the scaled functions' units.
-    pub mu: Vec<f64>,
+    pub(crate) mu: Vec<f64>,
 }
 
 /// Whether NC3 holds, as proved on the flights.

@@ -29,7 +29,7 @@ fn residual(at: &Period, g0: f64, times: &[f64]) -> Option<(Vec<f64>, DVector<f6
 /// Jacobian; `None` unless it converges to ordered times with flights above
 /// `SEARCH_MIN_FLIGHT` of the period (shorter flights are orbits with fewer impacts) whose
 /// sequence does not repeat (`repeats`).
-pub fn solve<'a>(osc: &'a Oscillator, period: f64, guess: &[f64]) -> Option<Orbit<'a>> {
+pub(crate) fn solve<'a>(osc: &'a Oscillator, period: f64, guess: &[f64]) -> Option<Orbit<'a>> {
     let mut s = DVector::from_column_slice(guess);
     let with_period = |s: &DVector<f64>| -> Vec<f64> {
         s.iter().copied().chain(std::iter::once(period)).collect()
@@ -88,7 +88,7 @@ fn ordered(times: &[f64], period: f64) -> bool {
 }
 
 /// The orbit re-timed so that its flight sequence is the smallest of its rotations.
-pub fn canonical<'a>(orbit: &Orbit<'a>) -> Orbit<'a> {
+pub(crate) fn canonical<'a>(orbit: &Orbit<'a>) -> Orbit<'a> {
     let flights = orbit.flights();
     let k = flights.len();
     let rotation = (0..k)
@@ -119,7 +119,7 @@ pub fn canonical<'a>(orbit: &Orbit<'a>) -> Orbit<'a> {
 
 /// Whether two canonical orbits of one period are the same (flights within
 /// `SEARCH_DISTINCT` of the period).
-pub fn same(a: &Orbit, b: &Orbit) -> bool {
+pub(crate) fn same(a: &Orbit, b: &Orbit) -> bool {
     let tol = SEARCH_DISTINCT * a.period();
     a.times.len() == b.times.len()
         && a.times
@@ -130,7 +130,7 @@ pub fn same(a: &Orbit, b: &Orbit) -> bool {
 
 /// Seeded starts: `count` sorted draws of `k − 1` times in `(0, T)` (a fixed linear
 /// congruential sequence, so runs are reproducible).
-pub fn starts(k: usize, period: f64, count: usize, seed: u64) -> Vec<Vec<f64>> {
+pub(crate) fn starts(k: usize, period: f64, count: usize, seed: u64) -> Vec<Vec<f64>> {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut draw = move || {
         state = state

@@ -27,17 +27,17 @@ pub struct Oscillator {
     /// Natural frequencies `ω₁ ≤ … ≤ ωₙ` (rad/s).
     pub omega: Vec<f64>,
     /// Mass-normalised mode shapes `Φ` (columns), `ΦᵀMΦ = I`.
-    pub shapes: DMatrix<f64>,
+    shapes: DMatrix<f64>,
     /// The contact's modal participation `ρ = ΦᵀW/√G` (unit norm).
-    pub rho: Vec<f64>,
+    pub(crate) rho: Vec<f64>,
     /// `√G = √(wᵀM⁻¹w)`.
-    pub sqrt_g: f64,
+    pub(crate) sqrt_g: f64,
     /// The gap at rest `g₀`.
-    pub g0: f64,
+    pub(crate) g0: f64,
     /// The gap's direction `w` (`g = g₀ − wᵀu`).
     pub w: DVector<f64>,
-    pub m: DMatrix<f64>,
-    pub k: DMatrix<f64>,
+    m: DMatrix<f64>,
+    k: DMatrix<f64>,
 }
 
 /// Why the spectral core cannot be built.
@@ -98,7 +98,7 @@ impl Oscillator {
 
     /// The shortest linear period `2π/ωₙ` (`omega` is ascending): the scale of the root
     /// scans.
-    pub fn shortest_period(&self) -> f64 {
+    pub(crate) fn shortest_period(&self) -> f64 {
         self.omega.last().map_or(f64::INFINITY, |w| TAU / w)
     }
 
@@ -143,22 +143,22 @@ impl Oscillator {
 /// The functions of one period `T`, each multiplied by `scale = s*` (see the module doc).
 #[derive(Debug, Clone)]
 pub struct Period<'a> {
-    pub osc: &'a Oscillator,
-    pub period: f64,
+    pub(crate) osc: &'a Oscillator,
+    pub(crate) period: f64,
     /// `s*`, the `sin(ωᵢT/2)` of smallest magnitude (0 on a harmonic line).
-    pub scale: f64,
+    pub(crate) scale: f64,
     /// `s*/sin(ωₘT/2)` per mode.
     weights: Vec<f64>,
 }
 
 impl Period<'_> {
     /// `s*/sin(ωₘT/2)`.
-    pub fn weight(&self, m: usize) -> f64 {
+    pub(crate) fn weight(&self, m: usize) -> f64 {
         self.weights[m]
     }
 
     /// `s* φ_T(σ)` (positions).
-    pub fn phi(&self, sigma: f64) -> DVector<f64> {
+    pub(crate) fn phi(&self, sigma: f64) -> DVector<f64> {
         let o = self.osc;
         let coef = DVector::from_fn(o.n(), |m, _| {
             -o.rho[m] * (0.5 * o.omega[m] * sigma).cos() * self.weights[m] / o.omega[m]
@@ -167,7 +167,7 @@ impl Period<'_> {
     }
 
     /// `s* ψ_T(σ)` (velocities).
-    pub fn psi(&self, sigma: f64) -> DVector<f64> {
+    pub(crate) fn psi(&self, sigma: f64) -> DVector<f64> {
         let o = self.osc;
         let coef = DVector::from_fn(o.n(), |m, _| {
             o.rho[m] * (0.5 * o.omega[m] * sigma).sin() * self.weights[m]
@@ -177,7 +177,7 @@ impl Period<'_> {
 
     /// `s* wᵀφ_T(σ)`: the contact coordinate of `φ_T` (`φ_{n,T}` of eq. 7.8 for the serial
     /// oscillator with `w = e_n`, up to `√m_n`).
-    pub fn phi_contact(&self, sigma: f64) -> f64 {
+    pub(crate) fn phi_contact(&self, sigma: f64) -> f64 {
         let o = self.osc;
         -o.sqrt_g
             * (0..o.n())
@@ -189,7 +189,7 @@ impl Period<'_> {
     }
 
     /// `s* Υ_T(σ)` (eq. 3.1d).
-    pub fn upsilon(&self, sigma: f64) -> f64 {
+    pub(crate) fn upsilon(&self, sigma: f64) -> f64 {
         let o = self.osc;
         (0..o.n())
             .map(|m| o.rho[m] * o.rho[m] * (0.5 * o.omega[m] * sigma).sin() * self.weights[m])

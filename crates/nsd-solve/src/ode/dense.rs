@@ -10,17 +10,17 @@
 /// The continuous extension over one accepted step `[t0, t0 + h]`:
 /// `y(t0 + θh) = y0 + θ(F0 + (1−θ)(F1 + θ(F2 + (1−θ)(F3 + θ(F4 + (1−θ)(F5 + θ F6))))))`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DenseStep {
-    pub t0: f64,
-    pub h: f64,
-    pub y0: Vec<f64>,
+pub(crate) struct DenseStep {
+    pub(crate) t0: f64,
+    pub(crate) h: f64,
+    pub(crate) y0: Vec<f64>,
     /// The seven coefficient vectors F0 … F6.
-    pub f: [Vec<f64>; 7],
+    pub(crate) f: [Vec<f64>; 7],
 }
 
 impl DenseStep {
     /// Storage for the steps of an `n`-state system, filled by the methods' `dense`.
-    pub fn new(n: usize) -> DenseStep {
+    pub(crate) fn new(n: usize) -> DenseStep {
         DenseStep {
             t0: 0.0,
             h: 0.0,
@@ -38,26 +38,26 @@ impl DenseStep {
         self.y0.copy_from_slice(y0);
     }
 
-    pub fn t1(&self) -> f64 {
+    pub(crate) fn t1(&self) -> f64 {
         self.t0 + self.h
     }
 
     /// The state at time `t` (inside the step) into `out`.
-    pub fn eval_into(&self, t: f64, out: &mut [f64]) {
+    pub(crate) fn eval_into(&self, t: f64, out: &mut [f64]) {
         let x = (t - self.t0) / self.h;
         for (i, o) in out.iter_mut().enumerate() {
             *o = self.component_at(i, x);
         }
     }
 
-    pub fn eval(&self, t: f64) -> Vec<f64> {
+    pub(crate) fn eval(&self, t: f64) -> Vec<f64> {
         let mut out = vec![0.0; self.y0.len()];
         self.eval_into(t, &mut out);
         out
     }
 
     /// Component `i` at the normalised time `x = (t − t0)/h`.
-    pub fn component_at(&self, i: usize, x: f64) -> f64 {
+    pub(crate) fn component_at(&self, i: usize, x: f64) -> f64 {
         let mut y = 0.0;
         for (k, f) in self.f.iter().enumerate().rev() {
             y += f[i];
@@ -69,7 +69,7 @@ impl DenseStep {
 
     /// Monomial coefficients `p[0] + p[1] x + … + p[7] x⁷` in `x = (t − t0)/h` of the linear
     /// combination `Σ w_i y_i(x) + c` (for event functions that are linear in the state).
-    pub fn linear_poly(&self, w: &[(usize, f64)], c: f64) -> [f64; 8] {
+    pub(crate) fn linear_poly(&self, w: &[(usize, f64)], c: f64) -> [f64; 8] {
         linear_poly_of(w, c, &self.y0, |k, i| self.f[k][i])
     }
 }

@@ -52,7 +52,7 @@ const SHORT_SUM_LEN: usize = 16;
 const ESTIMATOR_BLOCK: usize = 128;
 
 /// Reusable stage storage for one system size (no allocation per stage).
-pub struct Dop853 {
+pub(crate) struct Dop853 {
     n: usize,
     work: Vec<f64>,
     /// Stage derivatives k₁ … k₁₆ of the latest attempt (k₁₃ = f(t + h, y₁)).
@@ -192,7 +192,7 @@ fn sweep_n<const T: usize>(out: &mut [f64], start: Start<'_>, c: [f64; T], k: [&
 }
 
 impl Dop853 {
-    pub fn new(n: usize) -> Dop853 {
+    pub(crate) fn new(n: usize) -> Dop853 {
         Dop853 {
             n,
             work: vec![0.0; n],
@@ -207,7 +207,7 @@ impl Dop853 {
     /// stage (both at `t + h`). Steps limited by stability rather than accuracy have `h·ρ`
     /// near the edge of DOP853's stability region (≈ 6.1 on the real axis); call it before
     /// `dense`, which overwrites the stage state.
-    pub fn stiffness(&self, h: f64, y1: &[f64]) -> f64 {
+    pub(crate) fn stiffness(&self, h: f64, y1: &[f64]) -> f64 {
         let (last, f1) = (&self.k[STAGES - 1], &self.k[STAGES]);
         let num: f64 = f1.iter().zip(last).map(|(a, b)| (a - b).powi(2)).sum();
         let den: f64 = y1
@@ -232,7 +232,7 @@ impl Dop853 {
     /// The three extra stages k₁₄ … k₁₆ of the continuous extension of the attempt just made
     /// from `trial` (three evaluations); call it after `stiffness`, which reads the stage
     /// state it overwrites.
-    pub fn extra_stages(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>) {
+    pub(crate) fn extra_stages(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>) {
         self.stages(rhs, trial, STAGES + 1..C.len());
     }
 
@@ -253,7 +253,7 @@ impl Dop853 {
 
     /// The coefficient vectors `F0 … F6` of the step `out` (begun from its start state over
     /// its size) whose attempt gave `a`, after `extra_stages`.
-    pub fn fill_dense(&self, a: &Attempt, out: &mut DenseStep) {
+    pub(crate) fn fill_dense(&self, a: &Attempt, out: &mut DenseStep) {
         let h = out.h;
         let f0 = &self.k[0];
         let (y, f) = (&out.y0, &mut out.f);
@@ -274,7 +274,7 @@ impl Dop853 {
     /// `DenseStep::linear_poly` of the step `out` (begun, not filled) whose attempt gave `a`,
     /// after `extra_stages`: each coefficient `F_k[i]` it reads is computed alone, with the
     /// operations of `fill_dense` in the same order.
-    pub fn linear_poly(
+    pub(crate) fn linear_poly(
         &self,
         a: &Attempt,
         out: &DenseStep,
@@ -360,7 +360,13 @@ impl OneStep for Dop853 {
 }
 
 /// Hairer's starting step: from ‖y‖, ‖f‖ and one explicit Euler probe (HNW I, Sect. II.4).
-pub fn initial_step(rhs: &mut impl Rhs, t: f64, y: &[f64], f0: &[f64], tol: &Tolerances) -> f64 {
+pub(crate) fn initial_step(
+    rhs: &mut impl Rhs,
+    t: f64,
+    y: &[f64],
+    f0: &[f64],
+    tol: &Tolerances,
+) -> f64 {
     let n = y.len().max(1) as f64;
     let scale = |i: usize, v: f64| tol.atol + tol.rtol * v.abs().max(y[i].abs());
     let d0 = (y

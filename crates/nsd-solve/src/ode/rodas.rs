@@ -109,7 +109,7 @@ const DFDT: usize = 6;
 
 /// Stage storage and the linearisations of the latest step's start point (no allocation per
 /// step on the sparse path).
-pub struct Rodas {
+pub(crate) struct Rodas {
     n: usize,
     /// `k₁ … k₆` of the latest attempt, then `∂f/∂t` at its start point (`DFDT`).
     k: Vec<Vec<f64>>,
@@ -157,7 +157,7 @@ fn stage_coefficients(s: usize, h: f64) -> ([f64; 7], [f64; 7]) {
 }
 
 impl Rodas {
-    pub fn new(n: usize) -> Rodas {
+    pub(crate) fn new(n: usize) -> Rodas {
         Rodas {
             n,
             k: vec![vec![0.0; n]; 7],
@@ -176,7 +176,7 @@ impl Rodas {
     /// as 12 evaluations (0.34 ms against 0.36 ms per attempt on the 1000-mass chain of
     /// `bench/chain_scaling.nsd`), so 1. Dense stages: the `n` evaluations of the
     /// finite-difference Jacobian on top of the 7 of the step (the LU left out).
-    pub fn step_cost(&self) -> f64 {
+    pub(crate) fn step_cost(&self) -> f64 {
         if self.dense_last {
             (self.n + 7) as f64 / 12.0
         } else {
@@ -185,7 +185,7 @@ impl Rodas {
     }
 
     /// Numeric factorisations of the sparse stage matrix so far.
-    pub fn factorisations(&self) -> usize {
+    pub(crate) fn factorisations(&self) -> usize {
         self.sparse.as_ref().map_or(0, |s| s.factorisations)
     }
 
@@ -268,7 +268,7 @@ impl Rodas {
     /// The coefficient vectors `F0 … F2` of the step `out` (begun from its start state over
     /// its size) whose attempt gave `a`, the others zero: `F0 = y₁ − y₀`, `F₁ = q₁`,
     /// `F₂ = q₂` (no further evaluations).
-    pub fn fill_dense(&self, a: &Attempt, out: &mut DenseStep) {
+    pub(crate) fn fill_dense(&self, a: &Attempt, out: &mut DenseStep) {
         for (f0, (y1, y0)) in out.f[0].iter_mut().zip(a.y1.iter().zip(&out.y0)) {
             *f0 = y1 - y0;
         }
@@ -283,7 +283,7 @@ impl Rodas {
     /// `DenseStep::linear_poly` of the step `out` (begun, not filled) whose attempt gave `a`:
     /// each coefficient it reads is computed alone, with the operations of `fill_dense` in
     /// the same order.
-    pub fn linear_poly(
+    pub(crate) fn linear_poly(
         &self,
         a: &Attempt,
         out: &DenseStep,

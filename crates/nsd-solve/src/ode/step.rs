@@ -13,7 +13,7 @@ use super::dense::DenseStep;
 const CONTROLLER_SAFETY: f64 = 0.9;
 
 /// A right-hand side `y' = f(t, y)`.
-pub trait Rhs {
+pub(crate) trait Rhs {
     fn eval(&mut self, t: f64, y: &[f64], dy: &mut [f64]);
 
     /// The exact linearisation at `(t, y)` when `f` is a second-order system (below), else
@@ -27,13 +27,13 @@ pub trait Rhs {
 /// `f = [v, M⁻¹ F(t, x, v)]`: `∂f/∂y = [[0, I], [−M⁻¹K̃, −M⁻¹C̃]]` with the tangent stiffness
 /// `K̃ = −∂F/∂x` and damping `C̃ = −∂F/∂v`, all three sparse and symmetric on one CSR
 /// pattern (the values of `K̃` and `C̃` are stored in the order of `m`'s).
-pub struct SecondOrder {
+pub(crate) struct SecondOrder {
     /// The mass matrix `M`, whose pattern holds those of `K̃` and `C̃`.
-    pub m: sprs::CsMat<f64>,
+    pub(crate) m: sprs::CsMat<f64>,
     /// `K̃` on `m`'s pattern.
-    pub k: Vec<f64>,
+    pub(crate) k: Vec<f64>,
     /// `C̃` on `m`'s pattern.
-    pub c: Vec<f64>,
+    pub(crate) c: Vec<f64>,
 }
 
 impl<F: FnMut(f64, &[f64], &mut [f64])> Rhs for F {
@@ -54,23 +54,23 @@ pub struct Tolerances {
 /// One trial step: from `(t, y)`, where `f0 = f(t, y)`, over `h`, its error measured against
 /// `tol`.
 #[derive(Debug, Clone, Copy)]
-pub struct Trial<'a> {
-    pub t: f64,
-    pub y: &'a [f64],
-    pub f0: &'a [f64],
-    pub h: f64,
-    pub tol: &'a Tolerances,
+pub(crate) struct Trial<'a> {
+    pub(crate) t: f64,
+    pub(crate) y: &'a [f64],
+    pub(crate) f0: &'a [f64],
+    pub(crate) h: f64,
+    pub(crate) tol: &'a Tolerances,
 }
 
 /// The result of one attempted step (one buffer reused for every attempt).
-pub struct Attempt {
-    pub y1: Vec<f64>,
+pub(crate) struct Attempt {
+    pub(crate) y1: Vec<f64>,
     /// f(t + h, y1), reused as the next step's first stage when the step is accepted.
-    pub f1: Vec<f64>,
+    pub(crate) f1: Vec<f64>,
 }
 
 impl Attempt {
-    pub fn new(n: usize) -> Attempt {
+    pub(crate) fn new(n: usize) -> Attempt {
         Attempt {
             y1: vec![0.0; n],
             f1: vec![0.0; n],
@@ -80,7 +80,7 @@ impl Attempt {
 
 /// What a trial step produced.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum StepResult {
+pub(crate) enum StepResult {
     /// The step is in the `Attempt`; `err` is its scaled error norm, acceptable when ≤ 1.
     Computed { err: f64 },
     /// The stiff method's stage matrix is singular (or a stage is not finite): no step was
@@ -89,7 +89,7 @@ pub enum StepResult {
 }
 
 /// A one-step method with an error estimate and a dense output.
-pub trait OneStep {
+pub(crate) trait OneStep {
     /// One trial step into `out`.
     fn attempt(&mut self, rhs: &mut impl Rhs, trial: &Trial<'_>, out: &mut Attempt) -> StepResult;
 
@@ -105,19 +105,19 @@ pub trait OneStep {
 /// Hairer's step-size controller of one method: `h · 0.9 err^(−exponent)` within
 /// `[shrink, grow]` (eq. 4.13), the largest factor for a zero error.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Controller {
+pub(crate) struct Controller {
     /// `1/(q + 1)` for an error estimate of order `q`.
-    pub exponent: f64,
+    pub(crate) exponent: f64,
     /// Smallest factor of one step to the next (dimensionless).
-    pub shrink: f64,
+    pub(crate) shrink: f64,
     /// Largest factor of one step to the next (dimensionless).
-    pub grow: f64,
+    pub(crate) grow: f64,
 }
 
 impl Controller {
     /// The next step size after a step `h` with error norm `err`; no growth right after a
     /// rejection.
-    pub fn next_step(&self, h: f64, err: f64, rejected_before: bool) -> f64 {
+    pub(crate) fn next_step(&self, h: f64, err: f64, rejected_before: bool) -> f64 {
         let factor = if err == 0.0 {
             self.grow
         } else {

@@ -13,7 +13,7 @@ use super::step::{OneStep, StepResult};
 
 /// What a trial step's result means for the loop.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The error norm `err` is at most 1: the step may be taken.
     Accepted { err: f64 },
     /// The error test failed, or the trial gave no usable norm (a singular stage matrix, a
@@ -23,7 +23,7 @@ pub enum Verdict {
 
 /// The proposed size of the next trial and whether the latest trial was rejected.
 #[derive(Debug, Clone, Copy)]
-pub struct StepControl {
+pub(crate) struct StepControl {
     proposed: f64,
     rejected_last: bool,
     /// Factor on a step whose trial gave no usable error norm (dimensionless).
@@ -33,7 +33,7 @@ pub struct StepControl {
 impl StepControl {
     /// Control starting from the step `first`; a trial without a usable norm shortens the
     /// step by `unusable_cut`.
-    pub fn new(first: f64, unusable_cut: f64) -> StepControl {
+    pub(crate) fn new(first: f64, unusable_cut: f64) -> StepControl {
         StepControl {
             proposed: first,
             rejected_last: false,
@@ -43,14 +43,19 @@ impl StepControl {
 
     /// The size of the next trial from `t`: the proposal, cut to the end time `t1` and to the
     /// largest step.
-    pub fn size(&self, t: f64, t1: f64, max_step: f64) -> f64 {
+    pub(crate) fn size(&self, t: f64, t1: f64, max_step: f64) -> f64 {
         self.proposed.min(t1 - t).min(max_step)
     }
 
     /// The verdict on a trial of `size` by `method` that gave `result`. On a rejection the
     /// next proposal is the controller's for a finite norm, `unusable_cut` of the size
     /// otherwise, and the one after it may not grow.
-    pub fn judge(&mut self, method: &impl OneStep, size: f64, result: StepResult) -> Verdict {
+    pub(crate) fn judge(
+        &mut self,
+        method: &impl OneStep,
+        size: f64,
+        result: StepResult,
+    ) -> Verdict {
         match result {
             StepResult::Computed { err } if err <= 1.0 => return Verdict::Accepted { err },
             StepResult::Computed { err } if err.is_finite() => {
@@ -64,7 +69,7 @@ impl StepControl {
 
     /// The state moved over an accepted step of size `h` and error norm `err`: the
     /// controller proposes the next size (not larger than `h` right after a rejection).
-    pub fn advanced(&mut self, method: &impl OneStep, h: f64, err: f64) -> f64 {
+    pub(crate) fn advanced(&mut self, method: &impl OneStep, h: f64, err: f64) -> f64 {
         self.proposed = method.next_step(h, err, self.rejected_last);
         self.rejected_last = false;
         self.proposed
@@ -72,19 +77,19 @@ impl StepControl {
 
     /// The next trial tries `size` (a passed step retried shorter); an earlier rejection
     /// still limits growth.
-    pub fn shorten(&mut self, size: f64) {
+    pub(crate) fn shorten(&mut self, size: f64) {
         self.proposed = size;
     }
 
     /// The next trial tries `size`, as after an event: an earlier rejection no longer
     /// limits growth.
-    pub fn restart_from(&mut self, size: f64) {
+    pub(crate) fn restart_from(&mut self, size: f64) {
         self.proposed = size;
         self.rejected_last = false;
     }
 
     /// An earlier rejection no longer limits growth (a restart that keeps the proposal).
-    pub fn resume(&mut self) {
+    pub(crate) fn resume(&mut self) {
         self.rejected_last = false;
     }
 }

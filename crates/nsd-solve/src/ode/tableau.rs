@@ -7,12 +7,12 @@
 //! 1993, Sect. II.10 (DOP853, dense output of order 7).
 
 /// Stages of the step (the 13th, at c = 1, is the FSAL evaluation f(t + h, y₁)).
-pub const STAGES: usize = 12;
+pub(crate) const STAGES: usize = 12;
 /// Stages including the three extra ones of the continuous extension.
-pub const STAGES_EXTENDED: usize = 16;
+pub(crate) const STAGES_EXTENDED: usize = 16;
 
 /// Nodes c_i.
-pub const C: [f64; 16] = [
+pub(crate) const C: [f64; 16] = [
     0.0,
     0.05260015195876773,
     0.0789002279381516,
@@ -32,7 +32,7 @@ pub const C: [f64; 16] = [
 ];
 
 /// Coupling coefficients a_ij (lower triangular; rows 12–15 define the dense-output stages).
-pub const A: [[f64; 16]; 16] = [
+pub(crate) const A: [[f64; 16]; 16] = [
     [
         0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
     ],
@@ -309,7 +309,7 @@ pub const A: [[f64; 16]; 16] = [
 ];
 
 /// Weights b_i of the 8th-order solution.
-pub const B: [f64; 12] = [
+pub(crate) const B: [f64; 12] = [
     0.054293734116568765,
     0.0,
     0.0,
@@ -325,7 +325,7 @@ pub const B: [f64; 12] = [
 ];
 
 /// 3rd-order error estimator weights (over stages 1–12 and the FSAL stage 13).
-pub const E3: [f64; 13] = [
+pub(crate) const E3: [f64; 13] = [
     -0.18980075407240762,
     0.0,
     0.0,
@@ -342,7 +342,7 @@ pub const E3: [f64; 13] = [
 ];
 
 /// 5th-order error estimator weights.
-pub const E5: [f64; 13] = [
+pub(crate) const E5: [f64; 13] = [
     0.01312004499419488,
     0.0,
     0.0,
@@ -359,7 +359,7 @@ pub const E5: [f64; 13] = [
 ];
 
 /// Dense-output coefficients for the 4th to 7th terms of the interpolant.
-pub const D: [[f64; 16]; 4] = [
+pub(crate) const D: [[f64; 16]; 4] = [
     [
         -8.428938276109013,
         0.0,

@@ -61,7 +61,7 @@ impl StepCurve for Step<'_> {
 /// Integrates `h` (which must pass `Hybrid::not_polynomial`) from `(t0, y0)` to `t1` at the
 /// tolerances `(rtol, atol)`, recording `section` and the states at `samples` (absolute
 /// times in `[t0, t1]`, ascending).
-pub fn integrate_taylor(
+pub(crate) fn integrate_taylor(
     h: &mut Hybrid,
     tol: (f64, f64),
     times: (f64, f64),
@@ -76,7 +76,7 @@ pub fn integrate_taylor(
 /// ending the run at the end of the step where it first returns true (the points after it
 /// in that step not recorded). The steps are the same as without `stop`: a section point
 /// is read from its step's series, never ends a step.
-pub fn integrate_taylor_until(
+pub(crate) fn integrate_taylor_until(
     h: &mut Hybrid,
     tol: (f64, f64),
     times: (f64, f64),
@@ -105,7 +105,7 @@ pub fn integrate_taylor_until(
 /// ends (at `t1`, by `see`, or failed) takes the next one; each ended motion goes to `done`
 /// with its payload and outcome. A motion's steps depend on nothing but its own start.
 #[allow(clippy::too_many_arguments)]
-pub fn integrate_lanes<M>(
+pub(crate) fn integrate_lanes<M>(
     sys: &System,
     smooth_only: bool,
     tape: &mut Tape,

@@ -20,7 +20,7 @@
 pub mod doubling;
 mod error;
 pub mod multiple;
-pub mod saltation;
+mod saltation;
 pub mod shooting;
 mod tolerances;
 mod variational;
@@ -34,13 +34,13 @@ use nsd_model::System;
 pub use error::ShootingError;
 
 /// Output samples per orbit, for each DOF's largest excursion (the events are sampled too).
-pub const ORBIT_SAMPLES: usize = 400;
+const ORBIT_SAMPLES: usize = 400;
 
 /// One integration of a system over `(t0, t0 + span)`: the motion, its events and the
 /// switches of modes (the segments of the orbit).
 pub struct Shot {
     pub traj: Trajectory,
-    pub t0: f64,
+    t0: f64,
     pub span: f64,
 }
 
@@ -76,7 +76,7 @@ pub fn shoot(
 
 /// `shoot`, the samples left out unless `sampled` (Newton's shots need the end and the
 /// switches only).
-pub fn shoot_sampled(
+fn shoot_sampled(
     sys: &System,
     smooth_only: bool,
     (t0, span): (f64, f64),
@@ -145,7 +145,7 @@ impl Shot {
     }
 
     /// Each switch as `element:from>to`, in time order.
-    pub fn switch_names(&self) -> Vec<String> {
+    fn switch_names(&self) -> Vec<String> {
         self.traj
             .events
             .iter()

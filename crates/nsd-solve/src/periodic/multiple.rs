@@ -70,7 +70,7 @@ pub struct MultipleShooting<'a> {
     signature: Vec<String>,
     cache: RefCell<Option<Evaluated>>,
     /// The first failure met (an integration error, a collapsed segment).
-    pub failure: RefCell<Option<ShootingError>>,
+    failure: RefCell<Option<ShootingError>>,
 }
 
 /// Every segment integrated at one point `(u, p)`.

@@ -26,7 +26,7 @@ use nalgebra::{DMatrix, DVector};
 
 /// The saltation matrix at `after` (a recorded switch) from the modes `before`, with `y⁻`
 /// the state reached at the switch in the modes before. Fails at a grazing crossing.
-pub fn saltation(
+pub(crate) fn saltation(
     h: &mut Hybrid,
     before: &ModeState,
     after: &Switch,

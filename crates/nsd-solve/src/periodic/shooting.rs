@@ -17,7 +17,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// The model's system at a parameter value (the error is the resolver's message).
-pub type SystemAt<'a> = dyn Fn(f64) -> Result<System, String> + 'a;
+pub(crate) type SystemAt<'a> = dyn Fn(f64) -> Result<System, String> + 'a;
 
 /// The periodic orbits of a forced system over a parameter.
 pub struct Shooting<'a> {
@@ -26,8 +26,8 @@ pub struct Shooting<'a> {
     dim: usize,
     /// The orbit's period in forcing periods.
     pub periods: usize,
-    pub smooth_only: bool,
-    pub tol: Tolerances,
+    pub(crate) smooth_only: bool,
+    pub(crate) tol: Tolerances,
     cache: RefCell<Option<Evaluated>>,
     /// Every monodromy computed, by its exact point (up to `MONODROMY_MEMO_BYTES`): the
     /// branch's points are read again after the continuation, which computed each one's.
@@ -39,9 +39,9 @@ pub struct Shooting<'a> {
 
 /// One evaluated point: the system there, the shot and its monodromy once computed.
 pub struct Evaluated {
-    pub x: DVector<f64>,
-    pub p: f64,
-    pub sys: System,
+    x: DVector<f64>,
+    p: f64,
+    sys: System,
     pub shot: Shot,
     monodromy: Option<DMatrix<f64>>,
 }
@@ -79,7 +79,7 @@ impl<'a> Shooting<'a> {
 
     /// The state reached from `x` at `p` after half the orbit's period (an orbit of half the
     /// period returns there), `None` if it cannot be integrated.
-    pub fn half_period_map(&self, x: &DVector<f64>, p: f64) -> Option<DVector<f64>> {
+    pub(crate) fn half_period_map(&self, x: &DVector<f64>, p: f64) -> Option<DVector<f64>> {
         let (sys, span) = self.system_and_span(p).ok()?;
         let shot = shoot_sampled(
             &sys,
@@ -94,7 +94,7 @@ impl<'a> Shooting<'a> {
     }
 
     /// The system at `p` and the span of one orbit there.
-    pub fn system_and_span(&self, p: f64) -> Result<(System, f64), ShootingError> {
+    fn system_and_span(&self, p: f64) -> Result<(System, f64), ShootingError> {
         system_and_span(self.system_at, self.periods, p)
     }
 

@@ -110,7 +110,7 @@ impl Augmented<'_, '_> {
 
 /// The tolerances `VARIATIONAL_TOL_FACTOR` times looser than `tol`: the monodromy's, whose
 /// orbit is already known.
-pub fn loosened(tol: &Tolerances) -> Tolerances {
+pub(crate) fn loosened(tol: &Tolerances) -> Tolerances {
     Tolerances {
         rtol: tol.rtol * VARIATIONAL_TOL_FACTOR,
         atol: tol.atol * VARIATIONAL_TOL_FACTOR,
@@ -121,7 +121,7 @@ pub fn loosened(tol: &Tolerances) -> Tolerances {
 /// The state at `t1` and the sensitivity `∂y(t1)/∂y(t0)` of the segment from `(t0, y0)` in
 /// the hybrid system's current modes, at the tolerances `tol` (on the state and on `Φ`
 /// alike).
-pub fn segment(
+pub(crate) fn segment(
     h: &mut Hybrid,
     (t0, t1): (f64, f64),
     y0: &[f64],

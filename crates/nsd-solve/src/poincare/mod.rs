@@ -185,7 +185,7 @@ pub fn run_span(
 /// stroboscopic map of `basins`' cells. By Taylor series one run reads the states from the
 /// steps' series (a step is not ended at a period's end); by the DOP853 loop one `run_span`
 /// per period.
-pub fn run_strobe(
+fn run_strobe(
     h: &mut Hybrid,
     tol: (f64, f64),
     (forcing, periods): (f64, usize),
@@ -227,7 +227,7 @@ fn period_index(p: &SectionPoint, forcing: f64) -> usize {
 }
 
 /// A motion of `run_strobes`: what it does with each stroboscopic state.
-pub trait StrobeJob {
+trait StrobeJob {
     /// Takes the state `y` after `k` forcing periods; true ends the motion.
     fn see(&mut self, k: usize, y: &[f64]) -> bool;
     /// The run failed (the model's elements, or the integration).
@@ -239,7 +239,7 @@ pub trait StrobeJob {
 /// series on a model small enough for a `Tape`, `LANES` jobs share each recurrence
 /// (`integrate_lanes`); otherwise one `run_strobe` per job. Either way a job's states
 /// depend on its start only, not on the jobs beside it.
-pub fn run_strobes<J: StrobeJob>(
+fn run_strobes<J: StrobeJob>(
     sys: &System,
     smooth_only: bool,
     tol: (f64, f64),

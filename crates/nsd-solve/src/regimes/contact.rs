@@ -37,7 +37,7 @@ impl Wall {
 #[derive(Debug, Clone)]
 pub struct Setup {
     /// The friction element's name (events of a simulation carry it).
-    pub element: String,
+    pub(crate) element: String,
     pub wall: Wall,
     /// The relative coordinate is `w = cᵀx − wall_amplitude · cos(ωt)`.
     pub c: DVector<f64>,

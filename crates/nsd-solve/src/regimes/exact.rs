@@ -210,7 +210,7 @@ struct Segment<'a> {
 }
 
 /// A located change of the contact's mode: time, from, to.
-pub type Switch = (f64, &'static str, &'static str);
+pub(crate) type Switch = (f64, &'static str, &'static str);
 
 impl Problem {
     fn regime(&self, mode: Mode) -> (&Regime, f64) {

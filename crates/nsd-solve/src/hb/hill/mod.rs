@@ -155,9 +155,9 @@ fn physical(sorted: Vec<Complex<f64>>, count: usize, omega: f64) -> Vec<Complex<
 /// `grows` at `tol` deciding what is unstable; and what crossed between two points.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Unstable {
-    pub real: usize,
-    pub flip: usize,
-    pub complex: usize,
+    real: usize,
+    flip: usize,
+    complex: usize,
 }
 
 impl Unstable {

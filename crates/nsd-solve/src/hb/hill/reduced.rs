@@ -118,7 +118,7 @@ fn conjugate_of(earlier: &[C64], from: C64, omega: f64) -> Option<usize> {
 impl<'a> Reduced<'a> {
     /// `None` unless the balance condenses by modal sums (proportional damping, no rigid
     /// mode) and no mode is critically damped (the partial fractions need `λ⁺ ≠ λ⁻`).
-    pub fn new(hb: &'a Balance) -> Option<Reduced<'a>> {
+    pub(crate) fn new(hb: &'a Balance) -> Option<Reduced<'a>> {
         let cond = Condensed::new(hb)?;
         let modal = cond.modal()?;
         let mut poles = Vec::with_capacity(modal.omega2.len());
@@ -154,7 +154,7 @@ impl<'a> Reduced<'a> {
     /// The `2n` exponents selected as `Balance::floquet` does (`physical`), or `None` where
     /// the condensed problem does not pay or a root was not reached (the caller then solves
     /// the full Hill matrix).
-    pub fn exponents(&self, q: &DVector<f64>, omega: f64) -> Option<Vec<C64>> {
+    pub(crate) fn exponents(&self, q: &DVector<f64>, omega: f64) -> Option<Vec<C64>> {
         let b = complex_basis(&self.cond.nonlinear_jacobian(q, omega), self.h);
         let kept = self.kept(omega);
         // Fewer states than the full companion matrix's `2n(2H + 1)`, or nothing to gain.

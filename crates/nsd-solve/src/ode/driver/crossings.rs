@@ -27,17 +27,17 @@ const BRACKET_HALVINGS: usize = 100;
 /// (index into the events) or stuck contact (index into `friction`).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Crossing {
-    pub x: f64,
-    pub which: usize,
+    pub(crate) x: f64,
+    pub(crate) which: usize,
 }
 
 /// What the event search of one step found.
 pub(super) struct EventSearch {
     /// The earliest crossing of any event function.
-    pub first: Option<Crossing>,
+    pub(crate) first: Option<Crossing>,
     /// A crossing could not be decided, or a moving wall's fit misses the wall by more than
     /// the tolerances: the step should be shortened.
-    pub undecided: bool,
+    pub(crate) undecided: bool,
 }
 
 /// What the stick-break search of one step found.

@@ -97,12 +97,12 @@ pub struct Trajectory {
     /// 0 when none is tracked.
     pub peak: f64,
     /// Every switch of modes, the start first (when `Recording::switches`).
-    pub switches: Vec<Switch>,
+    pub(crate) switches: Vec<Switch>,
 }
 
 /// What started a smooth segment of the motion.
 #[derive(Debug, Clone)]
-pub enum Cause {
+pub(crate) enum Cause {
     /// The initial point.
     Start,
     /// The crossing of an event function of the modes before.
@@ -116,11 +116,11 @@ pub enum Cause {
 /// A switch of modes at `t` and the state after it (`y` after any jump): the start of a
 /// smooth segment, integrated in `modes` up to the next switch.
 #[derive(Debug, Clone)]
-pub struct Switch {
-    pub t: f64,
-    pub cause: Cause,
-    pub y: Vec<f64>,
-    pub modes: ModeState,
+pub(crate) struct Switch {
+    pub(crate) t: f64,
+    pub(crate) cause: Cause,
+    pub(crate) y: Vec<f64>,
+    pub(crate) modes: ModeState,
 }
 
 /// Why the hybrid flow of a model could not be run: its elements cannot be integrated, or the

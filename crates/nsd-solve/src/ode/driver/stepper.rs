@@ -14,13 +14,13 @@ use std::collections::HashMap;
 /// A trial step that passed the error test; its dense output is `Stepper::dense`.
 pub(super) struct Accepted {
     /// The step size.
-    pub h: f64,
+    pub(crate) h: f64,
     /// The scaled error norm (≤ 1).
-    pub err: f64,
+    err: f64,
     /// RODAS made the step.
-    pub stiff: bool,
+    pub(crate) stiff: bool,
     /// The stiffness test fired on this step: the next ones go to RODAS.
-    pub switched_to_stiff: bool,
+    pub(crate) switched_to_stiff: bool,
 }
 
 /// The one-step methods with their switching policy, the step-size state, and the buffers of

@@ -26,8 +26,8 @@ use nsd_model::system::Attach;
 
 /// A 2-D friction contact's fixed law (see the module docs).
 #[derive(Debug, Clone)]
-pub struct Contact2d {
-    pub name: String,
+pub(crate) struct Contact2d {
+    pub(crate) name: String,
     /// The DOF weights of `u_t` and `u_n`.
     pub(super) tw: Vec<(usize, f64)>,
     pub(super) nw: Vec<(usize, f64)>,
@@ -168,14 +168,14 @@ impl Hybrid<'_> {
     }
 
     /// The tangential relative velocity `u̇_t` of contact `ci` at the state `y`.
-    pub fn contact_slip_rate(&self, ci: usize, y: &[f64]) -> f64 {
+    pub(crate) fn contact_slip_rate(&self, ci: usize, y: &[f64]) -> f64 {
         self.form.contacts[ci].relative(&y[self.form.n..]).0
     }
 
     /// Switches contact `ci` at the state `y` towards `to` and returns the mode taken: a
     /// slip that stops re-sticks the slider where the spring carries the force it had (`T`
     /// continuous), a touch-down sticks unstressed or slides (see the module docs).
-    pub fn switch_contact(&mut self, ci: usize, to: ContactMode, y: &[f64]) -> ContactMode {
+    pub(crate) fn switch_contact(&mut self, ci: usize, to: ContactMode, y: &[f64]) -> ContactMode {
         let (x, v) = y.split_at(self.form.n);
         let (ct, s) = (&self.form.contacts[ci], &mut self.state.contacts[ci]);
         let u = ct.relative(x);

@@ -14,7 +14,7 @@ use nsd_model::system::Attach;
 
 /// What the crossing of an event function does.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Action {
+pub(crate) enum Action {
     /// A piecewise-linear gap changes mode.
     Switch { gap: usize, to: GapMode },
     /// A rigid stop is hit: the velocities jump by the impact law.
@@ -33,7 +33,7 @@ pub enum Action {
 /// switching surface is where the motion starts); every other element's from the restart
 /// point itself, so that its crossing at the same instant is not lost (two identical parts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Element {
+pub(crate) enum Element {
     Gap(usize),
     Stop(usize),
     Friction(usize),
@@ -43,7 +43,7 @@ pub enum Element {
 
 impl Action {
     /// The element whose mode this action changes.
-    pub fn element(&self) -> Element {
+    pub(crate) fn element(&self) -> Element {
         match *self {
             Action::Switch { gap, .. } => Element::Gap(gap),
             Action::Impact { stop } => Element::Stop(stop),
@@ -57,13 +57,17 @@ impl Action {
 /// The elements switched at the instant the current step starts from (none after an
 /// ordinary step end): where each element's crossing search starts.
 #[derive(Debug, Default)]
-pub struct JustSwitched(Vec<Element>);
+pub(crate) struct JustSwitched(Vec<Element>);
 
 impl JustSwitched {
     /// `elements` switched at a restart: with those switched before when the restart is at
     /// the same instant (`same_instant`: inside the skipped sliver of the last restart), so
     /// that none of them switches back and forth there; in their place otherwise.
-    pub fn record(&mut self, elements: impl IntoIterator<Item = Element>, same_instant: bool) {
+    pub(crate) fn record(
+        &mut self,
+        elements: impl IntoIterator<Item = Element>,
+        same_instant: bool,
+    ) {
         if !same_instant {
             self.0.clear();
         }
@@ -71,12 +75,12 @@ impl JustSwitched {
     }
 
     /// The step starts at no switch.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.0.clear();
     }
 
     /// Whether the step starts at a switch.
-    pub fn at_restart(&self) -> bool {
+    pub(crate) fn at_restart(&self) -> bool {
         !self.0.is_empty()
     }
 
@@ -86,7 +90,7 @@ impl JustSwitched {
     /// (a crossing there tested first, `roots::crosses_at_start`), so that its crossing at
     /// the same instant (two identical parts, started alike) is found and switched too
     /// rather than lost in the skipped sliver.
-    pub fn skip(&self, element: Element) -> f64 {
+    pub(crate) fn skip(&self, element: Element) -> f64 {
         if self.0.contains(&element) {
             RESTART_SKIP
         } else {
@@ -97,15 +101,15 @@ impl JustSwitched {
 
 /// An event function `Σ w_i y_i + c`, the crossing direction that triggers it, and its action.
 #[derive(Debug, Clone)]
-pub struct EventFn {
-    pub w: Vec<(usize, f64)>,
-    pub c: f64,
+pub(crate) struct EventFn {
+    pub(crate) w: Vec<(usize, f64)>,
+    pub(crate) c: f64,
     /// A moving-wall term `coef · y_dir(t)` (`order` 0) or `coef · ẏ_dir(t)` (`order` 1)
     /// added to the function (fitted by a polynomial over each step), for elements against
     /// the base: `(dir, coef, order)`.
-    pub wall: Option<(Dir, f64, usize)>,
-    pub dir: Direction,
-    pub action: Action,
+    pub(crate) wall: Option<(Dir, f64, usize)>,
+    pub(crate) dir: Direction,
+    pub(crate) action: Action,
 }
 
 impl Hybrid<'_> {
@@ -113,7 +117,7 @@ impl Hybrid<'_> {
     /// the gaps', the sliding contacts', the Jenkins sliders', the 2-D contacts' and the open
     /// stops', in this
     /// order (which breaks ties between simultaneous crossings).
-    pub fn events(&self) -> Vec<EventFn> {
+    pub(crate) fn events(&self) -> Vec<EventFn> {
         let (form, state) = (&self.form, &self.state);
         let mut out = Vec::new();
         for (gi, (gap, &mode)) in form.gaps.iter().zip(&state.gaps).enumerate() {
@@ -220,7 +224,7 @@ impl Hybrid<'_> {
 
     /// The relative velocity `u̇` of a gap's or a stop's event function `u` (walls
     /// included).
-    pub fn event_rate(&self, ev: &EventFn, t: f64, y: &[f64]) -> f64 {
+    pub(crate) fn event_rate(&self, ev: &EventFn, t: f64, y: &[f64]) -> f64 {
         let wall = ev
             .wall
             .map_or(0.0, |(d, coef, _)| coef * self.form.wall_motion(d, t, 1));

@@ -46,7 +46,7 @@ impl Hybrid<'_> {
     /// The contact forces at `(t, y)` in the current modes (see the module docs for signs).
     /// The constraint forces of stuck contacts and held stops take one right-hand-side
     /// evaluation, which is not counted in `evals` (it is output, not integration).
-    pub fn contact_forces(&mut self, t: f64, y: &[f64]) -> Vec<f64> {
+    pub(crate) fn contact_forces(&mut self, t: f64, y: &[f64]) -> Vec<f64> {
         let evals = self.evals;
         let lambda = self.constraint_forces(t, y);
         self.evals = evals;

@@ -34,12 +34,12 @@ pub struct Form<'s> {
     /// each evaluation (`None` for asymmetric `M`, `K`, `C`).
     pub(super) tangent: Option<TangentForm>,
     /// Gaps with a penetration law (exact or smoothed).
-    pub gaps: Vec<ContactGap>,
+    pub(crate) gaps: Vec<ContactGap>,
     pub stops: Vec<RigidStop>,
     /// Rigid Coulomb contacts.
-    pub friction: Vec<Coulomb>,
-    pub jenkins: Vec<Jenkins>,
-    pub contacts: Vec<Contact2d>,
+    pub(crate) friction: Vec<Coulomb>,
+    pub(crate) jenkins: Vec<Jenkins>,
+    pub(crate) contacts: Vec<Contact2d>,
 }
 
 /// The nonlinear elements of a system, sorted by how the integration treats them. The
@@ -208,7 +208,7 @@ impl<'s> Form<'s> {
     }
 
     /// The moving wall's displacement (`order` 0), velocity (1) or acceleration (2).
-    pub fn wall_motion(&self, d: Dir, t: f64, order: usize) -> f64 {
+    pub(crate) fn wall_motion(&self, d: Dir, t: f64, order: usize) -> f64 {
         self.wall_rate(Attach::Base(d), t, order)
     }
 

@@ -31,7 +31,7 @@ use nsd_model::time_fn::{Harmonic, Prepared};
 /// so two independent registers per operation fill the gaps: on the free-play basin map
 /// eight lanes take ~8 % less time than four (the map byte for byte the same); sixteen
 /// overflow the registers.
-pub const LANES: usize = 8;
+pub(crate) const LANES: usize = 8;
 
 /// Largest DOF count compiled into a tape: its linear part and mass inverse are kept as
 /// dense rows' nonzeros, which stay cheaper than the banded and sparse layouts of
@@ -73,14 +73,14 @@ struct Gap {
 
 /// Where one lane's motion starts: time, state and the gaps' modes.
 #[derive(Clone, Copy)]
-pub struct LaneStart<'a> {
-    pub t0: f64,
-    pub y: &'a [f64],
-    pub modes: &'a [GapMode],
+pub(crate) struct LaneStart<'a> {
+    pub(crate) t0: f64,
+    pub(crate) y: &'a [f64],
+    pub(crate) modes: &'a [GapMode],
 }
 
 /// The model compiled for the lanes, with the recurrence's work arrays.
-pub struct Tape {
+pub(crate) struct Tape {
     n: usize,
     order: usize,
     /// `M⁻¹(−[K | C])` row by row: `ẍ_i += Σ r_ij y_j` over the state `y = [x, ẋ]`.
@@ -111,7 +111,7 @@ impl Tape {
     /// The tape of `h` for series of `order`, or `None` when the model is not polynomial
     /// (`Hybrid::not_polynomial`), has more than `TAPE_MAX_DOFS` DOFs or a sparse mass
     /// factor.
-    pub fn new(h: &mut Hybrid, order: usize) -> Option<Tape> {
+    pub(crate) fn new(h: &mut Hybrid, order: usize) -> Option<Tape> {
         let n = h.form.n;
         if h.not_polynomial().is_some()
             || n > TAPE_MAX_DOFS
@@ -203,7 +203,7 @@ impl Tape {
 
     /// The series of each started lane's motion, in its modes, into `out[lane]` (each of
     /// `order + 1` coefficients); a lane without a start computes zeros and is not read.
-    pub fn fill(&mut self, starts: &[Option<LaneStart>; LANES], out: &mut [Series]) {
+    pub(crate) fn fill(&mut self, starts: &[Option<LaneStart>; LANES], out: &mut [Series]) {
         let m = 2 * self.n;
         for (l, start) in starts.iter().enumerate() {
             for i in 0..m {

@@ -14,7 +14,7 @@ use nsd_model::system::Attach;
 
 /// The contact state of one exact gap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GapMode {
+pub(crate) enum GapMode {
     Open,
     /// `u ≥ g`: the contact spring acts on `u − g`.
     Plus,
@@ -23,7 +23,7 @@ pub enum GapMode {
 }
 
 impl GapMode {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             GapMode::Open => "open",
             GapMode::Plus => "contact+",
@@ -35,8 +35,8 @@ impl GapMode {
 /// A gap with a penetration law (piecewise-linear or compliant, paper 002 eqs. 1–3) acting
 /// on `u = x_a − x_b` beyond the clearance `g`.
 #[derive(Debug, Clone)]
-pub struct ContactGap {
-    pub name: String,
+pub(crate) struct ContactGap {
+    pub(crate) name: String,
     pub(super) a: Attach,
     pub(super) b: Attach,
     pub(super) law: ContactLaw,
@@ -99,7 +99,7 @@ impl ContactGap {
 /// so a kink there would only make the error estimate reject steps (the free-play
 /// benchmark took 7 500 such rejections). A dissipative law that would pull is clamped at
 /// zero (no adhesion) until the exit event at δ = 0. A rigid `impact` law has no force.
-pub fn law_force(law: ContactLaw, delta: f64, rate: f64, entry_speed: f64) -> f64 {
+pub(crate) fn law_force(law: ContactLaw, delta: f64, rate: f64, entry_speed: f64) -> f64 {
     let power = |n: f64| delta.abs().powf(n).copysign(delta);
     let damping = |factor: f64| {
         if entry_speed > ENTRY_SPEED_FLOOR {
@@ -129,7 +129,7 @@ pub fn law_force(law: ContactLaw, delta: f64, rate: f64, entry_speed: f64) -> f6
 
 /// Elastic energy a penetration law stores at penetration δ (J), or `None` for a dissipative
 /// law.
-pub fn law_potential(law: ContactLaw, delta: f64) -> Option<f64> {
+pub(crate) fn law_potential(law: ContactLaw, delta: f64) -> Option<f64> {
     let d = delta.max(0.0);
     match law {
         ContactLaw::Linear { k } => Some(0.5 * k * d * d),
@@ -146,7 +146,7 @@ pub struct RigidStop {
     pub(super) b: Attach,
     pub(super) g: f64,
     pub(super) sides: Sides,
-    pub e: f64,
+    pub(crate) e: f64,
     /// The weights `w` of `u = x_a − x_b` and `M⁻¹w`: the direction of the constraint
     /// `wᵀẍ = ÿ_wall` while the stop is held (`Held`), solved once rather than at each hold.
     pub(super) w: Vec<(usize, f64)>,
@@ -163,7 +163,7 @@ pub(super) struct Held {
 
 /// The state of a rigid Coulomb contact (paper 001, eqs. 3, 11–12).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FrictionMode {
+pub(crate) enum FrictionMode {
     /// Sliding with relative velocity `s > 0`: friction `−F` on side a.
     SlipPos,
     SlipNeg,
@@ -174,7 +174,7 @@ pub enum FrictionMode {
 }
 
 impl FrictionMode {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             FrictionMode::SlipPos => "slip+",
             FrictionMode::SlipNeg => "slip-",
@@ -187,11 +187,11 @@ impl FrictionMode {
 /// A rigid Coulomb contact with slip force `F = μN` on the relative velocity
 /// `s = v_a − v_b` (the wall's velocity when a side is the moving base).
 #[derive(Debug, Clone)]
-pub struct Coulomb {
-    pub name: String,
+pub(crate) struct Coulomb {
+    pub(crate) name: String,
     pub(super) a: Attach,
     pub(super) b: Attach,
-    pub slip: f64,
+    pub(crate) slip: f64,
     pub(super) w: Vec<(usize, f64)>,
     pub(super) minv_w: Vec<f64>,
 }
@@ -201,8 +201,8 @@ pub struct Coulomb {
 /// (`JenkinsState`). Stuck, the force is `kt (u − z)`; sliding, `±F` with the slider
 /// following `z = u ∓ F/kt`.
 #[derive(Debug, Clone)]
-pub struct Jenkins {
-    pub name: String,
+pub(crate) struct Jenkins {
+    pub(crate) name: String,
     pub(super) a: Attach,
     pub(super) b: Attach,
     pub(super) kt: f64,
@@ -211,10 +211,10 @@ pub struct Jenkins {
 
 /// A Jenkins element's mode and slider position.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct JenkinsState {
-    pub mode: FrictionMode,
+pub(crate) struct JenkinsState {
+    pub(crate) mode: FrictionMode,
     /// The slider position `z` (meaningful while stuck).
-    pub z: f64,
+    pub(crate) z: f64,
 }
 
 impl Jenkins {
@@ -238,7 +238,7 @@ impl Jenkins {
 
 /// The state of a 2-D friction contact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ContactMode {
+pub(crate) enum ContactMode {
     Stick,
     SlipPos,
     SlipNeg,
@@ -247,7 +247,7 @@ pub enum ContactMode {
 }
 
 impl ContactMode {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             ContactMode::Stick => FrictionMode::Stick.name(),
             ContactMode::SlipPos => FrictionMode::SlipPos.name(),
@@ -268,8 +268,8 @@ impl ContactMode {
 
 /// A 2-D friction contact's mode and slider position (`contact2d.rs`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Contact2dState {
-    pub mode: ContactMode,
+pub(crate) struct Contact2dState {
+    pub(crate) mode: ContactMode,
     /// The slider position `w` (meaningful while stuck).
-    pub w: f64,
+    pub(crate) w: f64,
 }

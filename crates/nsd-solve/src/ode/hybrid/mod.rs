@@ -34,16 +34,12 @@ mod stops;
 mod tangent;
 mod trig;
 
-pub use contact2d::Contact2d;
-pub use events::{Action, Element, EventFn, JustSwitched};
-pub use form::Form;
-pub use lanes::{LaneStart, Tape, LANES};
-pub use laws::{
-    law_force, law_potential, Contact2dState, ContactGap, ContactMode, Coulomb, FrictionMode,
-    GapMode, Jenkins, JenkinsState, RigidStop,
-};
-pub use series::Series;
-pub use state::ModeState;
+pub(crate) use events::{Action, Element, EventFn, JustSwitched};
+use form::Form;
+pub(crate) use lanes::{LaneStart, Tape, LANES};
+pub(crate) use laws::{law_force, law_potential, ContactMode, FrictionMode, GapMode};
+pub(crate) use series::Series;
+pub(crate) use state::ModeState;
 
 use nsd_model::flat::Sides;
 use nsd_model::system::{Attach, System};
@@ -78,7 +74,7 @@ pub struct Recording {
     pub sampled_components: Option<Vec<usize>>,
     /// Whether the integration records every switch of modes with the state after it
     /// (`Trajectory::switches`), for the monodromy of a periodic orbit.
-    pub switches: bool,
+    pub(crate) switches: bool,
 }
 
 /// The integrable form of a system, split by lifetime: what the model fixes, what the
@@ -89,12 +85,12 @@ pub struct Hybrid<'s> {
     /// parameters (`form.rs`).
     pub form: Form<'s>,
     /// Every element's mode and internal state (`state.rs`).
-    pub state: ModeState,
+    pub(crate) state: ModeState,
     pub record: Recording,
     /// The DOF forces of one evaluation (kept to spare an allocation per evaluation).
     force: Vec<f64>,
     /// Right-hand-side evaluations so far.
-    pub evals: usize,
+    pub(crate) evals: usize,
 }
 
 /// The DOF weights `w` of an element's relative coordinate `u = x_a − x_b`: `+1` on side a's
@@ -139,7 +135,7 @@ impl<'s> Hybrid<'s> {
     }
 
     /// Modes consistent with a state (for the initial condition).
-    pub fn set_modes_from_state(&mut self, t: f64, y: &[f64]) {
+    pub(crate) fn set_modes_from_state(&mut self, t: f64, y: &[f64]) {
         let form = &self.form;
         for (gap, mode) in form.gaps.iter().zip(&mut self.state.gaps) {
             let u = form.relative(gap.a, gap.b, t, y);
@@ -157,7 +153,7 @@ impl<'s> Hybrid<'s> {
 
     /// Records the penetration rate at a contact entry (for the laws that scale their
     /// damping by it).
-    pub fn enter(&mut self, gap: usize, speed: f64) {
+    fn enter(&mut self, gap: usize, speed: f64) {
         if let Some(g) = self.state.entry_speed.get_mut(gap) {
             *g = speed.abs();
         }
@@ -169,7 +165,7 @@ impl<'s> Hybrid<'s> {
     /// passage, `2g/|u̇|`, would end within `sliver` (the time the next search skips past
     /// the restart, where the other side's entry would be lost): a clearance of zero, or
     /// within round-off of it, is no open mode.
-    pub fn switch_gap(
+    pub(crate) fn switch_gap(
         &mut self,
         gap: usize,
         to: GapMode,

@@ -23,7 +23,7 @@ pub(super) fn apply(a: Attach, b: Attach, force: f64, f: &mut [f64]) {
 impl Hybrid<'_> {
     /// `ẏ = [ẋ, M⁻¹ (f(t) − C ẋ − K x − f_nl + Σ λ w)]` in the current modes, the `λ` of the
     /// bilateral constraints (stuck contacts, held stops) solved together.
-    pub fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
+    pub(crate) fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
         self.free_rhs(t, y, dy);
         self.constrain(t, &mut dy[self.form.n..]);
     }

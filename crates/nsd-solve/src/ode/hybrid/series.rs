@@ -23,7 +23,7 @@ use nsd_model::time_fn::Prepared;
 
 /// The Taylor coefficients `Y_0 … Y_p` of the state at one instant, with the work arrays of
 /// their recurrence (one buffer per integration: no allocation per step).
-pub struct Series {
+pub(crate) struct Series {
     /// `Y_k` at `k · width … (k + 1) · width` (the state's length): `y(t0 + s) = Σ_k Y_k s^k`,
     /// one block so that the lanes copy a motion's series out in one pass.
     pub(super) coef: Vec<f64>,
@@ -40,7 +40,7 @@ pub struct Series {
 
 impl Series {
     /// Storage for `order + 1` coefficients of the state of `h`.
-    pub fn new(h: &Hybrid, order: usize) -> Series {
+    pub(crate) fn new(h: &Hybrid, order: usize) -> Series {
         let n = h.form.n;
         Series {
             coef: vec![0.0; 2 * n * (order + 1)],
@@ -63,17 +63,17 @@ impl Series {
     }
 
     /// The highest power kept.
-    pub fn order(&self) -> usize {
+    pub(crate) fn order(&self) -> usize {
         self.coef.len() / self.width - 1
     }
 
     /// `Y_0 … Y_p` in order.
-    pub fn rows(&self) -> std::slice::ChunksExact<'_, f64> {
+    pub(crate) fn rows(&self) -> std::slice::ChunksExact<'_, f64> {
         self.coef.chunks_exact(self.width)
     }
 
     /// `Y_k`.
-    pub fn row(&self, k: usize) -> &[f64] {
+    pub(crate) fn row(&self, k: usize) -> &[f64] {
         row_of(&self.coef, self.width, k)
     }
 
@@ -82,7 +82,7 @@ impl Series {
     /// block in registers), then `even + s · odd` — half the dependent chain of one Horner
     /// pass in `s`, which bounded the end state of every Taylor step. The components past
     /// the last whole block by Horner's rule in `s`.
-    pub fn state_at(&self, s: f64, out: &mut [f64]) {
+    pub(crate) fn state_at(&self, s: f64, out: &mut [f64]) {
         const BLOCK: usize = 4;
         let (s2, p) = (s * s, self.order());
         let whole = out.len() / BLOCK * BLOCK;
@@ -115,7 +115,7 @@ impl Series {
     }
 
     /// The monomial coefficients in the normalised time `θ = s/step` of `Σ wᵢ yᵢ + c`.
-    pub fn linear_poly(&self, w: &[(usize, f64)], c: f64, step: f64) -> Vec<f64> {
+    pub(crate) fn linear_poly(&self, w: &[(usize, f64)], c: f64, step: f64) -> Vec<f64> {
         let mut p = vec![0.0; self.order() + 1];
         self.linear_poly_into(w, c, step, &mut p);
         p
@@ -123,7 +123,7 @@ impl Series {
 
     /// `linear_poly` into `p` (of `order + 1` entries): no allocation, for the event search
     /// of every step.
-    pub fn linear_poly_into(&self, w: &[(usize, f64)], c: f64, step: f64, p: &mut [f64]) {
+    pub(crate) fn linear_poly_into(&self, w: &[(usize, f64)], c: f64, step: f64, p: &mut [f64]) {
         let mut scale = 1.0;
         for (pk, y) in p.iter_mut().zip(self.rows()) {
             *pk = scale * w.iter().map(|&(i, wi)| wi * y[i]).sum::<f64>();
@@ -205,7 +205,7 @@ impl Hybrid<'_> {
 
     /// The Taylor coefficients of the motion from `(t0, y0)` in the current modes into `s`
     /// (the model must pass `not_polynomial`).
-    pub fn taylor(&mut self, t0: f64, y0: &[f64], s: &mut Series) {
+    pub(crate) fn taylor(&mut self, t0: f64, y0: &[f64], s: &mut Series) {
         let n = self.form.n;
         let m = s.width;
         s.coef[..m].copy_from_slice(y0);

@@ -10,7 +10,7 @@ use crate::ode::tolerances::{AT_REST, STICK_FORCE_SLACK};
 
 impl Hybrid<'_> {
     /// Relative velocity `s = v_a − v_b` of a friction contact.
-    pub fn slip_velocity(&self, c: usize, t: f64, y: &[f64]) -> f64 {
+    pub(crate) fn slip_velocity(&self, c: usize, t: f64, y: &[f64]) -> f64 {
         let (form, f) = (&self.form, &self.form.friction[c]);
         let v = &y[form.n..];
         form.rate(f.a, t, v) - form.rate(f.b, t, v)
@@ -18,7 +18,7 @@ impl Hybrid<'_> {
 
     /// The friction force (on side a, along w) that sticking needs at `(t, y)`, with the
     /// other stuck contacts and held stops held too (their forces are solved together).
-    pub fn stick_force(&mut self, c: usize, t: f64, y: &[f64]) -> f64 {
+    pub(crate) fn stick_force(&mut self, c: usize, t: f64, y: &[f64]) -> f64 {
         let saved = std::mem::replace(&mut self.state.friction[c], FrictionMode::Stick);
         let force = self.constraint_force(Bilateral::Stuck(c), t, y);
         self.state.friction[c] = saved;
@@ -33,7 +33,7 @@ impl Hybrid<'_> {
     /// way it slides. For one contact this is paper 001's eqs. 11–12: stick if the force it
     /// needs is within `F`, else slide the way that force would push. Round-off relative
     /// velocities of the stuck ones are removed (a joint mass-weighted projection).
-    pub fn settle(&mut self, set: &[usize], t: f64, y: &mut [f64]) -> Vec<FrictionMode> {
+    pub(crate) fn settle(&mut self, set: &[usize], t: f64, y: &mut [f64]) -> Vec<FrictionMode> {
         const MODES: [FrictionMode; 3] = [
             FrictionMode::Stick,
             FrictionMode::SlipPos,
@@ -90,7 +90,7 @@ impl Hybrid<'_> {
     /// Initial friction modes: a rigid contact slides with the initial relative velocity,
     /// else settles (all contacts at rest relative to their walls together); Jenkins
     /// elements and loaded 2-D contacts start stuck and unstressed.
-    pub fn set_friction_from_state(&mut self, t: f64, y: &mut [f64]) {
+    pub(crate) fn set_friction_from_state(&mut self, t: f64, y: &mut [f64]) {
         self.set_jenkins_from_state(t, y);
         self.set_contacts_from_state(y);
         let mut resting = Vec::new();
@@ -113,7 +113,7 @@ impl Hybrid<'_> {
     /// The sliding contacts other than `c` whose relative velocity vanishes at `(t, y)` to
     /// within the rounding of a located event (`AT_REST` of the velocity scale): they settle
     /// together with `c`.
-    pub fn also_at_rest(&self, c: usize, t: f64, y: &[f64]) -> Vec<usize> {
+    pub(crate) fn also_at_rest(&self, c: usize, t: f64, y: &[f64]) -> Vec<usize> {
         let scale = y[self.form.n..].iter().fold(1.0_f64, |a, v| a.max(v.abs()));
         (0..self.form.friction.len())
             .filter(|&k| k != c)
@@ -128,7 +128,7 @@ impl Hybrid<'_> {
 
     /// Switches a Jenkins element at `(t, y)`; a stop re-sticks the slider where the spring
     /// carries exactly the slip force, so the force is continuous.
-    pub fn switch_jenkins(&mut self, element: usize, to: FrictionMode, t: f64, y: &[f64]) {
+    pub(crate) fn switch_jenkins(&mut self, element: usize, to: FrictionMode, t: f64, y: &[f64]) {
         let jk = &self.form.jenkins[element];
         let u = self.form.relative(jk.a, jk.b, t, y);
         let s = &mut self.state.jenkins[element];

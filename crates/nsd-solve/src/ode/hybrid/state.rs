@@ -10,7 +10,7 @@ use super::Form;
 /// The modes of every element with the internal states that go with them (see the module
 /// docs), indexed like the elements of `Form`.
 #[derive(Debug)]
-pub struct ModeState {
+pub(crate) struct ModeState {
     /// Each gap's mode (smoothed gaps have no mode and stay `Open`).
     pub(crate) gaps: Vec<GapMode>,
     /// Each gap's penetration rate δ̇⁻ at its latest entry (Hunt–Crossley,
@@ -76,7 +76,7 @@ impl ModeState {
 
     /// The modes of every element as a compact key (gaps, Coulomb contacts, Jenkins
     /// sliders, 2-D contacts, held stops).
-    pub fn key(&self) -> Vec<u8> {
+    pub(crate) fn key(&self) -> Vec<u8> {
         let gaps = self.gaps.iter().map(|m| *m as u8);
         let friction = self.friction.iter().map(|m| *m as u8);
         let jenkins = self.jenkins.iter().map(|j| j.mode as u8);
@@ -90,7 +90,7 @@ impl ModeState {
     }
 
     /// Whether any stop is held in persistent contact.
-    pub fn any_held(&self) -> bool {
+    pub(crate) fn any_held(&self) -> bool {
         self.stops.iter().any(Option::is_some)
     }
 

@@ -22,14 +22,14 @@ use nsd_model::flat::Sides;
 
 /// One stop's velocity jump at an impact.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Jump {
+pub(crate) struct Jump {
     /// The stop (index into `stops`).
-    pub stop: usize,
+    pub(crate) stop: usize,
     /// The element's relative velocity `u̇` (walls included) before and after.
-    pub before: f64,
-    pub after: f64,
+    pub(crate) before: f64,
+    pub(crate) after: f64,
     /// The impulse `Λ ≥ 0` the stop gave, along its normal (N s for translational DOFs).
-    pub impulse: f64,
+    pub(crate) impulse: f64,
 }
 
 /// Largest number of simultaneous stops whose complementarity problem is solved by
@@ -45,7 +45,13 @@ impl Hybrid<'_> {
     /// The stops (indices into `events`) that take part in the impact located for
     /// `events[first]` at `(t, y)`: that one and every other stop closed at `t` (within the
     /// rounding of a located event, `ON_STOP` of the clearance scale) and closing.
-    pub fn simultaneous(&self, events: &[EventFn], first: usize, t: f64, y: &[f64]) -> Vec<usize> {
+    pub(crate) fn simultaneous(
+        &self,
+        events: &[EventFn],
+        first: usize,
+        t: f64,
+        y: &[f64],
+    ) -> Vec<usize> {
         let mut set = vec![first];
         for (k, ev) in events.iter().enumerate() {
             let Action::Impact { .. } = ev.action else {
@@ -69,7 +75,13 @@ impl Hybrid<'_> {
 
     /// Applies Newton's law to the stops `events[set]` at once (see the module docs) and
     /// returns each one's jump. A stop that is opening takes no impulse.
-    pub fn impacts(&self, events: &[EventFn], set: &[usize], t: f64, y: &mut [f64]) -> Vec<Jump> {
+    pub(crate) fn impacts(
+        &self,
+        events: &[EventFn],
+        set: &[usize],
+        t: f64,
+        y: &mut [f64],
+    ) -> Vec<Jump> {
         let n = self.form.n;
         let stop_of = |ev: &EventFn| match ev.action {
             Action::Impact { stop } => stop,
@@ -127,7 +139,7 @@ impl Hybrid<'_> {
 
     /// For a held stop, the contact force in the pushing direction: positive while the stop
     /// pushes, negative when it would have to pull (lift-off).
-    pub fn holding_force(&mut self, stop: usize, t: f64, y: &[f64]) -> f64 {
+    pub(crate) fn holding_force(&mut self, stop: usize, t: f64, y: &[f64]) -> f64 {
         let Some(Held { side }) = self.state.stops[stop] else {
             return 0.0;
         };
@@ -138,7 +150,7 @@ impl Hybrid<'_> {
     /// whose `w` is the stop's): the normal relative velocity `u̇` is removed (a plastic
     /// impact) and the constraint holds from now on. Returns the impulse that removal took,
     /// positive when pushing: `side·u̇ / wᵀM⁻¹w` (N s).
-    pub fn hold(&mut self, ev: &EventFn, stop: usize, t: f64, y: &mut [f64]) -> f64 {
+    pub(crate) fn hold(&mut self, ev: &EventFn, stop: usize, t: f64, y: &mut [f64]) -> f64 {
         let n = self.form.n;
         let minv_w = &self.form.stops[stop].minv_w;
         let wmw: f64 = ev.w.iter().map(|&(i, wi)| wi * minv_w[i]).sum();
@@ -170,12 +182,12 @@ impl Hybrid<'_> {
     }
 
     /// Releases a held stop (lift-off).
-    pub fn release(&mut self, stop: usize) {
+    pub(crate) fn release(&mut self, stop: usize) {
         self.state.stops[stop] = None;
     }
 
     /// Indices of the stops in persistent contact.
-    pub fn held_stops(&self) -> Vec<usize> {
+    pub(crate) fn held_stops(&self) -> Vec<usize> {
         self.state
             .stops
             .iter()
@@ -191,7 +203,7 @@ impl Hybrid<'_> {
 /// `ENUMERATE_UP_TO` contacts the active sets are enumerated (largest first) and the first
 /// one whose solve is complementary is taken; otherwise, or when none is (a singular `G`),
 /// projected Gauss–Seidel iterates to round-off.
-pub fn newton_impulses(g: &DMatrix<f64>, gamma: &[f64], e: &[f64]) -> Vec<f64> {
+fn newton_impulses(g: &DMatrix<f64>, gamma: &[f64], e: &[f64]) -> Vec<f64> {
     let m = gamma.len();
     let q: Vec<f64> = gamma
         .iter()

@@ -13,7 +13,7 @@ const TRUNCATED_DEGREE: usize = 6;
 /// low-degree part; a range of that part farther than `R` from zero leaves no root. Shifting
 /// `p` by `c` shifts both ranges below by `c` (the Bernstein basis sums to one), so the
 /// events of a two-sided gap, one polynomial with two constants, share them.
-pub struct Bounds<'a> {
+pub(crate) struct Bounds<'a> {
     p: &'a [f64],
     /// The quadratic part `q(x) = p₀ + p₁x + p₂x²`: its range (spanned by its values at 0,
     /// 1 and its vertex) and `R = Σ_{k≥3} |p_k|`. It decides the usual steps (far from
@@ -28,7 +28,7 @@ pub struct Bounds<'a> {
 }
 
 impl<'a> Bounds<'a> {
-    pub fn of(p: &'a [f64]) -> Bounds<'a> {
+    pub(crate) fn of(p: &'a [f64]) -> Bounds<'a> {
         let c = |k: usize| p.get(k).copied().unwrap_or(0.0);
         let (p0, p1, p2) = (c(0), c(1), c(2));
         let rest = abs_sum(p.get(3..).unwrap_or_default());
@@ -49,7 +49,7 @@ impl<'a> Bounds<'a> {
 
     /// Whether `p + c` has no root on `[0, 1]` by the quadratic part's bound, else the
     /// truncated part's.
-    pub fn exclude(&mut self, c: f64) -> bool {
+    pub(crate) fn exclude(&mut self, c: f64) -> bool {
         let away = |(lo, hi, rest): (f64, f64, f64)| lo + c > rest || hi + c < -rest;
         if away(self.quadratic) {
             return true;

@@ -20,8 +20,8 @@
 mod bounds;
 mod refine;
 
-pub use bounds::Bounds;
-pub use refine::bisect;
+pub(crate) use bounds::Bounds;
+pub(crate) use refine::bisect;
 use refine::refine;
 
 /// Which sign change counts as the event.
@@ -35,7 +35,7 @@ pub enum Direction {
 
 /// The outcome of a search.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Search {
+pub(crate) enum Search {
     None,
     /// The first crossing in the wanted direction, at normalised time `x`.
     At(f64),
@@ -44,7 +44,7 @@ pub enum Search {
 }
 
 /// Highest degree searched (the Taylor steps' order, `taylor.rs`, stays below it).
-pub const MAX_DEGREE: usize = 31;
+pub(crate) const MAX_DEGREE: usize = 31;
 
 /// Most Bernstein subintervals one search may examine before it reports `Undecided` (a
 /// polynomial hugging zero); the caller then shortens the step.
@@ -64,7 +64,7 @@ const FIRST_ORDER_SHIFT: f64 = 1e-10;
 /// rounding per degree and a shorter chain of dependent operations, which bounds the
 /// searches' and the refinement's many evaluations). At `x = 0` it is `p[0]`, as Horner's
 /// rule gives it for finite coefficients, without the chain (a search from a step's start).
-pub fn eval(p: &[f64], x: f64) -> f64 {
+pub(crate) fn eval(p: &[f64], x: f64) -> f64 {
     if x == 0.0 {
         return p.first().copied().unwrap_or(0.0);
     }
@@ -162,7 +162,7 @@ fn conversion(n: usize) -> &'static [f64] {
 
 /// The first crossing of `p` (monomial coefficients, degree at most `MAX_DEGREE`) in
 /// direction `dir` on `[x0, 1]`.
-pub fn first_crossing(p: &[f64], dir: Direction, x0: f64) -> Search {
+pub(crate) fn first_crossing(p: &[f64], dir: Direction, x0: f64) -> Search {
     assert!(
         !p.is_empty() && p.len() <= MAX_DEGREE + 1,
         "degree within MAX_DEGREE"
@@ -180,7 +180,7 @@ pub fn first_crossing(p: &[f64], dir: Direction, x0: f64) -> Search {
 /// another element at the switch's instant (two identical parts started alike), which a
 /// search would miss when rounding has already put its value a hair past zero: the hull of
 /// values of one sign excludes it.
-pub fn crosses_at_start(p: &[f64], dir: Direction, instant: f64) -> bool {
+pub(crate) fn crosses_at_start(p: &[f64], dir: Direction, instant: f64) -> bool {
     let (Some(&value), Some(&slope)) = (p.first(), p.get(1)) else {
         return false;
     };
@@ -195,7 +195,7 @@ pub fn crosses_at_start(p: &[f64], dir: Direction, instant: f64) -> bool {
 /// `first_crossing` of a `p` that the cheap bounds did not exclude (`Bounds::exclude`):
 /// callers that search several constants added to one polynomial (a two-sided gap's
 /// events) exclude them with one `Bounds` and search the rest here.
-pub fn crossing_near(p: &[f64], dir: Direction, x0: f64) -> Search {
+pub(crate) fn crossing_near(p: &[f64], dir: Direction, x0: f64) -> Search {
     // A function identically zero over the step (a stuck contact's margin that nothing
     // moves) never changes sign: no event, rather than subdividing to the budget at every
     // step.

@@ -84,7 +84,7 @@ fn eval_with_slope(p: &[f64], x: f64) -> (f64, f64) {
 
 /// Bisection of the bracket `[a, b]` to the last representable split or `halvings` halvings:
 /// the midpoint replaces `a` where `on_a_side` holds, else `b`. Returns the final bracket.
-pub fn bisect(
+pub(crate) fn bisect(
     mut a: f64,
     mut b: f64,
     halvings: usize,
