@@ -153,3 +153,52 @@ fn every_contact_transition_is_marked() {
         }
     }
 }
+
+/// The backbone marks its contacts' transitions too, by every method: along the cantilever's
+/// backbone (pad at node 4, from the stuck first mode to the free one) the pad goes from
+/// stuck to stuck–slipping on the way, and each change is in `transitions` and counted.
+#[test]
+fn every_backbone_method_marks_the_pad_s_transitions() {
+    let file = root().join("models/seed3/cantilever_pad.nsd");
+    let out = root().join("target/test-out/many_pads/backbone");
+    for name in ["backbone_h3", "backbone_dnnm", "backbone_phase"] {
+        let (code, stdout, stderr) = nsd(&[
+            "run",
+            file.to_str().expect("utf-8"),
+            "--only",
+            name,
+            "--json",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        let v: serde_json::Value = serde_json::from_str(stdout.trim()).expect("JSON");
+        let csv = std::fs::read_to_string(out.join(name).join("data.csv")).expect("data.csv");
+        let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
+        let at = header
+            .iter()
+            .position(|c| *c == "transitions")
+            .expect("column");
+        let marks: Vec<String> = csv
+            .lines()
+            .skip(1)
+            .filter(|l| l.starts_with('3'))
+            .flat_map(|l| {
+                let cell = l.split(',').nth(at).unwrap_or("").to_string();
+                cell.split("; ")
+                    .filter(|m| !m.is_empty())
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(
+            marks.len() as f64,
+            number(&v, "transitions"),
+            "{name}: {marks:?}"
+        );
+        assert!(
+            marks.iter().any(|m| m.contains("stuck→stuck-slipping")),
+            "{name}: {marks:?}"
+        );
+    }
+}

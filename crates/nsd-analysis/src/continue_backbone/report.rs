@@ -1,6 +1,7 @@
 //! The backbone's results: `data.csv` (one row per point of every stage: level, Ω, `Am` and
 //! largest displacement of the monitored DOF, its phase to the force, each contact's state
-//! over the period, Hill stability, the dNNM's damping), the family of frequency responses
+//! over the period, Hill stability, the dNNM's damping, the contacts' regime changes), the
+//! family of frequency responses
 //! `frf_K.csv`, and `backbone.svg`: the responses and the backbone as `log10(Am/α)` (the
 //! amplitude per unit level, so that responses at levels decades apart share one axis).
 
@@ -9,7 +10,7 @@ use crate::results::{Cell, Plot, Results, Series, Table};
 use nalgebra::DVector;
 use nsd_model::{Model, System};
 use nsd_solve::backbone::{amplitude, max_displacement, Curve, Forced, Point, Settings};
-use nsd_solve::hb::{Hill, Unstable};
+use nsd_solve::hb::{ElementState, Hill, Unstable};
 use rayon::prelude::*;
 use serde_json::{json, Map};
 use std::f64::consts::PI;
@@ -73,9 +74,38 @@ impl Report<'_> {
             .forced
             .hb
             .element_states(&DVector::zeros(self.forced.dim()));
-        c.extend(element_states::columns(self.sys, &at_rest));
+        let elements = element_states::columns(self.sys, &at_rest);
+        let marked = !elements.is_empty();
+        c.extend(elements);
         c.extend(["stable".into(), "xi [1/s]".into(), "zeta".into()]);
+        if marked {
+            c.push("transitions".into());
+        }
         c
+    }
+
+    /// Per point, the elements whose regime changed since the point before on the same stage
+    /// and segment (`element_states::transitions`; none at a stage's or a segment's first
+    /// point); `None` where every element is smooth (no column).
+    fn transitions(&self, points: &[Point]) -> Option<Vec<Vec<String>>> {
+        let hb = self.forced.hb;
+        let states: Vec<_> = points.iter().map(|pt| hb.element_states(&pt.q)).collect();
+        if states.first()?.iter().all(|s| *s == ElementState::Smooth) {
+            return None;
+        }
+        Some(
+            (0..points.len())
+                .map(|i| match i.checked_sub(1) {
+                    Some(j)
+                        if (points[j].stage, points[j].segment)
+                            == (points[i].stage, points[i].segment) =>
+                    {
+                        element_states::transitions(self.sys, &states[j], &states[i])
+                    }
+                    _ => Vec::new(),
+                })
+                .collect(),
+        )
     }
 
     /// The `stable` column: 1 or 0 for a backbone point (stage 3) that is not a damped
@@ -138,12 +168,27 @@ impl Report<'_> {
         wall_s: f64,
     ) -> Results {
         let stable = self.stable_column(&curve.points);
+        let transitions = self.transitions(&curve.points);
         let rows = curve
             .points
             .iter()
             .zip(stable)
-            .map(|(pt, stable)| self.row(pt, stable))
+            .enumerate()
+            .map(|(i, (pt, stable))| {
+                let mut row = self.row(pt, stable);
+                if let Some(t) = &transitions {
+                    row.push(Cell::Text(t[i].join("; ")));
+                }
+                row
+            })
             .collect();
+        let marked = transitions.map_or(0, |t| {
+            t.iter()
+                .zip(&curve.points)
+                .filter(|(_, pt)| pt.stage == 3)
+                .map(|(t, _)| t.len())
+                .sum::<usize>()
+        });
         let mut tables = vec![Table {
             file: "data.csv".into(),
             columns: self.columns(),
@@ -177,7 +222,7 @@ impl Report<'_> {
             model: self.model.name.clone(),
             tables,
             plots: vec![self.plot(&backbone, frfs)],
-            summary: self.summary(&backbone, curve, wall_s),
+            summary: self.summary(&backbone, curve, (marked, wall_s)),
             settings: self.settings(s),
             params: self.model.params.clone(),
             warnings: self
@@ -229,7 +274,7 @@ impl Report<'_> {
         &self,
         backbone: &[&Point],
         curve: &Curve,
-        wall_s: f64,
+        (transitions, wall_s): (usize, f64),
     ) -> Map<String, serde_json::Value> {
         let (hb, m) = (self.forced.hb, self.forced.monitored);
         let at =
@@ -246,6 +291,7 @@ impl Report<'_> {
             "restarts".into(),
             json!(curve.points.iter().map(|p| p.segment).max().unwrap_or(0)),
         );
+        out.insert("transitions".into(), json!(transitions));
         if let Some(why) = &curve.stopped {
             out.insert("stopped".into(), json!(why));
         }

@@ -236,3 +236,37 @@ fn along(s: &Settings, range: (f64, f64)) -> crate::cont::Settings {
         scale: crate::cont::Scale::UNIT,
     }
 }
+
+/// What the backends' unit tests share: paper 003's cantilever with pad and the backbone
+/// settings they trace it with.
+#[cfg(test)]
+mod fixtures {
+    use super::{Settings, Spacing};
+    use crate::hb::Balance;
+
+    /// The cantilever with pad of paper 003 (pad at node 4), H = 3.
+    pub(super) fn cantilever() -> Balance {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let prog = nsd_lang::Program::load(&root.join("../../models/seed3/cantilever_pad.nsd"))
+            .expect("the seed model loads");
+        let set = nsd_lang::parse_override("pad=4").expect("override");
+        let model = nsd_lang::resolve(&prog, "cantilever_pad", &[set]).expect("resolves");
+        Balance::new(&nsd_model::assemble(&model), 3, 32).expect("balance")
+    }
+
+    /// The cantilever's backbone settings from level 1e-4 to `top` over 1700..1900 rad/s.
+    pub(super) fn settings(top: f64) -> Settings {
+        Settings {
+            levels: (1e-4, top),
+            window: (1700.0, 1900.0),
+            spacing: Spacing::Log,
+            amplitudes: None,
+            step: 0.01,
+            min_step: 1e-5,
+            max_step: 0.05,
+            max_points: 2000,
+            tol: 1e-10,
+            restarts: 10,
+        }
+    }
+}

@@ -363,18 +363,8 @@ fn turned_back(branch: &mut crate::cont::Branch, direction: f64) -> Option<f64> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backbone::fixtures::{cantilever, settings};
     use crate::backbone::{amplitude, Spacing};
-    use crate::hb::Balance;
-
-    /// The cantilever with pad of paper 003 (pad at node 4), H = 3.
-    fn cantilever() -> Balance {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let prog = nsd_lang::Program::load(&root.join("../../models/seed3/cantilever_pad.nsd"))
-            .expect("the seed model loads");
-        let set = nsd_lang::parse_override("pad=4").expect("override");
-        let model = nsd_lang::resolve(&prog, "cantilever_pad", &[set]).expect("resolves");
-        Balance::new(&nsd_model::assemble(&model), 3, 32).expect("balance")
-    }
 
     /// Points of the condensed ridge (stuck, partly slipping, slipping at level 1) solved again on the
     /// full balance (stage 2 from them: Newton on the full ridge system at their level) stay
@@ -384,18 +374,7 @@ mod tests {
         let hb = cantilever();
         let dof = hb.excited_dof().expect("loaded");
         let f = Forced::new(&hb, dof, Spacing::Log).expect("forced");
-        let s = Settings {
-            levels: (1e-4, 1e4),
-            window: (1700.0, 1900.0),
-            spacing: Spacing::Log,
-            amplitudes: None,
-            step: 0.01,
-            min_step: 1e-5,
-            max_step: 0.05,
-            max_points: 2000,
-            tol: 1e-10,
-            restarts: 10,
-        };
+        let s = settings(1e4);
         assert!(Reduced::new(&f).is_some(), "the cantilever condenses");
         let curve = ridge_by(&f, &s, Route::Condensed).expect("ridge");
         let full = Ridge::new(&f);
