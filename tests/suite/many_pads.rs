@@ -112,22 +112,7 @@ fn every_contact_transition_is_marked() {
         PathBuf::from(runs[0]["out"].as_str().expect("out")).join("data.csv"),
     )
     .expect("data.csv");
-    let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
-    let at = header
-        .iter()
-        .position(|c| *c == "transitions")
-        .expect("column");
-    let marks: Vec<String> = csv
-        .lines()
-        .skip(1)
-        .flat_map(|l| {
-            let cell = l.split(',').nth(at).unwrap_or("").to_string();
-            cell.split("; ")
-                .filter(|m| !m.is_empty())
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let marks = marks(&csv, |_| true);
     assert_eq!(
         marks.len() as f64,
         number(&runs[0], "transitions"),
@@ -174,23 +159,7 @@ fn every_backbone_method_marks_the_pad_s_transitions() {
         assert_eq!(code, 0, "{stderr}");
         let v: serde_json::Value = serde_json::from_str(stdout.trim()).expect("JSON");
         let csv = std::fs::read_to_string(out.join(name).join("data.csv")).expect("data.csv");
-        let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
-        let at = header
-            .iter()
-            .position(|c| *c == "transitions")
-            .expect("column");
-        let marks: Vec<String> = csv
-            .lines()
-            .skip(1)
-            .filter(|l| l.starts_with('3'))
-            .flat_map(|l| {
-                let cell = l.split(',').nth(at).unwrap_or("").to_string();
-                cell.split("; ")
-                    .filter(|m| !m.is_empty())
-                    .map(str::to_string)
-                    .collect::<Vec<_>>()
-            })
-            .collect();
+        let marks = marks(&csv, |l| l.starts_with('3'));
         assert_eq!(
             marks.len() as f64,
             number(&v, "transitions"),
@@ -201,4 +170,25 @@ fn every_backbone_method_marks_the_pad_s_transitions() {
             "{name}: {marks:?}"
         );
     }
+}
+
+/// The entries of `data.csv`'s `transitions` column (`csv`, its text) on the rows `keep`
+/// accepts.
+fn marks(csv: &str, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
+    let at = header
+        .iter()
+        .position(|c| *c == "transitions")
+        .expect("column");
+    csv.lines()
+        .skip(1)
+        .filter(|l| keep(l))
+        .flat_map(|l| {
+            let cell = l.split(',').nth(at).unwrap_or("");
+            cell.split("; ")
+                .filter(|m| !m.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }

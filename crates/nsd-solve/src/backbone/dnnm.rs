@@ -394,8 +394,7 @@ fn traced<M: ModeForm>(f: &Forced, s: &Settings, pr: &M) -> Result<Curve, Backbo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backbone::fixtures::{cantilever, settings};
-    use crate::backbone::Spacing;
+    use crate::backbone::fixtures::{cantilever, forced, settings};
 
     /// Points of the condensed damped-mode backbone (stuck, partly slipping, slipping) solved
     /// again by Newton on the full mode system at their modal amplitude stay where they are:
@@ -404,8 +403,7 @@ mod tests {
     #[test]
     fn condensed_mode_points_solve_the_full_mode_system() {
         let hb = cantilever();
-        let dof = hb.excited_dof().expect("loaded");
-        let f = Forced::new(&hb, dof, Spacing::Log).expect("forced");
+        let f = forced(&hb);
         let s = settings(1e4);
         assert!(Reduced::new(&f).is_some(), "the cantilever condenses");
         let curve = dnnm_by(&f, &s, Route::Condensed).expect("dnnm");
@@ -453,8 +451,7 @@ mod tests {
     #[test]
     fn condensed_mode_derivatives_match_finite_differences() {
         let hb = cantilever();
-        let dof = hb.excited_dof().expect("loaded");
-        let f = Forced::new(&hb, dof, Spacing::Log).expect("forced");
+        let f = forced(&hb);
         let reduced = Reduced::new(&f).expect("condenses");
         let kept = KeptMode::new(&reduced);
         let n = kept.n();

@@ -241,7 +241,7 @@ fn along(s: &Settings, range: (f64, f64)) -> crate::cont::Settings {
 /// settings they trace it with.
 #[cfg(test)]
 mod fixtures {
-    use super::{Settings, Spacing};
+    use super::{Forced, Settings, Spacing};
     use crate::hb::Balance;
 
     /// The cantilever with pad of paper 003 (pad at node 4), H = 3.
@@ -252,6 +252,11 @@ mod fixtures {
         let set = nsd_lang::parse_override("pad=4").expect("override");
         let model = nsd_lang::resolve(&prog, "cantilever_pad", &[set]).expect("resolves");
         Balance::new(&nsd_model::assemble(&model), 3, 32).expect("balance")
+    }
+
+    /// The cantilever's forced balance, monitored and excited at the tip, levels in ln α.
+    pub(super) fn forced(hb: &Balance) -> Forced<'_> {
+        Forced::new(hb, hb.excited_dof().expect("loaded"), Spacing::Log).expect("forced")
     }
 
     /// The cantilever's backbone settings from level 1e-4 to `top` over 1700..1900 rad/s.

@@ -279,8 +279,7 @@ fn traced<Q: QuadratureForm>(f: &Forced, s: &Settings, pr: &Q) -> Result<Curve, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backbone::fixtures::{cantilever, settings};
-    use crate::backbone::Spacing;
+    use crate::backbone::fixtures::{cantilever, forced, settings};
 
     /// Points of the condensed phase-resonance backbone solved again by Newton on the full
     /// system at their level stay where they are: ω and the kept coefficients to 1e-9 (measured
@@ -290,8 +289,7 @@ mod tests {
     #[test]
     fn condensed_quadrature_points_solve_the_full_system() {
         let hb = cantilever();
-        let dof = hb.excited_dof().expect("loaded");
-        let f = Forced::new(&hb, dof, Spacing::Log).expect("forced");
+        let f = forced(&hb);
         let s = settings(1e4);
         let reduced = Reduced::new(&f).expect("condenses");
         assert!(KeptQuadrature::new(&reduced).is_some(), "the tip is kept");
