@@ -51,7 +51,7 @@ pub(crate) fn check(a: &Analysis, model: &Model, sys: &System) -> Result<(), Ana
     let opts = OptionReader::unchecked(a, model);
     match a.kind {
         AnalysisKind::ContinueFrf => continue_frf(&opts, model, sys),
-        AnalysisKind::ContinueBackbone => continue_backbone(&opts, sys),
+        AnalysisKind::ContinueBackbone => continue_backbone(&opts, model, sys),
         AnalysisKind::SweepRegimes => sweep_regimes(&opts, model),
         AnalysisKind::ContinuePeriodic => continue_periodic(&opts, model, sys),
         _ => Ok(()),
@@ -119,37 +119,68 @@ fn steps_ordered(opts: &OptionReader) -> Result<(), AnalysisError> {
     Ok(())
 }
 
-/// `continue backbone` solves on the full balance (no condensation yet): its dense Newton
-/// matrices, `BACKBONE_MATRICES` of the system's size squared (`2 n (2H + 1) + 1` for the
-/// ridge, `n (2H + 1) + 2` otherwise), must fit in `MAX_REQUEST_BYTES` — a 1,000-DOF beam at
-/// H = 5 would ask for 15 GB.
-fn continue_backbone(opts: &OptionReader, sys: &System) -> Result<(), AnalysisError> {
+/// `continue backbone`'s dense Newton matrices, `BACKBONE_MATRICES` of the solved size
+/// squared (`2 u + 1` unknowns for the ridge, `u + 2` otherwise), must fit in
+/// `MAX_REQUEST_BYTES`. `u = n_c (2H + 1)` where the backbone is condensed onto the nonlinear
+/// and monitored DOFs (`backbone::Reduced`: at most `MAX_KEPT_FRACTION` of the DOFs, the
+/// damping proportional, no rigid mode; phase resonance also needs the excited DOF kept,
+/// certain only when `dof` is not given), plus the modes' `MODAL_MATRICES` of `n × n`;
+/// `u = n (2H + 1)` on the full balance — a 1,000-DOF chain at H = 5 would ask for 15 GB.
+fn continue_backbone(
+    opts: &OptionReader,
+    model: &Model,
+    sys: &System,
+) -> Result<(), AnalysisError> {
     let Ok(h) = opts
         .count("harmonics", 1)
         .map(|h| h.unwrap_or(crate::options::balance::DEFAULT_HARMONICS))
     else {
         return Ok(());
     };
-    let dim = sys.n() as f64 * (2 * h + 1) as f64;
-    let ridge = !matches!(
-        opts.choice("method", &["ridge", "dnnm", "phase_resonance"]),
-        Ok(Some("dnnm" | "phase_resonance"))
-    );
-    let size = if ridge { 2.0 * dim + 1.0 } else { dim + 2.0 };
-    let need = BACKBONE_MATRICES * size * size * F64;
+    let width = (2 * h + 1) as f64;
+    let method = opts.choice("method", &["ridge", "dnnm", "phase_resonance"]);
+    let ridge = !matches!(method, Ok(Some("dnnm" | "phase_resonance")));
+    let phase = matches!(method, Ok(Some("phase_resonance")));
+    let kept = nonlinear_dofs(sys).len() + 1;
+    let n = sys.n() as f64;
+    let condenses = kept > 1
+        && kept as f64 <= nsd_solve::backbone::MAX_KEPT_FRACTION * n
+        && condensable(model, sys)
+        && !(phase && opts.span_of("dof").is_some());
+    let unknowns = if condenses {
+        kept as f64 * width
+    } else {
+        n * width
+    };
+    let size = if ridge {
+        2.0 * unknowns + 1.0
+    } else {
+        unknowns + 2.0
+    };
+    let modal = if condenses {
+        MODAL_MATRICES * n * n * F64
+    } else {
+        0.0
+    };
+    let need = BACKBONE_MATRICES * size * size * F64 + modal;
     if need <= MAX_REQUEST_BYTES {
         return Ok(());
     }
     let at = opts.span_of("harmonics").unwrap_or(opts.statement_span());
+    let form = if condenses {
+        "condensed onto the contact DOFs"
+    } else {
+        "on the full balance"
+    };
     Err(opts.bad_value(
         "harmonics",
         at,
         &format!(
-            "needs an estimated {} of memory ({size} unknowns on the full balance; the limit is {})",
+            "needs an estimated {} of memory ({size} unknowns {form}; the limit is {})",
             bytes_text(need),
             bytes_text(MAX_REQUEST_BYTES)
         ),
-        "backbones are not condensed onto the contact DOFs yet: lower `harmonics` or solve a smaller model",
+        "lower `harmonics` or solve a smaller model; a backbone is condensed onto the contact DOFs where they are at most half the DOFs and the damping is proportional (`damping rayleigh`)",
     ))
 }
 
@@ -317,8 +348,7 @@ fn memory(
 fn hill_bytes(model: &Model, sys: &System, width: f64) -> f64 {
     let n = sys.n();
     let kept = nonlinear_dofs(sys);
-    let rigid = (0..n).any(|i| sys.k.get(i, i).is_none_or(|k| *k == 0.0));
-    let condenses = !kept.is_empty() && kept.len() < n && !rigid && proportional(model, sys);
+    let condenses = !kept.is_empty() && kept.len() < n && condensable(model, sys);
     if condenses {
         let (n, reduced) = (n as f64, kept.len() as f64 * width);
         MODAL_MATRICES * n * n * F64 + REDUCED_MATRICES * 2.0 * reduced * reduced * F64
@@ -326,6 +356,13 @@ fn hill_bytes(model: &Model, sys: &System, width: f64) -> f64 {
         let dim = n as f64 * width;
         HILL_MATRICES * dim * dim * F64
     }
+}
+
+/// Whether the modes can condense the balance: a proportional damping and no rigid mode (a
+/// DOF without stiffness is one).
+fn condensable(model: &Model, sys: &System) -> bool {
+    let rigid = (0..sys.n()).any(|i| sys.k.get(i, i).is_none_or(|k| *k == 0.0));
+    !rigid && proportional(model, sys)
 }
 
 /// The unknowns per harmonic of the model reduced by `reduce = modes(m)`, at most (the

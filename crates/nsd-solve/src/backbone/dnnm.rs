@@ -247,8 +247,7 @@ fn equivalent_level(f: &Forced, q: &DVector<f64>, e: f64) -> f64 {
 /// coefficients.
 fn linear_mode(f: &Forced, target: f64) -> Result<(DVector<f64>, f64, f64), BackboneError> {
     let (n, hb) = (f.hb.dofs(), f.hb);
-    let at_rest = f.jacobian(&DVector::zeros(f.dim()), 0.0);
-    let k = at_rest.view((n, n), (n, n)).into_owned();
+    let k = hb.stiffness_at_rest();
     let k = (&k + k.transpose()) * 0.5;
     let m = hb.block(Operator::Mass, 0, 0.0);
     let modes = crate::modes::dense::solve(&m, &k).map_err(|e| BackboneError::Start {

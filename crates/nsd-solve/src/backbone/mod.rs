@@ -31,6 +31,7 @@ mod tolerances;
 pub use amplitude::{amplitude, max_displacement};
 pub use dnnm::dnnm;
 pub use phase::phase_resonance;
+pub use reduced::MAX_KEPT_FRACTION;
 pub use ridge::{ridge, ridge_by, Route};
 pub use start::frequency_response;
 

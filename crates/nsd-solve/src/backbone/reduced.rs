@@ -33,7 +33,7 @@ use std::rc::Rc;
 /// costs (the friction elements' exact cycles are), and the full form's continuation —
 /// its arclength over every coefficient — is the reference the backbone's steps and
 /// restarts were tuned on (the blade–damper–blade model keeps 6 of its 8 DOFs).
-const MAX_KEPT_FRACTION: f64 = 0.5;
+pub const MAX_KEPT_FRACTION: f64 = 0.5;
 
 /// The condensed ridge system (module docs); `cont::Problem` in `[Q/α; ω; λ]` with `p` the
 /// level parameter, equations `[R̃/α; (∂(R̃/α)/∂ω)ᵀλ; ∂Am/∂Q + J̃ᵀλ]`.

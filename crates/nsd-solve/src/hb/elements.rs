@@ -210,6 +210,25 @@ impl Balance {
         dofs
     }
 
+    /// The stiffness of the system linearised at rest on the fundamental's cosines (`K` plus
+    /// the stuck contacts' and closed gaps' stiffness, `n × n`): the nonlinear Jacobian at
+    /// zero on the kept DOFs only, so nothing of the balance's full size `n(2H + 1)` is built.
+    pub(crate) fn stiffness_at_rest(&self) -> DMatrix<f64> {
+        let keep = self.nonlinear_dofs();
+        let nc = keep.len();
+        let layout = Layout::kept(self.n, &keep);
+        let zero = DVector::zeros(nc * self.aft.width());
+        let mut k = self.block(super::Operator::Dynamic, 0, 0.0);
+        if let (_, Some(j)) = self.nonlinear_in(&layout, &zero, 0.0, true) {
+            for (a, &i) in keep.iter().enumerate() {
+                for (b, &l) in keep.iter().enumerate() {
+                    k[(i, l)] += j[(nc + a, nc + b)];
+                }
+            }
+        }
+        k
+    }
+
     /// The coefficients of an element's `u = x_a − x_b`.
     pub(super) fn relative(
         &self,
