@@ -166,11 +166,11 @@ fn receptance_is_the_kept_block_of_the_inverse_dynamic_stiffness() {
     }
     let step = 1e-3;
     for order in 1..=2 {
-        let diff = (rec.matrix(omega + step, order - 1) - rec.matrix(omega - step, order - 1))
+        let diff = (&*rec.matrix(omega + step, order - 1) - &*rec.matrix(omega - step, order - 1))
             / (2.0 * step);
         let exact = rec.matrix(omega, order);
         assert!(
-            (diff - &exact).amax() < 1e-5 * exact.amax(),
+            (diff - &*exact).amax() < 1e-5 * exact.amax(),
             "derivative {order}"
         );
     }

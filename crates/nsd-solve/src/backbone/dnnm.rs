@@ -9,6 +9,7 @@
 //! `Q̂₁ = Q_c − i Q_s` the fundamentals (the quadratic forms replace eq. 12's element-wise
 //! squares, which assume a diagonal M). ξ = 2ζω: the mode's damping ratio is ζ = ξ/(2ω).
 
+use super::form::ModeForm;
 use super::kept_mode::KeptMode;
 use super::reduced::Reduced;
 use super::ridge::Route;
@@ -83,25 +84,6 @@ fn last_level<P: Problem>(
     point.filter(|p| (p.level - target).abs() <= LEVEL_REACHED * target)
 }
 
-/// A form of the mode system: on the full balance (`Mode`) or condensed onto the kept DOFs
-/// in receptance form (`KeptMode`). Its unknowns are `[ψ (n); ω; ξ]` in its own
-/// coordinates.
-trait ModeForm: Problem {
-    /// The size of ψ.
-    fn n(&self) -> usize;
-    /// The form's ψ of every DOF's `psi`.
-    fn restrict(&self, psi: &DVector<f64>) -> DVector<f64>;
-    /// Every DOF's coefficients `Q = aψ` of the mode `z` at modal amplitude `a`.
-    fn full(&self, z: &DVector<f64>, a: f64) -> DVector<f64>;
-    /// The frequency of the forced response's peak at `level` in `window`.
-    fn peak_frequency(
-        &self,
-        level: f64,
-        window: (f64, f64),
-        s: &Settings,
-    ) -> Result<f64, BackboneError>;
-}
-
 impl ModeForm for Mode<'_> {
     fn n(&self) -> usize {
         self.f.dim()
@@ -120,26 +102,6 @@ impl ModeForm for Mode<'_> {
     ) -> Result<f64, BackboneError> {
         let frc = frequency_response(self.f, level, window, s)?;
         Ok(frc[peak(self.f, &frc, level)?].1)
-    }
-}
-
-impl ModeForm for KeptMode<'_, '_> {
-    fn n(&self) -> usize {
-        KeptMode::n(self)
-    }
-    fn restrict(&self, psi: &DVector<f64>) -> DVector<f64> {
-        KeptMode::restrict(self, psi)
-    }
-    fn full(&self, z: &DVector<f64>, a: f64) -> DVector<f64> {
-        KeptMode::full(self, z, a)
-    }
-    fn peak_frequency(
-        &self,
-        level: f64,
-        window: (f64, f64),
-        s: &Settings,
-    ) -> Result<f64, BackboneError> {
-        KeptMode::peak_frequency(self, level, window, s)
     }
 }
 

@@ -1,6 +1,6 @@
-//! The forms of the ridge system the backbone's stages run on (`ridge.rs`): the full
-//! balance (`ridge::Ridge`) or its condensation onto the kept DOFs (`reduced::Reduced`),
-//! and the stage-2 multipliers both solve the same way.
+//! The forms of the systems the backbones run on, full or condensed onto the kept DOFs: the
+//! ridge's (`Form`: `ridge::Ridge`, `reduced::Reduced`; the stage-2 multipliers both solve
+//! the same way) and the damped mode's (`ModeForm`: `dnnm::Mode`, `kept_mode::KeptMode`).
 
 use super::start::Peak;
 use super::{BackboneError, Settings};
@@ -43,4 +43,23 @@ pub(super) fn multipliers(
     let svd = a.svd(true, true);
     let eps = ADJOINT_RCOND * svd.singular_values.max();
     svd.solve(&b, eps).ok()
+}
+
+/// A form of the mode system: on the full balance (`Mode`) or condensed onto the kept DOFs
+/// in receptance form (`KeptMode`). Its unknowns are `[ψ (n); ω; ξ]` in its own
+/// coordinates.
+pub(super) trait ModeForm: Problem {
+    /// The size of ψ.
+    fn n(&self) -> usize;
+    /// The form's ψ of every DOF's `psi`.
+    fn restrict(&self, psi: &DVector<f64>) -> DVector<f64>;
+    /// Every DOF's coefficients `Q = aψ` of the mode `z` at modal amplitude `a`.
+    fn full(&self, z: &DVector<f64>, a: f64) -> DVector<f64>;
+    /// The frequency of the forced response's peak at `level` in `window`.
+    fn peak_frequency(
+        &self,
+        level: f64,
+        window: (f64, f64),
+        s: &Settings,
+    ) -> Result<f64, BackboneError>;
 }

@@ -12,7 +12,7 @@
 //! the 400-DOF beam with 40 pads at H = 3, 282 unknowns instead of 2,802, whose dense LU
 //! was the whole cost of a step.
 
-use super::form::Form;
+use super::form::{Form, ModeForm};
 use super::reduced::Reduced;
 use super::{BackboneError, Settings};
 use crate::cont::Problem;
@@ -34,11 +34,6 @@ impl<'r, 'a> KeptMode<'r, 'a> {
     fn parts(&self, z: &DVector<f64>) -> (DVector<f64>, f64, f64) {
         let n = self.n();
         (z.rows(0, n).into_owned(), z[n], z[n + 1])
-    }
-
-    /// The kept size of ψ.
-    pub(super) fn n(&self) -> usize {
-        self.r.rec.dim()
     }
 
     /// The monitored DOF's first sine in the kept layout.
@@ -70,17 +65,24 @@ impl<'r, 'a> KeptMode<'r, 'a> {
         d: Derivative,
     ) -> DVector<f64> {
         let rec = &self.r.rec;
-        rec.matrix_at(omega, xi, d) * fo - rec.response_at(&self.r.fixed, omega, xi, d) / a
+        &*rec.matrix_at(omega, xi, d) * fo - rec.response_at(&self.r.fixed, omega, xi, d) / a
+    }
+}
+
+impl ModeForm for KeptMode<'_, '_> {
+    /// The kept size of ψ.
+    fn n(&self) -> usize {
+        self.r.rec.dim()
     }
 
     /// The kept ψ of every DOF's `psi`.
-    pub(super) fn restrict(&self, psi: &DVector<f64>) -> DVector<f64> {
+    fn restrict(&self, psi: &DVector<f64>) -> DVector<f64> {
         self.r.rec.restrict(psi)
     }
 
     /// Every DOF's coefficients `Q = aψ` of the mode `z` at modal amplitude `a`:
     /// `D̃⁻¹(F_c − E_c F_nl)` with the kept ones as solved.
-    pub(super) fn full(&self, z: &DVector<f64>, a: f64) -> DVector<f64> {
+    fn full(&self, z: &DVector<f64>, a: f64) -> DVector<f64> {
         let (psi, omega, xi) = self.parts(z);
         let qc = &psi * a;
         let (fnl, _) = self.r.rec.nonlinear(self.r.f.hb, &qc, omega, false);
@@ -90,7 +92,7 @@ impl<'r, 'a> KeptMode<'r, 'a> {
     }
 
     /// The frequency of the response's peak at `level` in `window` (the condensed stage 1).
-    pub(super) fn peak_frequency(
+    fn peak_frequency(
         &self,
         level: f64,
         window: (f64, f64),
@@ -124,7 +126,7 @@ impl Problem for KeptMode<'_, '_> {
         let (fo, jnl) = self.forces(&psi, omega, a, true);
         let jnl = jnl.unwrap_or_else(|| DMatrix::zeros(n, n));
         let mut out = DMatrix::zeros(n + 2, n + 2);
-        let h = self.r.rec.matrix_at(omega, xi, Derivative::Omega(0));
+        let h = &*self.r.rec.matrix_at(omega, xi, Derivative::Omega(0));
         out.view_mut((0, 0), (n, n))
             .copy_from(&(DMatrix::identity(n, n) + h * &jnl));
         out.view_mut((0, n), (n, 1)).copy_from(&self.linear(
@@ -160,7 +162,7 @@ impl Problem for KeptMode<'_, '_> {
         let static_part = rec.response_at(&self.r.fixed, omega, xi, Derivative::Omega(0)) / a;
         let mut d = DVector::zeros(n + 2);
         d.rows_mut(0, n).copy_from(
-            &(rec.matrix_at(omega, xi, Derivative::Omega(0)) * &moved + static_part * g),
+            &(&*rec.matrix_at(omega, xi, Derivative::Omega(0)) * &moved + static_part * g),
         );
         d[n] = rec.fundamental_norm(&fo, omega, xi).1.dot(&moved);
         d

@@ -13,13 +13,33 @@ use crate::cont::{follow, newton, Problem, Weighted};
 use crate::hb::Operator;
 use nalgebra::{DMatrix, DVector};
 
+/// The quadrature condition `F_c Q_c + F_s Q_s = 0` at the excited DOF, in some layout of
+/// the coefficients.
+#[derive(Debug, Clone, Copy)]
+struct Condition {
+    /// The force's fundamental at the excited DOF, `(F_c, F_s)` over its magnitude.
+    phase: (f64, f64),
+    /// Where that DOF's `c₁`, `s₁` sit.
+    slots: (usize, usize),
+}
+
+impl Condition {
+    /// `F_c Q_c + F_s Q_s` (normalised) of `q`.
+    fn of(&self, q: &DVector<f64>) -> f64 {
+        self.phase.0 * q[self.slots.0] + self.phase.1 * q[self.slots.1]
+    }
+
+    /// Its gradient as row `row` of a Jacobian.
+    fn write(&self, out: &mut DMatrix<f64>, row: usize) {
+        out[(row, self.slots.0)] = self.phase.0;
+        out[(row, self.slots.1)] = self.phase.1;
+    }
+}
+
 /// The phase-resonance system in `[Q/α (N); ω]`, equations `[R/α; quadrature]`.
 struct Quadrature<'a> {
     f: &'a Forced<'a>,
-    /// The force's fundamental at the excited DOF, `(F_c, F_s)` over its magnitude, and
-    /// where that DOF's `c₁`, `s₁` sit.
-    phase: (f64, f64),
-    slots: (usize, usize),
+    condition: Condition,
 }
 
 impl<'a> Quadrature<'a> {
@@ -30,14 +50,11 @@ impl<'a> Quadrature<'a> {
         let size = c.hypot(s);
         Quadrature {
             f,
-            phase: (c / size, s / size),
-            slots,
+            condition: Condition {
+                phase: (c / size, s / size),
+                slots,
+            },
         }
-    }
-
-    /// `F_c Q_c + F_s Q_s` (normalised) of `q`.
-    fn in_phase(&self, q: &DVector<f64>) -> f64 {
-        self.phase.0 * q[self.slots.0] + self.phase.1 * q[self.slots.1]
     }
 }
 
@@ -52,7 +69,7 @@ impl Problem for Quadrature<'_> {
         let mut r = DVector::zeros(n + 1);
         r.rows_mut(0, n)
             .copy_from(&(self.f.residual(&q, z[n], a) / a));
-        r[n] = self.in_phase(&z.rows(0, n).into_owned());
+        r[n] = self.condition.of(&z.rows(0, n).into_owned());
         r
     }
 
@@ -64,8 +81,7 @@ impl Problem for Quadrature<'_> {
             .copy_from(&self.f.jacobian(&(&qt * a), z[n]));
         out.view_mut((0, n), (n, 1))
             .copy_from(&self.f.hb.apply(Operator::Rate, &qt, z[n]));
-        out[(n, self.slots.0)] = self.phase.0;
-        out[(n, self.slots.1)] = self.phase.1;
+        self.condition.write(&mut out, n);
         out
     }
 
@@ -88,8 +104,8 @@ impl Problem for Quadrature<'_> {
 trait QuadratureForm: Problem {
     /// The size of the response block.
     fn n(&self) -> usize;
-    /// `F_c Q_c + F_s Q_s` (normalised) of a response in the form's coordinates.
-    fn in_phase(&self, q: &DVector<f64>) -> f64;
+    /// The quadrature condition in the form's coordinates.
+    fn condition(&self) -> Condition;
     /// The response at `level` over `window` in the form's coordinates, and its peak.
     fn response(&self, level: f64, window: (f64, f64), s: &Settings)
         -> Result<Peak, BackboneError>;
@@ -101,8 +117,8 @@ impl QuadratureForm for Quadrature<'_> {
     fn n(&self) -> usize {
         self.f.dim()
     }
-    fn in_phase(&self, q: &DVector<f64>) -> f64 {
-        Quadrature::in_phase(self, q)
+    fn condition(&self) -> Condition {
+        self.condition
     }
     fn response(
         &self,
@@ -124,9 +140,8 @@ impl QuadratureForm for Quadrature<'_> {
 /// F_c Q̃_c + F_s Q̃_s]`, `∂/∂Q̃ = I + H J_nl`, `∂/∂ω = H' F_nl/α − U_c'/α − U_h'`.
 struct KeptQuadrature<'r, 'a> {
     r: &'r Reduced<'a>,
-    phase: (f64, f64),
-    /// Where the excited DOF's `c₁`, `s₁` sit in the kept layout.
-    slots: (usize, usize),
+    /// The condition with the excited DOF's `c₁`, `s₁` in the kept layout.
+    condition: Condition,
 }
 
 impl<'r, 'a> KeptQuadrature<'r, 'a> {
@@ -136,8 +151,10 @@ impl<'r, 'a> KeptQuadrature<'r, 'a> {
         let at = kept.binary_search(&r.f.excited).ok()?;
         let nc = kept.len();
         Some(KeptQuadrature {
-            phase: Quadrature::new(r.f).phase,
-            slots: (nc + at, 2 * nc + at),
+            condition: Condition {
+                slots: (nc + at, 2 * nc + at),
+                ..Quadrature::new(r.f).condition
+            },
             r,
         })
     }
@@ -155,7 +172,7 @@ impl Problem for KeptQuadrature<'_, '_> {
         let mut r = DVector::zeros(n + 1);
         r.rows_mut(0, n)
             .copy_from(&(&qt + self.r.linear(&fnl, z[n], 0, a)));
-        r[n] = self.in_phase(&qt);
+        r[n] = self.condition.of(&qt);
         r
     }
 
@@ -165,11 +182,10 @@ impl Problem for KeptQuadrature<'_, '_> {
         let (fnl, jnl) = self.r.nonlinear(&(&qt * a), z[n]);
         let mut out = DMatrix::zeros(n + 1, n + 1);
         out.view_mut((0, 0), (n, n))
-            .copy_from(&(DMatrix::identity(n, n) + self.r.rec.matrix(z[n], 0) * jnl));
+            .copy_from(&(DMatrix::identity(n, n) + &*self.r.rec.matrix(z[n], 0) * jnl));
         out.view_mut((0, n), (n, 1))
             .copy_from(&self.r.linear(&fnl, z[n], 1, a));
-        out[(n, self.slots.0)] = self.phase.0;
-        out[(n, self.slots.1)] = self.phase.1;
+        self.condition.write(&mut out, n);
         out
     }
 
@@ -179,8 +195,8 @@ impl Problem for KeptQuadrature<'_, '_> {
         let qt = z.rows(0, n).into_owned();
         let (fnl, jnl) = self.r.nonlinear(&(&qt * a), z[n]);
         let rec = &self.r.rec;
-        let h = rec.matrix(z[n], 0);
-        let moved = &h * (jnl * &qt) - (&h * &fnl - rec.response(&self.r.fixed, z[n], 0)) / a;
+        let h = &*rec.matrix(z[n], 0);
+        let moved = h * (jnl * &qt) - (h * &fnl - rec.response(&self.r.fixed, z[n], 0)) / a;
         let mut d = DVector::zeros(n + 1);
         d.rows_mut(0, n).copy_from(&(moved * g));
         d
@@ -191,8 +207,8 @@ impl QuadratureForm for KeptQuadrature<'_, '_> {
     fn n(&self) -> usize {
         self.r.rec.dim()
     }
-    fn in_phase(&self, q: &DVector<f64>) -> f64 {
-        self.phase.0 * q[self.slots.0] + self.phase.1 * q[self.slots.1]
+    fn condition(&self) -> Condition {
+        self.condition
     }
     fn response(
         &self,
@@ -235,7 +251,7 @@ fn traced<Q: QuadratureForm>(f: &Forced, s: &Settings, pr: &Q) -> Result<Curve, 
     let level = s.levels.0;
     let (frc, top) = pr.response(level, s.window, s)?;
     // The quadrature crossing nearest the peak, else the peak itself.
-    let sign = |i: usize| pr.in_phase(&frc[i].0).signum();
+    let sign = |i: usize| pr.condition().of(&frc[i].0).signum();
     let start = (0..frc.len() - 1)
         .filter(|&i| sign(i) != sign(i + 1))
         .min_by_key(|&i| i.abs_diff(top))

@@ -85,7 +85,7 @@ impl<'a> Reduced<'a> {
     /// `R̃ − Q` for order 0, then its ω-derivatives.
     fn forced(&self, fnl: &DVector<f64>, omega: f64, order: usize, a: f64) -> DVector<f64> {
         let rec = &self.rec;
-        rec.matrix(omega, order) * fnl
+        &*rec.matrix(omega, order) * fnl
             - rec.response(&self.fixed, omega, order)
             - rec.response(&self.load, omega, order) * a
     }
@@ -126,9 +126,9 @@ impl<'a> Reduced<'a> {
         let q = &qt * a;
         let e = self.at(z, p);
         let (fnl, jnl) = (&e.value, &e.jacobian);
-        let (h, h_rate) = (self.rec.matrix(omega, 0), self.rec.matrix(omega, 1));
+        let (h, h_rate) = (&*self.rec.matrix(omega, 0), &*self.rec.matrix(omega, 1));
         Blocks {
-            j: DMatrix::identity(n, n) + &h * jnl,
+            j: DMatrix::identity(n, n) + h * jnl,
             rate: self.linear(fnl, omega, 1, a),
             cross: jnl.tr_mul(&h_rate.tr_mul(&lambda)),
             curvature: self.linear(fnl, omega, 2, a).dot(&lambda),
@@ -157,7 +157,7 @@ impl Problem for Reduced<'_> {
         let q = &qt * a;
         let e = self.at(z, p);
         let (fnl, jnl) = (&e.value, &e.jacobian);
-        let h = self.rec.matrix(omega, 0);
+        let h = &*self.rec.matrix(omega, 0);
         let mut r = DVector::zeros(self.dim());
         r.rows_mut(0, n)
             .copy_from(&(&qt + self.linear(fnl, omega, 0, a)));
@@ -192,8 +192,8 @@ impl Problem for Reduced<'_> {
         let rec = &self.rec;
         let moved = jnl * &qt;
         let along = |order: usize| {
-            let h = rec.matrix(omega, order);
-            (&h * &moved - (&h * fnl - rec.response(&self.fixed, omega, order)) / a) * g
+            let h = &*rec.matrix(omega, order);
+            (h * &moved - (h * fnl - rec.response(&self.fixed, omega, order)) / a) * g
         };
         let mut d = DVector::zeros(self.dim());
         d.rows_mut(0, n).copy_from(&along(0));
@@ -218,7 +218,7 @@ impl Form for Reduced<'_> {
     fn multipliers(&self, q: &DVector<f64>, omega: f64, level: f64) -> Option<DVector<f64>> {
         let (fnl, jnl) = self.nonlinear(q, omega);
         let n = self.rec.dim();
-        let jt = DMatrix::identity(n, n) + self.rec.matrix(omega, 0) * jnl;
+        let jt = DMatrix::identity(n, n) + &*self.rec.matrix(omega, 0) * jnl;
         let rate = self.forced(&fnl, omega, 1, level);
         multipliers(&jt.transpose(), &rate, &gradient(q, &self.watched))
     }
@@ -250,7 +250,7 @@ impl Problem for AtLevel<'_, '_> {
     fn jacobian(&self, q: &DVector<f64>, omega: f64) -> DMatrix<f64> {
         let (_, jnl) = self.r.nonlinear(q, omega);
         let n = self.dim();
-        DMatrix::identity(n, n) + self.r.rec.matrix(omega, 0) * jnl
+        DMatrix::identity(n, n) + &*self.r.rec.matrix(omega, 0) * jnl
     }
 
     fn param_derivative(&self, q: &DVector<f64>, omega: f64) -> DVector<f64> {

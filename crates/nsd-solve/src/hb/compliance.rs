@@ -17,11 +17,6 @@ use super::receptance::Receptance;
 use super::Balance;
 use crate::cont::Problem;
 use nalgebra::{DMatrix, DVector};
-use std::cell::RefCell;
-use std::rc::Rc;
-
-/// `H` and `U` (order 0) or `H'` and `U'` (order 1) at one frequency.
-type Linear = Rc<(DMatrix<f64>, DVector<f64>)>;
 
 /// The receptance-form balance (module docs); `cont::Problem` in the kept coefficients
 /// (harmonic-major: coefficient `p` of kept DOF `j` is `Q_c[p·n_c + j]`).
@@ -30,8 +25,6 @@ pub struct Compliance<'a> {
     rec: Receptance,
     /// The modal loads of the excitation, one column per coefficient.
     load: DMatrix<f64>,
-    /// The last frequency's `(H, U)` and `(H', U')`, as they were asked for.
-    cache: [RefCell<Option<(f64, Linear)>>; 2],
 }
 
 impl<'a> Compliance<'a> {
@@ -47,24 +40,7 @@ impl<'a> Compliance<'a> {
             load: rec.modal(&hb.excitation()),
             hb,
             rec,
-            cache: Default::default(),
         })
-    }
-
-    /// `dᵒH/dωᵒ` and `dᵒU/dωᵒ` at ω (`order` 0 or 1), kept for the last frequency.
-    fn linear(&self, omega: f64, order: usize) -> Linear {
-        let cache = &self.cache[order];
-        if let Some((w, l)) = cache.borrow().as_ref() {
-            if *w == omega {
-                return l.clone();
-            }
-        }
-        let l = Rc::new((
-            self.rec.matrix(omega, order),
-            self.rec.response(&self.load, omega, order),
-        ));
-        *cache.borrow_mut() = Some((omega, l.clone()));
-        l
     }
 
     fn nonlinear(
@@ -78,7 +54,7 @@ impl<'a> Compliance<'a> {
 
     /// The response of the linear part alone at the kept coefficients, `U(ω)`.
     pub(crate) fn free_guess(&self, omega: f64) -> DVector<f64> {
-        self.linear(omega, 0).1.clone()
+        self.rec.response(&self.load, omega, 0)
     }
 
     /// The kept coefficients of a full vector.
@@ -102,21 +78,21 @@ impl Problem for Compliance<'_> {
     }
 
     fn residual(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
-        let l = self.linear(p, 0);
-        x + &l.0 * self.nonlinear(x, p, false).0 - &l.1
+        let fnl = self.nonlinear(x, p, false).0;
+        x + &*self.rec.matrix(p, 0) * fnl - self.rec.response(&self.load, p, 0)
     }
 
     fn jacobian(&self, x: &DVector<f64>, p: f64) -> DMatrix<f64> {
         let n = self.dim();
         let identity = DMatrix::identity(n, n);
         match self.nonlinear(x, p, true).1 {
-            Some(j) => identity + &self.linear(p, 0).0 * j,
+            Some(j) => identity + &*self.rec.matrix(p, 0) * j,
             None => identity,
         }
     }
 
     fn param_derivative(&self, x: &DVector<f64>, p: f64) -> DVector<f64> {
-        let l = self.linear(p, 1);
-        &l.0 * self.nonlinear(x, p, false).0 - &l.1
+        let fnl = self.nonlinear(x, p, false).0;
+        &*self.rec.matrix(p, 1) * fnl - self.rec.response(&self.load, p, 1)
     }
 }

@@ -17,6 +17,8 @@ use super::condense::{restricted, Modes};
 use super::elements::Layout;
 use super::Balance;
 use nalgebra::{Complex, DMatrix, DVector};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 type C64 = Complex<f64>;
 
@@ -29,6 +31,9 @@ pub(crate) enum Derivative {
     Xi,
 }
 
+/// A matrix of `matrix_at` with the `(ω, ξ)` it was summed at.
+type Kept = (f64, f64, Rc<DMatrix<f64>>);
+
 /// The receptance of a balance on its kept DOFs (module docs).
 pub struct Receptance {
     keep: Vec<usize>,
@@ -40,6 +45,10 @@ pub struct Receptance {
     omega2: Vec<f64>,
     /// Modal damping `φ_rᵀ C φ_r`.
     damping: Vec<f64>,
+    /// The last `matrix_at` per derivative (`Omega(0..=2)`, `Xi`) with its `(ω, ξ)`: a
+    /// Newton step asks for the same matrices in its residual, Jacobian and parameter
+    /// derivative, each a sum over every mode.
+    last: RefCell<[Option<Kept>; 4]>,
 }
 
 impl Receptance {
@@ -60,6 +69,7 @@ impl Receptance {
             phi_c,
             omega2,
             damping,
+            last: RefCell::default(),
         })
     }
 
@@ -92,12 +102,29 @@ impl Receptance {
 
     /// `dᵒH/dωᵒ` (`order` 0, 1 or 2), block-diagonal over the harmonics in the kept
     /// layout, each harmonic's complex `P + iQ` as `[[P, Q], [−Q, P]]` on `(c_k, s_k)`.
-    pub fn matrix(&self, omega: f64, order: usize) -> DMatrix<f64> {
+    pub fn matrix(&self, omega: f64, order: usize) -> Rc<DMatrix<f64>> {
         self.matrix_at(omega, 0.0, Derivative::Omega(order))
     }
 
-    /// The derivative `d` of `H` with the modal dampings shifted by ξ (`matrix` at ξ = 0).
-    pub(crate) fn matrix_at(&self, omega: f64, xi: f64, d: Derivative) -> DMatrix<f64> {
+    /// The derivative `d` of `H` with the modal dampings shifted by ξ (`matrix` at ξ = 0),
+    /// kept for the last `(ω, ξ)` of each derivative.
+    pub(crate) fn matrix_at(&self, omega: f64, xi: f64, d: Derivative) -> Rc<DMatrix<f64>> {
+        let slot = match d {
+            Derivative::Omega(order) => order.min(2),
+            Derivative::Xi => 3,
+        };
+        if let Some((w, x, m)) = &self.last.borrow()[slot] {
+            if (*w, *x) == (omega, xi) {
+                return m.clone();
+            }
+        }
+        let m = Rc::new(self.assembled(omega, xi, d));
+        self.last.borrow_mut()[slot] = Some((omega, xi, m.clone()));
+        m
+    }
+
+    /// `matrix_at`'s sums over the modes.
+    fn assembled(&self, omega: f64, xi: f64, d: Derivative) -> DMatrix<f64> {
         let nc = self.keep.len();
         let mut out = DMatrix::zeros(self.dim(), self.dim());
         if d == Derivative::Omega(0) {
