@@ -86,10 +86,12 @@ impl Report<'_> {
 
     /// Per point, the elements whose regime changed since the point before on the same stage
     /// and segment (`element_states::transitions`; none at a stage's or a segment's first
-    /// point); `None` where every element is smooth (no column).
-    fn transitions(&self, points: &[Point]) -> Option<Vec<Vec<String>>> {
-        let hb = self.forced.hb;
-        let states: Vec<_> = points.iter().map(|pt| hb.element_states(&pt.q)).collect();
+    /// point), from each point's `states`; `None` where every element is smooth (no column).
+    fn transitions(
+        &self,
+        points: &[Point],
+        states: &[Vec<ElementState>],
+    ) -> Option<Vec<Vec<String>>> {
         if states.first()?.iter().all(|s| *s == ElementState::Smooth) {
             return None;
         }
@@ -138,7 +140,7 @@ impl Report<'_> {
         chunks.concat()
     }
 
-    fn row(&self, pt: &Point, stable: Option<bool>) -> Vec<Cell> {
+    fn row(&self, pt: &Point, states: &[ElementState], stable: Option<bool>) -> Vec<Cell> {
         let hb = self.forced.hb;
         let m = self.forced.monitored;
         let mut row: Vec<Cell> = vec![u32::from(pt.stage).into(), pt.segment.into()];
@@ -152,7 +154,7 @@ impl Report<'_> {
             ]
             .map(Cell::Num),
         );
-        row.extend(element_states::cells(&hb.element_states(&pt.q)));
+        row.extend(element_states::cells(states));
         row.push(stable.map_or(Cell::Num(f64::NAN), Cell::from));
         let xi = pt.xi.unwrap_or(f64::NAN);
         row.extend([Cell::Num(xi), Cell::Num(xi / (2.0 * pt.omega))]);
@@ -168,14 +170,20 @@ impl Report<'_> {
         wall_s: f64,
     ) -> Results {
         let stable = self.stable_column(&curve.points);
-        let transitions = self.transitions(&curve.points);
+        let hb = self.forced.hb;
+        let states: Vec<_> = curve
+            .points
+            .iter()
+            .map(|pt| hb.element_states(&pt.q))
+            .collect();
+        let transitions = self.transitions(&curve.points, &states);
         let rows = curve
             .points
             .iter()
             .zip(stable)
             .enumerate()
             .map(|(i, (pt, stable))| {
-                let mut row = self.row(pt, stable);
+                let mut row = self.row(pt, &states[i], stable);
                 if let Some(t) = &transitions {
                     row.push(Cell::Text(t[i].join("; ")));
                 }
