@@ -12,6 +12,7 @@ use super::Balance;
 use nalgebra::{Complex, DMatrix, DVector};
 
 mod centre;
+mod receptance;
 mod reduced;
 
 /// Hill's method for one balance, set up once per branch (the modes of the condensed problem

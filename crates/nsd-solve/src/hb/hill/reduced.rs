@@ -41,6 +41,7 @@ use super::super::tolerances::{
 };
 use super::super::Balance;
 use super::centre;
+use super::receptance::{whole, BlockDiagonal, Coupling, ModalSums};
 use nalgebra::{Complex, DMatrix, DVector};
 use std::cell::RefCell;
 
@@ -49,14 +50,8 @@ type C64 = Complex<f64>;
 /// The condensed Hill problem of a balance (module docs).
 pub(super) struct Reduced<'a> {
     cond: Condensed<'a>,
-    /// Harmonics of the balance, H.
-    h: usize,
-    /// Per mode `(λ⁺, λ⁻, 1/(λ⁺ − λ⁻))`.
-    poles: Vec<(C64, C64, C64)>,
-    /// The kept DOF pairs `(a, b)`, `a ≤ b`, of the symmetric modal sums.
-    pairs: Vec<(usize, usize)>,
-    /// `φ_ar φ_br` per pair (rows) and mode `r` (columns): `modal_sums`' `P`.
-    products: DMatrix<f64>,
+    /// The receptance at the kept DOFs (harmonics, poles, mode shapes).
+    sums: ModalSums,
     /// The last point's roots, the starts of the next (`tracked`).
     last: RefCell<Option<Last>>,
 }
@@ -69,8 +64,18 @@ struct Last {
     keys: Vec<(usize, usize, bool)>,
     /// The uncoupled states (`uncoupled`).
     uncoupled: Vec<usize>,
-    /// The coupled roots, each with its rate `ds/dω`.
-    roots: Vec<(C64, C64)>,
+    /// The coupled roots.
+    roots: Vec<Root>,
+}
+
+/// A coupled root of `T(s) = I + R(s) B`.
+#[derive(Clone)]
+struct Root {
+    s: C64,
+    /// Its rate `ds/dω`.
+    rate: C64,
+    /// Its eigenvector on the kept DOFs (unit null vector of `T(s)`, complex layout).
+    z: DVector<C64>,
 }
 
 /// One kept pole `μ = λ_r^± − ikω`: harmonic index `k + H`, mode `r`, its residue factor.
@@ -130,19 +135,10 @@ impl<'a> Reduced<'a> {
             }
             poles.push((plus, minus, (plus - minus).inv()));
         }
-        let nc = modal.phi_c.nrows();
-        let pairs: Vec<(usize, usize)> =
-            (0..nc).flat_map(|a| (a..nc).map(move |b| (a, b))).collect();
-        let products = DMatrix::from_fn(pairs.len(), poles.len(), |row, r| {
-            let (a, b) = pairs[row];
-            modal.phi_c[(a, r)] * modal.phi_c[(b, r)]
-        });
+        let sums = ModalSums::new(hb.aft.harmonics, &modal.phi_c, poles);
         Some(Reduced {
             cond,
-            h: hb.aft.harmonics,
-            poles,
-            pairs,
-            products,
+            sums,
             last: RefCell::new(None),
         })
     }
@@ -155,46 +151,47 @@ impl<'a> Reduced<'a> {
     /// the condensed problem does not pay or a root was not reached (the caller then solves
     /// the full Hill matrix).
     pub(crate) fn exponents(&self, q: &DVector<f64>, omega: f64) -> Option<Vec<C64>> {
-        let b = complex_basis(&self.cond.nonlinear_jacobian(q, omega), self.h);
+        let b = Coupling::new(complex_basis(
+            &self.cond.nonlinear_jacobian(q, omega),
+            self.sums.h,
+        ));
         let kept = self.kept(omega);
         // Fewer states than the full companion matrix's `2n(2H + 1)`, or nothing to gain.
-        if 2 * kept.len() >= self.poles.len() * (2 * self.h + 1) {
+        if 2 * kept.len() >= self.sums.poles.len() * (2 * self.sums.h + 1) {
             return None;
         }
-        let uncoupled = uncoupled(&b, &self.modal().phi_c, &kept);
-        // Each root with its rate `ds/dω`: the secant from the last point where it was
-        // tracked, else from its eigenvector's harmonic (`harmonic_rate`; a conjugate
-        // root's is the conjugate rate).
-        let found: Option<Vec<(C64, C64)>> =
-            self.tracked(&b, omega, &kept, &uncoupled).or_else(|| {
-                let a0 = self.linearised(&b, &kept, omega, C64::new(0.0, 0.0))?;
-                let roots = self.started(&b, omega, &kept, &a0, &uncoupled)?;
-                let mut rated: Vec<(C64, C64)> = Vec::with_capacity(roots.len());
-                for s in roots {
-                    let partner = rated.iter().find(|(r, _)| *r == s.conj() && s.im != 0.0);
-                    let rate = partner.map(|(_, rate)| rate.conj());
-                    rated.push((s, rate.unwrap_or_else(|| self.harmonic_rate(&b, omega, s))));
-                }
-                Some(rated)
-            });
+        let uncoupled = uncoupled(&b.b, &self.modal().phi_c, &kept);
+        // Each root with its rate `ds/dω` (the secant from the last point where it was
+        // tracked, else its eigenvector's harmonic, `harmonic_rate`) and its eigenvector.
+        let found: Option<Vec<Root>> = self.tracked(&b, omega, &kept, &uncoupled).or_else(|| {
+            let a0 = self.linearised(&b, &kept, omega, C64::new(0.0, 0.0))?;
+            self.started(&b, omega, &kept, &a0, &uncoupled)
+        });
         *self.last.borrow_mut() = found.as_ref().map(|roots| Last {
             omega,
             keys: kept.iter().map(Kept::key).collect(),
             uncoupled: uncoupled.clone(),
             roots: roots.clone(),
         });
-        let mut found: Vec<C64> = found?.into_iter().map(|(s, _)| s).collect();
-        found.extend(uncoupled.iter().map(|&i| kept[i].mu));
-        let mut roots = self.far(omega);
-        roots.extend(found);
+        let found = found?;
+        let mut roots: Vec<C64> = self.far(omega);
+        roots.extend(found.iter().map(|r| r.s));
+        roots.extend(uncoupled.iter().map(|&i| kept[i].mu));
         roots.sort_by(|a, b| a.im.abs().total_cmp(&b.im.abs()));
         let selected = super::physical(roots, 2 * self.modal().omega2.len(), omega);
-        // The eigenvector of a root on the kept DOFs: the null vector of `I + R(s) B`.
+        // The eigenvector of a root on the kept DOFs: Newton's for a coupled root, else the
+        // null vector of `I + R(s) B`.
         let nc = self.modal().phi_c.nrows();
         let centre = |s: C64| {
-            let t = DMatrix::<C64>::identity(b.nrows(), b.nrows())
-                + self.block_times(&self.receptance_only(omega, s), &b);
-            let z = centre::null_vector(&t)?;
+            let z = match found.iter().find(|r| r.s == s) {
+                Some(root) => root.z.clone(),
+                None => centre::null_vector(
+                    &self
+                        .sums
+                        .sum(omega, s, &|l, _, p| whole(l, p))
+                        .hill_matrix(&b),
+                )?,
+            };
             centre::mean_harmonic(&centre::complex_layout_weights(&z, nc))
         };
         Some(centre::without_edge_copies(selected, centre))
@@ -204,15 +201,15 @@ impl<'a> Reduced<'a> {
     /// `None` where two starts meet or one fails (the point goes to the full matrix).
     fn started(
         &self,
-        b: &DMatrix<C64>,
+        b: &Coupling,
         omega: f64,
         kept: &[Kept],
         a0: &DMatrix<C64>,
         uncoupled: &[usize],
-    ) -> Option<Vec<C64>> {
-        let mut found: Vec<C64> = Vec::new();
+    ) -> Option<Vec<Root>> {
+        let mut found: Vec<Root> = Vec::new();
         // The starts taken so far and where each led (`None`: dropped as beyond).
-        let (mut starts, mut led): (Vec<C64>, Vec<Option<C64>>) = (Vec::new(), Vec::new());
+        let (mut starts, mut led): (Vec<C64>, Vec<Option<Root>>) = (Vec::new(), Vec::new());
         for theta in eigenvalues(a0)? {
             // An uncoupled state's pole is a root as it stands (`uncoupled`).
             if uncoupled
@@ -224,7 +221,7 @@ impl<'a> Reduced<'a> {
             let known = |s: &C64| {
                 found
                     .iter()
-                    .any(|f| (f - s).norm() <= DISTINCT_ROOT_TOL * (s.norm() + omega))
+                    .any(|f| (f.s - s).norm() <= DISTINCT_ROOT_TOL * (s.norm() + omega))
             };
             // A start the frozen `R_rest(0)` placed beyond the kept segment (a stiff contact
             // pulls the stuck modes there) is dropped if it fails or meets another root:
@@ -234,27 +231,47 @@ impl<'a> Reduced<'a> {
             // from the start itself first; only a start that fails or lands on a root
             // already found is moved closer (`relinearised`, an eigenproblem of A per move:
             // on a reduced model every mode is kept and A is as large as the modes × harmonics).
-            let s = match conjugate_of(&starts, theta, omega) {
-                Some(j) => led[j].map(|s| s.conj()),
+            let root = match conjugate_of(&starts, theta, omega) {
+                Some(j) => led[j].as_ref().map(|r| self.conjugate(r)),
                 None => self
-                    .newton(b, omega, theta)
-                    .filter(|s| !known(s))
+                    .newton(b, omega, theta, None)
+                    .filter(|(s, _)| !known(s))
                     .or_else(|| {
                         self.relinearised(b, kept, omega, theta)
-                            .and_then(|t| self.newton(b, omega, t))
+                            .and_then(|t| self.newton(b, omega, t, None))
+                    })
+                    .map(|(s, z)| Root {
+                        s,
+                        rate: self.harmonic_rate(&z),
+                        z,
                     }),
             };
             // Two starts on one root would lose another: the point goes to the full matrix.
-            let s = match s {
-                Some(s) if !known(&s) => Some(s),
+            let root = match root {
+                Some(r) if !known(&r.s) => Some(r),
                 _ if beyond => None,
                 _ => return None,
             };
             starts.push(theta);
-            led.push(s);
-            found.extend(s);
+            found.extend(root.clone());
+            led.push(root);
         }
         Some(found)
+    }
+
+    /// The conjugate of a root: `T(s̄) = J conj(T(s)) J` with `J` the reversal of the
+    /// harmonic blocks (`k → −k`; the model is real), so its eigenvector is `J conj(z)`.
+    fn conjugate(&self, root: &Root) -> Root {
+        let nc = self.modal().phi_c.nrows();
+        let blocks = 2 * self.sums.h + 1;
+        let z = DVector::from_fn(root.z.len(), |i, _| {
+            root.z[(blocks - 1 - i / nc) * nc + i % nc].conj()
+        });
+        Root {
+            s: root.s.conj(),
+            rate: root.rate.conj(),
+            z,
+        }
     }
 
     /// The coupled roots by Newton from the last point's, where the kept poles and the
@@ -265,23 +282,19 @@ impl<'a> Reduced<'a> {
     /// already found sends the point back to `started`.
     fn tracked(
         &self,
-        b: &DMatrix<C64>,
+        b: &Coupling,
         omega: f64,
         kept: &[Kept],
         uncoupled: &[usize],
-    ) -> Option<Vec<(C64, C64)>> {
+    ) -> Option<Vec<Root>> {
         let last = self.last.borrow();
         let last = last.as_ref().filter(|l| {
             l.uncoupled == uncoupled && l.keys.iter().copied().eq(kept.iter().map(Kept::key))
         })?;
         // Each root moved on at its rate.
         let shift = omega - last.omega;
-        let starts: Vec<C64> = last
-            .roots
-            .iter()
-            .map(|&(s, rate)| s + rate * shift)
-            .collect();
-        let mut found: Vec<(C64, C64)> = Vec::with_capacity(starts.len());
+        let starts: Vec<C64> = last.roots.iter().map(|r| r.s + r.rate * shift).collect();
+        let mut found: Vec<Root> = Vec::with_capacity(starts.len());
         for (i, &from) in starts.iter().enumerate() {
             let apart = starts
                 .iter()
@@ -290,45 +303,46 @@ impl<'a> Reduced<'a> {
                 .map(|(_, r)| (r - from).norm())
                 .chain(uncoupled.iter().map(|&k| (kept[k].mu - from).norm()))
                 .fold(f64::INFINITY, f64::min);
-            // The conjugate of a start tracked leads to the conjugate of its root.
-            let s = match conjugate_of(&starts[..i], from, omega) {
-                Some(j) => found[j].0.conj(),
-                None => self.newton(b, omega, from)?,
+            // The conjugate of a start tracked leads to the conjugate of its root; Newton
+            // starts from the last eigenvector.
+            let before = &last.roots[i];
+            let (s, z) = match conjugate_of(&starts[..i], from, omega) {
+                Some(j) => {
+                    let twin = self.conjugate(&found[j]);
+                    (twin.s, twin.z)
+                }
+                None => self.newton(b, omega, from, Some(&before.z))?,
             };
             let met = found
                 .iter()
-                .any(|(f, _)| (f - s).norm() <= DISTINCT_ROOT_TOL * (s.norm() + omega));
+                .any(|f| (f.s - s).norm() <= DISTINCT_ROOT_TOL * (s.norm() + omega));
             if met || (s - from).norm() > TRACK_FRACTION * apart {
                 return None;
             }
-            let (last_s, last_rate) = last.roots[i];
             let rate = if shift == 0.0 {
-                last_rate
+                before.rate
             } else {
-                (s - last_s) / shift
+                (s - before.s) / shift
             };
-            found.push((s, rate));
+            found.push(Root { s, rate, z });
         }
         Some(found)
     }
 
-    /// A root's rate `ds/dω ≈ −ik̄`, `k̄` the mean harmonic of its eigenvector (the null
+    /// A root's rate `ds/dω ≈ −ik̄`, `k̄` the mean harmonic of its eigenvector `z` (the null
     /// vector of `I + R(s) B`): a root near the pole `λ_r − ikω` lives on harmonic `k` and
     /// moves with it. (The nearest pole would do only where poles of different harmonics
     /// are far apart; on a beam they are not.)
-    fn harmonic_rate(&self, b: &DMatrix<C64>, omega: f64, s: C64) -> C64 {
+    fn harmonic_rate(&self, z: &DVector<C64>) -> C64 {
         let nc = self.modal().phi_c.nrows();
-        let t = DMatrix::<C64>::identity(b.nrows(), b.nrows())
-            + self.block_times(&self.receptance_only(omega, s), b);
-        centre::null_vector(&t)
-            .and_then(|z| centre::mean_harmonic(&centre::complex_layout_weights(&z, nc)))
+        centre::mean_harmonic(&centre::complex_layout_weights(z, nc))
             .map_or(C64::new(0.0, 0.0), |k| C64::new(0.0, -k))
     }
 
     /// Whether a pole `μ` lies within `KEEP_BAND` ω of the segment `{iy : |y| ≤ (H + ½)ω}`
     /// (where the full Hill matrix's `2n` smallest `|Im s|` are taken from).
     fn near(&self, mu: C64, omega: f64) -> bool {
-        let beyond = (mu.im.abs() - (self.h as f64 + 0.5) * omega).max(0.0);
+        let beyond = (mu.im.abs() - (self.sums.h as f64 + 0.5) * omega).max(0.0);
         mu.re.hypot(beyond) <= KEEP_BAND * omega
     }
 
@@ -337,10 +351,10 @@ impl<'a> Reduced<'a> {
     /// its count (the full matrix takes them with the overdamped modes' real poles and the
     /// truncation's edge copies).
     fn far(&self, omega: f64) -> Vec<C64> {
-        let h = self.h as i64;
+        let h = self.sums.h as i64;
         (-h..=h)
             .flat_map(|k| {
-                self.poles.iter().flat_map(move |&(plus, minus, _)| {
+                self.sums.poles.iter().flat_map(move |&(plus, minus, _)| {
                     let shift = C64::new(0.0, k as f64 * omega);
                     [plus - shift, minus - shift]
                 })
@@ -351,10 +365,10 @@ impl<'a> Reduced<'a> {
 
     /// The poles `near` the imaginary axis.
     fn kept(&self, omega: f64) -> Vec<Kept> {
-        let h = self.h as i64;
+        let h = self.sums.h as i64;
         let mut kept = Vec::new();
         for (block, k) in (-h..=h).enumerate() {
-            for (mode, &(plus, minus, inv)) in self.poles.iter().enumerate() {
+            for (mode, &(plus, minus, inv)) in self.sums.poles.iter().enumerate() {
                 for (lambda, residue, upper) in [(plus, inv, true), (minus, -inv, false)] {
                     let mu = lambda - C64::new(0.0, k as f64 * omega);
                     if self.near(mu, omega) {
@@ -373,16 +387,10 @@ impl<'a> Reduced<'a> {
     }
 
     /// `A(s₀) = diag μ − Vᵀ B (I + R_rest(s₀) B)⁻¹ U` (module docs), in the complex layout.
-    fn linearised(
-        &self,
-        b: &DMatrix<C64>,
-        kept: &[Kept],
-        omega: f64,
-        s0: C64,
-    ) -> Option<DMatrix<C64>> {
+    fn linearised(&self, b: &Coupling, kept: &[Kept], omega: f64, s0: C64) -> Option<DMatrix<C64>> {
         let modal = self.modal();
         let nc = modal.phi_c.nrows();
-        let dim = b.nrows();
+        let dim = b.b.nrows();
         let rest = self.rest(omega, s0);
         let mut u = DMatrix::<C64>::zeros(dim, kept.len());
         for (j, p) in kept.iter().enumerate() {
@@ -390,10 +398,8 @@ impl<'a> Reduced<'a> {
                 u[(p.block * nc + a, j)] = C64::new(modal.phi_c[(a, p.mode)], 0.0);
             }
         }
-        let w = (DMatrix::<C64>::identity(dim, dim) + self.block_times(&rest, b))
-            .lu()
-            .solve(&u)?;
-        let coupling = u.transpose() * b * w;
+        let w = rest.hill_matrix(b).lu().solve(&u)?;
+        let coupling = u.transpose() * &b.b * w;
         Some(DMatrix::from_fn(kept.len(), kept.len(), |i, j| {
             let diag = if i == j {
                 kept[i].mu
@@ -407,110 +413,23 @@ impl<'a> Reduced<'a> {
     /// `R_rest(s)`: the receptance at the kept DOFs without the kept poles, block diagonal
     /// over `k` (complex layout). A mode with neither pole kept enters whole,
     /// `1/((λ − λ⁺)(λ − λ⁻))`, which is better conditioned than its two fractions.
-    fn rest(&self, omega: f64, s: C64) -> DMatrix<C64> {
-        self.modal_sum(omega, s, &|lambda, shift, (plus, minus, inv)| match (
-            self.near(plus - shift, omega),
-            self.near(minus - shift, omega),
-        ) {
-            (false, false) => whole(lambda, (plus, minus, inv)),
-            (true, false) => -inv / (lambda - minus),
-            (false, true) => inv / (lambda - plus),
-            (true, true) => C64::new(0.0, 0.0),
-        })
-    }
-
-    /// The whole receptance `R(s)` at the kept DOFs and its derivative `R'(s)`:
-    /// `1/den`, `−(2λ + c_r)/den²` with `den = (λ − λ⁺)(λ − λ⁻)`, `λ = s + ikω`.
-    fn receptance(&self, omega: f64, s: C64) -> (DMatrix<C64>, DMatrix<C64>) {
-        let [r, rate] = self.modal_sums(
-            omega,
-            s,
-            [
-                &|lambda, _, p| whole(lambda, p),
-                // c_r = −(λ⁺ + λ⁻).
-                &|lambda, _, (plus, minus, _)| {
-                    -(2.0 * lambda - plus - minus)
-                        * ((lambda - plus) * (lambda - minus)).inv().powi(2)
-                },
-            ],
-        );
-        (r, rate)
-    }
-
-    /// The whole receptance `R(s)` at the kept DOFs alone (no derivative).
-    fn receptance_only(&self, omega: f64, s: C64) -> DMatrix<C64> {
-        self.modal_sum(omega, s, &|lambda, _, p| whole(lambda, p))
-    }
-
-    /// `blockdiag_k Σ_r weight(λ, ikω, poles_r) φ_rc φ_rcᵀ` with `λ = s + ikω`.
-    #[allow(clippy::type_complexity)]
-    fn modal_sum(
-        &self,
-        omega: f64,
-        s: C64,
-        weight: &dyn Fn(C64, C64, (C64, C64, C64)) -> C64,
-    ) -> DMatrix<C64> {
-        let [r] = self.modal_sums(omega, s, [weight]);
-        r
-    }
-
-    /// Several modal sums at once, as one real product `P W`: `P` holds `φ_ac φ_bc` per
-    /// kept pair `a ≤ b` (rows) and mode (columns), `W` the real and imaginary parts of each
-    /// weight per harmonic block. On a 1000-mode beam with ten kept DOFs this is the cost of
-    /// Newton's method on `det T`; as a matrix product it runs at the machine's speed.
-    #[allow(clippy::type_complexity)]
-    fn modal_sums<const N: usize>(
-        &self,
-        omega: f64,
-        s: C64,
-        weights: [&dyn Fn(C64, C64, (C64, C64, C64)) -> C64; N],
-    ) -> [DMatrix<C64>; N] {
-        let nc = self.modal().phi_c.nrows();
-        let blocks = 2 * self.h + 1;
-        let mut w = DMatrix::<f64>::zeros(self.poles.len(), 2 * blocks * N);
-        for (f, weight) in weights.iter().enumerate() {
-            for block in 0..blocks {
-                let shift = C64::new(0.0, (block as f64 - self.h as f64) * omega);
-                let col = 2 * (f * blocks + block);
-                for (m, &p) in self.poles.iter().enumerate() {
-                    let v = weight(s + shift, shift, p);
-                    w[(m, col)] = v.re;
-                    w[(m, col + 1)] = v.im;
-                }
-            }
-        }
-        let sums = &self.products * w;
-        std::array::from_fn(|f| {
-            let mut r = DMatrix::<C64>::zeros(nc * blocks, nc * blocks);
-            for block in 0..blocks {
-                let col = 2 * (f * blocks + block);
-                for (row, &(a, b)) in self.pairs.iter().enumerate() {
-                    let v = C64::new(sums[(row, col)], sums[(row, col + 1)]);
-                    r[(block * nc + a, block * nc + b)] = v;
-                    r[(block * nc + b, block * nc + a)] = v;
-                }
-            }
-            r
-        })
-    }
-
-    /// `R B` for a block-diagonal `R` (a modal sum): block row by block row, `2H + 1`
-    /// times cheaper than the dense product.
-    fn block_times(&self, r: &DMatrix<C64>, b: &DMatrix<C64>) -> DMatrix<C64> {
-        let nc = self.modal().phi_c.nrows();
-        let mut out = DMatrix::<C64>::zeros(r.nrows(), b.ncols());
-        for block in 0..=2 * self.h {
-            let rows = block * nc;
-            out.rows_mut(rows, nc)
-                .copy_from(&(r.view((rows, rows), (nc, nc)) * b.rows(rows, nc)));
-        }
-        out
+    fn rest(&self, omega: f64, s: C64) -> BlockDiagonal {
+        self.sums
+            .sum(omega, s, &|lambda, shift, (plus, minus, inv)| match (
+                self.near(plus - shift, omega),
+                self.near(minus - shift, omega),
+            ) {
+                (false, false) => whole(lambda, (plus, minus, inv)),
+                (true, false) => -inv / (lambda - minus),
+                (false, true) => inv / (lambda - plus),
+                (true, true) => C64::new(0.0, 0.0),
+            })
     }
 
     /// A Newton start moved closer: `RELINEARISATIONS` times the eigenvalue of `A(s)` nearest
     /// `s` (`R_rest` frozen at the start instead of at 0: a start far up the axis, where
     /// `R_rest(0)` is a poor stand-in, could otherwise reach a root another start owns).
-    fn relinearised(&self, b: &DMatrix<C64>, kept: &[Kept], omega: f64, mut s: C64) -> Option<C64> {
+    fn relinearised(&self, b: &Coupling, kept: &[Kept], omega: f64, mut s: C64) -> Option<C64> {
         for _ in 0..RELINEARISATIONS {
             let theta = eigenvalues(&self.linearised(b, kept, omega, s)?)?;
             s = theta
@@ -520,31 +439,52 @@ impl<'a> Reduced<'a> {
         Some(s)
     }
 
-    /// The exponent reached from `s` by Newton's method on `det T(s)`, `T = I + R(s) B`
-    /// with every mode in `R`: `s ← s − 1/tr(T⁻¹ T')` (`(log det T)' = tr(T⁻¹ T')`). It
-    /// stops when the error left after a step is below `ROOT_STEP_TOL · (|s| + ω)`: the step
-    /// itself, or, once steps contract at a rate `θ < 1`, the bound `|δ| θ / (1 − θ)` of a
-    /// linearly converging sequence (quadratic convergence leaves far less), which saves
-    /// the last step that would only confirm round-off.
-    fn newton(&self, b: &DMatrix<C64>, omega: f64, mut s: C64) -> Option<C64> {
-        let dim = b.nrows();
+    /// The exponent reached from `s`, with its unit eigenvector, by Newton's method on
+    /// `T(s) z = 0` bordered by `zᴴz = 1`, `T = I + R(s) B` with every mode in `R` (Ruhe's
+    /// nonlinear inverse iteration): `u = T⁻¹ T'(s) z`, `s ← s − 1/(zᴴu)`, `z ← u/|u|`,
+    /// one LU and one solve per step (Newton on `det T`, `s ← s − 1/tr(T⁻¹ T')`, needs as
+    /// many solves as `T` has rows). `z` starts from `from` (the last point's eigenvector)
+    /// or from two inverse-iteration sweeps `T(s)⁻² 1`. It stops when the error left after
+    /// a step is below `ROOT_STEP_TOL · (|s| + ω)`: the step itself, or, once steps
+    /// contract at a rate `θ < 1`, the bound `|δ| θ / (1 − θ)` of a linearly converging
+    /// sequence (quadratic convergence leaves far less), which saves the last step that
+    /// would only confirm round-off.
+    fn newton(
+        &self,
+        b: &Coupling,
+        omega: f64,
+        mut s: C64,
+        from: Option<&DVector<C64>>,
+    ) -> Option<(C64, DVector<C64>)> {
+        let mut z = from.cloned();
         // The last step's size; none before the first.
         let mut last_step: Option<f64> = None;
         for _ in 0..NEWTON_MAX_STEPS {
-            let (r, rate) = self.receptance(omega, s);
-            let t = DMatrix::<C64>::identity(dim, dim) + self.block_times(&r, b);
-            let step = t.lu().solve(&self.block_times(&rate, b))?.trace().inv();
+            let (r, rate) = self.sums.receptance(omega, s);
+            let lu = r.hill_matrix(b).lu();
+            let v = match z.take() {
+                Some(v) => v,
+                None => {
+                    let ones = DVector::from_element(b.b.nrows(), C64::new(1.0, 0.0));
+                    let once = unit(lu.solve(&ones)?)?;
+                    lu.solve(&once)?
+                }
+            };
+            let v = unit(v)?;
+            let u = lu.solve(&rate.apply(&(&b.b * &v)))?;
+            let step = v.dotc(&u).inv();
             let size = step.norm();
             if !size.is_finite() {
                 return None;
             }
             s -= step;
+            z = Some(unit(u)?);
             let left = match last_step.map(|last| size / last) {
                 Some(theta) if theta < 1.0 => size.min(size * theta / (1.0 - theta)),
                 _ => size,
             };
             if left <= ROOT_STEP_TOL * (s.norm() + omega) {
-                return Some(s);
+                return z.map(|z| (s, z));
             }
             last_step = Some(size);
         }
@@ -552,9 +492,10 @@ impl<'a> Reduced<'a> {
     }
 }
 
-/// A mode's receptance weight `1/((λ − λ⁺)(λ − λ⁻))`.
-fn whole(lambda: C64, (plus, minus, _): (C64, C64, C64)) -> C64 {
-    ((lambda - plus) * (lambda - minus)).inv()
+/// `v / |v|`, `None` for a zero or non-finite `v`.
+fn unit(v: DVector<C64>) -> Option<DVector<C64>> {
+    let norm = v.norm();
+    (norm > 0.0 && norm.is_finite()).then(|| v.unscale(norm))
 }
 
 /// The eigenvalues of a complex matrix (complex Schur form), `None` if it did not converge.
@@ -571,27 +512,36 @@ fn eigenvalues(a: &DMatrix<C64>) -> Option<Vec<C64>> {
 /// The real-layout Jacobian `B` (coefficient `p` of kept DOF `a` at `p·n_c + a`, `p` =
 /// constant, then `c_k`, `s_k`) in the complex layout (`z_k` of DOF `a` at
 /// `(k + H)·n_c + a`): `P B P⁻¹` with `z_{±k} = (c_k ∓ i s_k)/2`, `c_k = z_k + z_{−k}`,
-/// `s_k = i (z_k − z_{−k})`.
+/// `s_k = i (z_k − z_{−k})`. `P` and `P⁻¹` have at most two entries per row and column:
+/// each entry of the result is a sum of at most four of `B`'s (the dense products cost
+/// `2 (n_c (2H + 1))³`, more than the whole Hill problem of a point).
 fn complex_basis(b: &DMatrix<f64>, h: usize) -> DMatrix<C64> {
     let dim = b.nrows();
     let nc = dim / (2 * h + 1);
-    let (mut p, mut inverse) = (DMatrix::zeros(dim, dim), DMatrix::zeros(dim, dim));
     let (one, half, i) = (C64::new(1.0, 0.0), C64::new(0.5, 0.0), C64::new(0.0, 1.0));
+    // Row j of P and column j of P⁻¹ as (real-layout index, factor).
+    let mut p_row = vec![Vec::with_capacity(2); dim];
+    let mut inverse_column = vec![Vec::with_capacity(2); dim];
     for a in 0..nc {
-        p[(h * nc + a, a)] = one;
-        inverse[(a, h * nc + a)] = one;
+        p_row[h * nc + a].push((a, one));
+        inverse_column[h * nc + a].push((a, one));
         for k in 1..=h {
             let (plus, minus) = ((h + k) * nc + a, (h - k) * nc + a);
             let (c, s) = ((2 * k - 1) * nc + a, 2 * k * nc + a);
-            p[(plus, c)] = half;
-            p[(plus, s)] = -half * i;
-            p[(minus, c)] = half;
-            p[(minus, s)] = half * i;
-            inverse[(c, plus)] = one;
-            inverse[(c, minus)] = one;
-            inverse[(s, plus)] = i;
-            inverse[(s, minus)] = -i;
+            p_row[plus].extend([(c, half), (s, -half * i)]);
+            p_row[minus].extend([(c, half), (s, half * i)]);
+            inverse_column[plus].extend([(c, one), (s, i)]);
+            inverse_column[minus].extend([(c, one), (s, -i)]);
         }
     }
-    p * b.map(|x| C64::new(x, 0.0)) * inverse
+    DMatrix::from_fn(dim, dim, |j, l| {
+        p_row[j]
+            .iter()
+            .flat_map(|&(r, alpha)| {
+                inverse_column[l]
+                    .iter()
+                    .map(move |&(c, beta)| alpha * beta * b[(r, c)])
+            })
+            .sum()
+    })
 }
