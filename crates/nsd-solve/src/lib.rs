@@ -3,6 +3,7 @@
 pub mod backbone;
 pub mod cont;
 pub mod hb;
+mod linalg;
 pub mod modes;
 pub mod multibody;
 pub mod nsmodes;

@@ -42,6 +42,7 @@ use super::super::tolerances::{
 use super::super::Balance;
 use super::centre;
 use super::receptance::{whole, BlockDiagonal, Coupling, ModalSums};
+use crate::linalg::Lu;
 use nalgebra::{Complex, DMatrix, DVector};
 use std::cell::RefCell;
 
@@ -398,7 +399,7 @@ impl<'a> Reduced<'a> {
                 u[(p.block * nc + a, j)] = C64::new(modal.phi_c[(a, p.mode)], 0.0);
             }
         }
-        let w = rest.hill_matrix(b).lu().solve(&u)?;
+        let w = Lu::new(&rest.hill_matrix(b)).solve_columns(&u)?;
         let coupling = u.transpose() * &b.b * w;
         Some(DMatrix::from_fn(kept.len(), kept.len(), |i, j| {
             let diag = if i == j {
@@ -461,7 +462,7 @@ impl<'a> Reduced<'a> {
         let mut last_step: Option<f64> = None;
         for _ in 0..NEWTON_MAX_STEPS {
             let (r, rate) = self.sums.receptance(omega, s);
-            let lu = r.hill_matrix(b).lu();
+            let lu = Lu::new(&r.hill_matrix(b));
             let v = match z.take() {
                 Some(v) => v,
                 None => {
