@@ -20,9 +20,10 @@
 
 use super::elements::Layout;
 use super::linear::Operator;
-use super::tolerances::{MODAL_COUPLING_TOL, RIGID_MODE_TOL};
+use super::tolerances::{MODAL_COUPLING_TOL, RIGID_MODE_TOL, UNRESOLVED_MODE_FLOOR};
 use super::Balance;
 use crate::cont::Problem;
+use crate::linalg;
 use nalgebra::{Complex, DMatrix, DVector};
 use std::cell::RefCell;
 
@@ -55,15 +56,24 @@ impl Modes {
     /// `MODAL_COUPLING_TOL` of the largest modal damping) and no mode is rigid (the static
     /// block would be singular).
     fn new(hb: &Balance) -> Option<Modes> {
-        let modes = crate::modes::dense::solve(&hb.m, &hb.k).ok()?;
-        let phi = modes.shapes;
-        let omega2: Vec<f64> = modes.omega.iter().map(|w| w * w).collect();
-        // A rigid mode makes K singular (its Cholesky factor fails); one the round-off
-        // of the eigensolver hides (`ε λ_max` in ω²) is caught by `RIGID_MODE_TOL`.
-        let top = omega2.iter().copied().fold(0.0, f64::max);
-        if hb.k.clone().cholesky().is_none() || omega2.iter().any(|w2| *w2 <= RIGID_MODE_TOL * top)
-        {
+        // A rigid mode makes K singular (its Cholesky factor fails); one the round-off hides
+        // is caught by `RIGID_MODE_TOL` of `max K_ii / M_ii` (a Rayleigh quotient of λ_max).
+        let (mu, w) = linalg::flexibility_eigen(&hb.m, &hb.k)?;
+        let top = (0..hb.dofs())
+            .map(|i| hb.k[(i, i)] / hb.m[(i, i)])
+            .fold(0.0, f64::max);
+        if mu[0] * top * RIGID_MODE_TOL >= 1.0 {
             return None;
+        }
+        // `ω_r² = 1/μ_r`, `μ_r` floored at `UNRESOLVED_MODE_FLOOR μ₁` (the eigensolver's
+        // error), `φ_r = ω_r w_r`. Exact for a resolved mode; for a floored one `φ φᵀ/ω_r²
+        // = w wᵀ` is still exact and the receptance's term `w wᵀ/(1 − ω² μ + iω c/ω_r²)`
+        // is off by `ω² |μ_r − μ̂_r|`, below 1e-12 of `ω²/ω₁²`.
+        let floor = UNRESOLVED_MODE_FLOOR * mu[0];
+        let omega2: Vec<f64> = mu.iter().map(|m| m.max(floor).recip()).collect();
+        let mut phi = w;
+        for (mut col, w2) in phi.column_iter_mut().zip(&omega2) {
+            col *= w2.sqrt();
         }
         let modal_c = phi.transpose() * &hb.c * &phi;
         let largest = modal_c.diagonal().amax();

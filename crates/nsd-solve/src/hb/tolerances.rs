@@ -41,11 +41,16 @@ pub(super) const BALANCING_RATIO: f64 = 0.95;
 // Modal condensation (`condense.rs`).
 
 /// `ω_r²` below this fraction of the largest counts as a rigid-body mode, which rules the
-/// modal sums out (dimensionless). About 5 ε: the dense eigensolver's error on ω² is
-/// `ε λ_max`, where a rigid mode lands; a fine beam mesh has real modes at 1e-13 of its
-/// largest (500 elements: 2.7e-13, rotations of tiny inertia), which 1e-12 took for rigid.
-/// Singular K (`condense.rs`, by Cholesky) is the first test.
+/// modal sums out (dimensionless). About 5 ε: a fine beam mesh has real modes at 1e-13 of
+/// its largest (500 elements: 2.7e-13, rotations of tiny inertia), which 1e-12 took for
+/// rigid. Singular K (`linalg::stiffness_modes`, by Cholesky) is the first test.
 pub(super) const RIGID_MODE_TOL: f64 = 1e-15;
+
+/// The smallest `μ = 1/ω²` of a mode the modal sums take, relative to the first mode's
+/// (`condense.rs`): the flexibility eigensolver resolves `μ` to ~1e-13 of `μ₁` (the
+/// 1000-element cantilever's highest came out −2.4e-20 beside 5.8e-7), so modes above
+/// `1e6 ω₁` enter quasi-statically (dimensionless).
+pub(super) const UNRESOLVED_MODE_FLOOR: f64 = 1e-12;
 
 /// Off-diagonal modal damping below this fraction of the largest diagonal term counts as
 /// zero: the modes diagonalise C and the modal sums apply (dimensionless).
