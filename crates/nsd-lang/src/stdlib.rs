@@ -5,13 +5,17 @@
 use std::path::PathBuf;
 
 /// Every file of `stdlib/` as (name, text); a test checks the list against the folder.
-const FILES: [(&str, &str); 3] = [
+const FILES: [(&str, &str); 4] = [
     ("beam.nsd", include_str!("../../../stdlib/beam.nsd")),
     (
         "blade_damper.nsd",
         include_str!("../../../stdlib/blade_damper.nsd"),
     ),
     ("chain.nsd", include_str!("../../../stdlib/chain.nsd")),
+    (
+        "underplatform_damper.nsd",
+        include_str!("../../../stdlib/underplatform_damper.nsd"),
+    ),
 ];
 
 /// Where the stdlib is read from, as named in diagnostics.
