@@ -280,5 +280,8 @@ fn the_underplatform_damper_component_rebuilds_blade_damper_blade() {
         "peaks {a:?} vs {b:?}"
     );
     let slips = |v: &Value| v["summary"]["transitions"].as_u64().expect("transitions");
-    assert!(slips(by_name("original_frf")) > 0, "the level slips the contacts");
+    assert!(
+        slips(by_name("original_frf")) > 0,
+        "the level slips the contacts"
+    );
 }
