@@ -4,7 +4,7 @@
 use crate::common::*;
 use nalgebra::{Complex, DVector};
 use nsd::solve::cont::{linearised, newton};
-use nsd::solve::hb::{Balance, Condensed, Hill, Unstable};
+use nsd::solve::hb::{full_hill_bytes, Balance, Condensed, Hill, Unresolved, Unstable};
 
 /// The paper-003 cantilever with its pad at H harmonics, the tip force scaled by `level`, and
 /// its periodic solutions at `omegas` (Newton on the condensed balance from the linearised
@@ -122,7 +122,7 @@ fn compare(level: f64) -> usize {
     assert!(hill.is_condensed());
     let mut unstable_points = 0;
     for (w, q) in &points {
-        let condensed = hill.exponents(q, *w);
+        let condensed = hill.exponents(q, *w).expect("resolved");
         let full: Vec<Complex<f64>> = hb.floquet(q, *w);
         for f in full.iter().filter(|f| f.re >= -w) {
             let gap = condensed
@@ -141,4 +141,41 @@ fn compare(level: f64) -> usize {
         unstable_points += usize::from(kinds != Unstable::default());
     }
     unstable_points
+}
+
+/// Where the condensed problem does not resolve a point (here it does not pay: a 2-DOF
+/// model), Hill's method takes the full companion matrix, unless that matrix is over the
+/// limit: then the point is `Unresolved` (never allocated: the 100-pad beam at H = 5 would
+/// have taken 23 GB at 22,000 unknowns), and under the limit the exponents are the full
+/// matrix's exactly.
+#[test]
+fn a_point_whose_full_hill_matrix_is_over_the_limit_is_unresolved() {
+    let hb = balance_of(
+        "models/seed0/two_mass_freeplay.nsd",
+        "two_mass_freeplay",
+        3,
+        &[],
+    );
+    let q = DVector::from_element(hb.dim(), 0.01);
+    let need = full_hill_bytes(hb.dim());
+    assert_eq!(need, 6.0 * 8.0 * (hb.dim() * hb.dim()) as f64);
+    let refused = Hill::new(&hb)
+        .with_full_limit(need / 2.0)
+        .exponents(&q, 1.3);
+    assert_eq!(
+        refused,
+        Err(Unresolved {
+            omega: 1.3,
+            unknowns: hb.dim(),
+            bytes: need,
+            limit: need / 2.0
+        })
+    );
+    let message = refused.expect_err("refused").to_string();
+    assert!(
+        message.contains("Ω = 1.3") && message.contains("14 unknowns"),
+        "{message}"
+    );
+    let full = Hill::new(&hb).with_full_limit(need).exponents(&q, 1.3);
+    assert_eq!(full, Ok(hb.floquet(&q, 1.3)));
 }

@@ -4,6 +4,7 @@
 use miette::Diagnostic;
 use nsd_lang::diagnostics::ResolveError;
 use nsd_lang::span::Span;
+use nsd_solve::hb::Unresolved;
 use thiserror::Error;
 
 #[derive(Debug, Error, Diagnostic)]
@@ -149,6 +150,32 @@ pub enum MergeError {
     Malformed { file: String, reason: String },
 }
 
+/// Points of a branch whose stability Hill's method could not resolve (`hb::Unresolved`):
+/// their count in the summary (`stability_unresolved`), a warning, and the run's error
+/// (exit 2: the table is complete, its `stable` column is not).
+pub(crate) fn unresolved_stability(
+    results: &mut super::Results,
+    unresolved: &[Unresolved],
+    points: usize,
+    at: Span,
+) -> Option<AnalysisError> {
+    let first = unresolved.first()?;
+    let count = unresolved.len();
+    results
+        .summary
+        .insert("stability_unresolved".into(), serde_json::json!(count));
+    let message = format!(
+        "{} of `{}`: the stability of {count} of {points} points is unresolved ({first}); their `stable` cells are empty",
+        results.kind, results.model
+    );
+    results.warnings.push(message.clone());
+    Some(AnalysisError::Numerical {
+        message,
+        at,
+        help: "the branch is complete; `stability = false` skips Hill's method, a lower `harmonics` shrinks the full matrix".into(),
+    })
+}
+
 /// A failed analysis with whatever it computed before failing.
 pub struct Partial {
     pub(crate) error: AnalysisError,
@@ -161,5 +188,47 @@ impl From<AnalysisError> for Partial {
             error,
             results: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Unresolved points make the run's error (a numerical failure: exit 2) and are counted in
+    /// the summary and named in a warning; none leave the results as they were.
+    #[test]
+    fn unresolved_stability_counts_the_points_and_fails_the_run() {
+        let mut results = super::super::Results {
+            name: "frf".into(),
+            kind: "continue frf".into(),
+            model: "beam".into(),
+            tables: Vec::new(),
+            plots: Vec::new(),
+            summary: serde_json::Map::new(),
+            settings: serde_json::Map::new(),
+            params: Vec::new(),
+            warnings: Vec::new(),
+            wall_s: 0.0,
+        };
+        assert!(unresolved_stability(&mut results, &[], 24, Span::default()).is_none());
+        assert!(results.summary.is_empty() && results.warnings.is_empty());
+        let at = |omega| Unresolved {
+            omega,
+            unknowns: 22_000,
+            bytes: 2.3e10,
+            limit: 4.0 * 1024f64.powi(3),
+        };
+        let error =
+            unresolved_stability(&mut results, &[at(1285.5), at(1290.0)], 24, Span::default())
+                .expect("an error");
+        assert!(matches!(error, AnalysisError::Numerical { .. }));
+        assert_eq!(results.summary["stability_unresolved"], 2);
+        assert_eq!(results.warnings, [error.to_string()]);
+        let message = error.to_string();
+        assert!(
+            message.starts_with("continue frf of `beam`: the stability of 2 of 24 points is unresolved (at Ω = 1285.5"),
+            "{message}"
+        );
     }
 }

@@ -13,15 +13,12 @@ use nsd_lang::ast::{Analysis, AnalysisKind};
 use nsd_lang::units::Dim;
 use nsd_model::system::Attach;
 use nsd_model::{Model, System};
+use nsd_solve::hb::full_hill_bytes;
 use nsd_solve::reduce::kept_dofs;
 use nsd_solve::{bytes_text, MAX_OUTPUT_ROWS, MAX_REQUEST_BYTES};
 
 /// Bytes of one `f64`.
 const F64: f64 = std::mem::size_of::<f64>() as f64;
-
-/// Dense `dim × dim` matrices Hill's full method holds at once (the mass and damping blocks
-/// and the `2·dim × 2·dim` companion matrix: 1 + 1 + 4).
-const HILL_MATRICES: f64 = 6.0;
 
 /// Dense `dim × dim` matrices an uncondensed branch holds at once (the balance Jacobian, the
 /// augmented corrector matrix and its LU).
@@ -296,7 +293,7 @@ fn memory(
     let branch = branch_bytes(sys, n, width, condense);
     let hill = match (stability, reduced) {
         (false, _) => 0.0,
-        (true, Some(_)) => HILL_MATRICES * dim * dim * F64,
+        (true, Some(_)) => full_hill_bytes(dim as usize),
         (true, None) => hill_bytes(model, sys, width),
     };
     let need = aft + branch.max(hill);
@@ -340,7 +337,7 @@ fn memory(
 
 /// The memory of Hill's method per `hb::Hill`: condensed onto the nonlinear DOFs where it
 /// can be (`MODAL_MATRICES` of `n × n` and `REDUCED_MATRICES` of the condensed size), the full
-/// companion matrix (`HILL_MATRICES` of `n (2H + 1)` squared) where it cannot. The condensed
+/// companion matrix (`hb::full_hill_bytes` of `n (2H + 1)` unknowns) where it cannot. The condensed
 /// problem needs a DOF the nonlinear elements leave free, a proportional damping (C = αM + βK
 /// with the model's Rayleigh coefficients, or none) and no rigid mode (a DOF without
 /// stiffness is one). A point whose condensed roots fail also goes to the full matrix, but
@@ -353,8 +350,7 @@ fn hill_bytes(model: &Model, sys: &System, width: f64) -> f64 {
         let (n, reduced) = (n as f64, kept.len() as f64 * width);
         MODAL_MATRICES * n * n * F64 + REDUCED_MATRICES * 2.0 * reduced * reduced * F64
     } else {
-        let dim = n as f64 * width;
-        HILL_MATRICES * dim * dim * F64
+        full_hill_bytes(n * width as usize)
     }
 }
 

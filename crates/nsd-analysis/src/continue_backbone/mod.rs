@@ -16,7 +16,7 @@
 
 mod report;
 
-use crate::diagnostics::{AnalysisError, Partial};
+use crate::diagnostics::{unresolved_stability, AnalysisError, Partial};
 use crate::options::balance::{balance, frequency_range, harmonics_and_samples};
 use crate::options::OptionReader;
 use crate::results::Results;
@@ -141,16 +141,23 @@ pub(crate) fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, 
         method: method.name(),
         stability,
     };
-    let results = report.results(&curve, &frfs, &s, wall_s);
-    match &curve.stopped {
-        Some(why) => Err(Partial {
-            error: fail(BackboneError::Newton(format!(
-                "the continuation stopped short of the last level: {why}"
-            ))),
-            results: Some(Box::new(results)),
-        }),
-        None => Ok(results),
-    }
+    let (mut results, unresolved) = report.results(&curve, &frfs, &s, wall_s);
+    let resolved = curve
+        .points
+        .iter()
+        .filter(|p| p.stage == 3 && p.xi.is_none());
+    let unresolved = unresolved_stability(&mut results, &unresolved, resolved.count(), a.span);
+    let error = match (&curve.stopped, unresolved) {
+        (Some(why), _) => fail(BackboneError::Newton(format!(
+            "the continuation stopped short of the last level: {why}"
+        ))),
+        (None, Some(e)) => e,
+        (None, None) => return Ok(results),
+    };
+    Err(Partial {
+        error,
+        results: Some(Box::new(results)),
+    })
 }
 
 /// The frequencies the response family covers: the backbone's, widened by `FRF_MARGIN` on

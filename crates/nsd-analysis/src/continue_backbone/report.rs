@@ -10,7 +10,7 @@ use crate::results::{Cell, Plot, Results, Series, Table};
 use nalgebra::DVector;
 use nsd_model::{Model, System};
 use nsd_solve::backbone::{amplitude, max_displacement, Curve, Forced, Point, Settings};
-use nsd_solve::hb::{ElementState, Hill, Unstable};
+use nsd_solve::hb::{ElementState, Hill, Unresolved, Unstable};
 use rayon::prelude::*;
 use serde_json::{json, Map};
 use std::f64::consts::PI;
@@ -111,16 +111,17 @@ impl Report<'_> {
     }
 
     /// The `stable` column: 1 or 0 for a backbone point (stage 3) that is not a damped
-    /// nonlinear mode, NaN (`None`) otherwise. The points run in chunks of `STABILITY_CHUNK`, in
-    /// parallel (rayon), each chunk in order with its own `Hill` (the condensed problem tracks
-    /// its exponents from point to point and starts afresh at a chunk's first point). The
-    /// chunks do not depend on the thread count, so neither do the values.
-    fn stable_column(&self, points: &[Point]) -> Vec<Option<bool>> {
+    /// nonlinear mode, NaN (`None`) otherwise or where the stability is unresolved (listed
+    /// apart). The points run in chunks of `STABILITY_CHUNK`, in parallel (rayon), each chunk
+    /// in order with its own `Hill` (the condensed problem tracks its exponents from point to
+    /// point and starts afresh at a chunk's first point). The chunks do not depend on the
+    /// thread count, so neither do the values.
+    fn stable_column(&self, points: &[Point]) -> (Vec<Option<bool>>, Vec<Unresolved>) {
         if !self.stability {
-            return vec![None; points.len()];
+            return (vec![None; points.len()], Vec::new());
         }
         let hb = self.forced.hb;
-        let chunks: Vec<Vec<Option<bool>>> = points
+        let chunks: Vec<Vec<Result<Option<bool>, Unresolved>>> = points
             .par_chunks(STABILITY_CHUNK)
             .map(|chunk| {
                 let hill = Hill::new(hb);
@@ -128,16 +129,22 @@ impl Report<'_> {
                     .iter()
                     .map(|pt| {
                         if pt.stage != 3 || pt.xi.is_some() {
-                            return None;
+                            return Ok(None);
                         }
-                        let exponents = hill.exponents(&pt.q, pt.omega);
+                        let exponents = hill.exponents(&pt.q, pt.omega)?;
                         let unstable = Unstable::of(&exponents, pt.omega, STABILITY_TOL);
-                        Some(unstable == Unstable::default())
+                        Ok(Some(unstable == Unstable::default()))
                     })
                     .collect()
             })
             .collect();
-        chunks.concat()
+        let mut unresolved = Vec::new();
+        let column = chunks
+            .into_iter()
+            .flatten()
+            .map(|cell| cell.map_err(|e| unresolved.push(e)).ok().flatten())
+            .collect();
+        (column, unresolved)
     }
 
     fn row(&self, pt: &Point, states: &[ElementState], stable: Option<bool>) -> Vec<Cell> {
@@ -161,15 +168,15 @@ impl Report<'_> {
         row
     }
 
-    /// Every output of the analysis.
+    /// Every output of the analysis, and the points whose stability is unresolved.
     pub(crate) fn results(
         &self,
         curve: &Curve,
         frfs: &[Response],
         s: &Settings,
         wall_s: f64,
-    ) -> Results {
-        let stable = self.stable_column(&curve.points);
+    ) -> (Results, Vec<Unresolved>) {
+        let (stable, unresolved) = self.stable_column(&curve.points);
         let hb = self.forced.hb;
         let states: Vec<_> = curve
             .points
@@ -224,7 +231,7 @@ impl Report<'_> {
             });
         }
         let backbone: Vec<&Point> = curve.points.iter().filter(|p| p.stage == 3).collect();
-        Results {
+        let results = Results {
             name: String::new(),
             kind: "continue backbone".into(),
             model: self.model.name.clone(),
@@ -240,7 +247,8 @@ impl Report<'_> {
                 .map(|w| w.message.clone())
                 .collect(),
             wall_s,
-        }
+        };
+        (results, unresolved)
     }
 
     fn plot(&self, backbone: &[&Point], frfs: &[Response]) -> Plot {

@@ -19,7 +19,7 @@ mod curve;
 mod points;
 
 use crate::branch_plot::stability_plot;
-use crate::diagnostics::{AnalysisError, Partial};
+use crate::diagnostics::{unresolved_stability, AnalysisError, Partial};
 use crate::options::balance::{balance, frequency_range, harmonics_and_samples};
 use crate::options::OptionReader;
 use crate::results::{Results, Table};
@@ -142,15 +142,8 @@ pub(crate) fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, 
     summary.insert("stability_method".into(), json!(hill_method));
     summary.insert("unknowns".into(), json!(continued.unknowns));
     let mut warnings: Vec<String> = sys.warnings.iter().map(|w| w.message.clone()).collect();
-    if frf.stability
-        && stability_s > SLOW_STABILITY_S
-        && stability_s > SLOW_STABILITY_RATIO * wall_s
-    {
-        warnings.push(format!(
-            "Hill's method ({hill_method}, on {} unknowns) took {stability_s:.1} s, {:.0}× the branch ({wall_s:.2} s); `stability = false` skips it",
-            hb.dim(),
-            stability_s / wall_s.max(f64::MIN_POSITIVE)
-        ));
+    if frf.stability {
+        warnings.extend(slow_stability((stability_s, wall_s), hill_method, hb.dim()));
     }
     let mut settings = settings(&frf, &names[watched], continued.condensed);
     if let Some(r) = &reduced {
@@ -163,7 +156,8 @@ pub(crate) fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, 
             failure(e)
         ));
     }
-    let results = Results {
+    let points = read.rows.len();
+    let mut results = Results {
         name: String::new(),
         kind: "continue frf".into(),
         model: model.name.clone(),
@@ -179,13 +173,28 @@ pub(crate) fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, 
         warnings,
         wall_s,
     };
-    match curve.stopped {
-        None => Ok(results),
-        Some(e) => Err(Partial {
-            error: failure(&e),
-            results: Some(Box::new(results)),
-        }),
-    }
+    let unresolved = unresolved_stability(&mut results, &read.unresolved, points, a.span);
+    let error = match (&curve.stopped, unresolved) {
+        (Some(e), _) => failure(e),
+        (None, Some(e)) => e,
+        (None, None) => return Ok(results),
+    };
+    Err(Partial {
+        error,
+        results: Some(Box::new(results)),
+    })
+}
+
+/// A warning where Hill's method took over `SLOW_STABILITY_S` and `SLOW_STABILITY_RATIO`
+/// times the branch (`times`: the stability's and the branch's, s).
+fn slow_stability(times: (f64, f64), method: &str, unknowns: usize) -> Option<String> {
+    let (stability_s, wall_s) = times;
+    (stability_s > SLOW_STABILITY_S && stability_s > SLOW_STABILITY_RATIO * wall_s).then(|| {
+        format!(
+            "Hill's method ({method}, on {unknowns} unknowns) took {stability_s:.1} s, {:.0}× the branch ({wall_s:.2} s); `stability = false` skips it",
+            stability_s / wall_s.max(f64::MIN_POSITIVE)
+        )
+    })
 }
 
 /// The options up to `excitation`, in the order their errors are reported.

@@ -7,7 +7,7 @@ use crate::results::Cell;
 use nalgebra::{DMatrix, DVector};
 use nsd_model::System;
 use nsd_solve::cont::{locate, Point, Scale};
-use nsd_solve::hb::{Balance, ElementState, Hill, Unstable};
+use nsd_solve::hb::{Balance, ElementState, Hill, Unresolved, Unstable};
 use serde_json::{json, Value};
 
 /// The relative tolerance on the real parts of the Floquet exponents (`hb::grows`).
@@ -49,6 +49,8 @@ pub(super) struct Tabulated {
     pub(crate) bifurcations: Vec<Value>,
     /// How many element regime changes there are between neighbouring points.
     pub(crate) transitions: usize,
+    /// The points whose stability Hill's method could not resolve (`Hill::exponents`).
+    pub(crate) unresolved: Vec<Unresolved>,
 }
 
 impl Reading<'_> {
@@ -85,6 +87,7 @@ impl Reading<'_> {
             folds: Vec::new(),
             bifurcations: Vec::new(),
             transitions: 0,
+            unresolved: Vec::new(),
         };
         // The residual at rest scales the corrections that locate bifurcations.
         let rest = self
@@ -95,8 +98,13 @@ impl Reading<'_> {
         let mut last_states: Option<Vec<_>> = None;
         for (index, pt) in branch.iter().enumerate() {
             let mut row = vec![Cell::Num(pt.p), true.into()];
-            let count = self.unstable(&pt.x, pt.p);
-            let stable = count == Unstable::default();
+            // An unresolved point is drawn as stable, its `stable` cell left empty, and no
+            // bifurcation is read across it.
+            let count = self
+                .unstable(&pt.x, pt.p)
+                .map_err(|e| out.unresolved.push(e))
+                .ok();
+            let stable = count.is_none_or(|c| c == Unstable::default());
             for &i in self.reported {
                 let coef = self.coefficients(&pt.x, i);
                 row.push(Cell::Num(self.hb.aft.peak(&coef)));
@@ -109,12 +117,14 @@ impl Reading<'_> {
             let max = self.peak(&pt.x);
             out.stable.push(stable);
             out.watched_curve.push((pt.p, max));
-            row.push(stable.into());
+            row.push(count.map_or(Cell::Text(String::new()), |_| stable.into()));
             row.push(pt.fold.into());
             let kind = if pt.corner {
                 Some("corner")
             } else {
-                last_count.and_then(|before| before.change_to(count, pt.fold))
+                last_count
+                    .zip(count)
+                    .and_then(|(before, now)| before.change_to(now, pt.fold))
             };
             if let (Some(kind), Some(before)) = (kind, index.checked_sub(1).map(|j| &branch[j])) {
                 let (omega, amplitude) = self.located(kind, before, pt, rest);
@@ -127,7 +137,7 @@ impl Reading<'_> {
             }
             row.push(Cell::Text(kind.unwrap_or("").into()));
             row.extend(self.element_cells(&pt.x, &mut last_states, &mut out.transitions));
-            last_count = Some(count);
+            last_count = count;
             out.rows.push(row);
         }
         out
@@ -174,12 +184,12 @@ impl Reading<'_> {
     }
 
     /// The unstable Floquet exponents by kind (none when stability is off).
-    fn unstable(&self, x: &DVector<f64>, p: f64) -> Unstable {
-        let exponents = self
-            .hill
-            .as_ref()
-            .map_or_else(Vec::new, |h| h.exponents(x, p));
-        Unstable::of(&exponents, p, STABILITY_TOL)
+    fn unstable(&self, x: &DVector<f64>, p: f64) -> Result<Unstable, Unresolved> {
+        let exponents = match &self.hill {
+            Some(h) => h.exponents(x, p)?,
+            None => Vec::new(),
+        };
+        Ok(Unstable::of(&exponents, p, STABILITY_TOL))
     }
 
     /// A bifurcation between two neighbouring points, located on the branch (bisection on
@@ -198,9 +208,9 @@ impl Reading<'_> {
         };
         let state = |x: &DVector<f64>, p: f64, tangent_p: f64| {
             if kind == "fold" {
-                (tangent_p > 0.0, Unstable::default())
+                (tangent_p > 0.0, Some(Unstable::default()))
             } else {
-                (false, self.unstable(x, p))
+                (false, self.unstable(x, p).ok())
             }
         };
         locate(self.hb, (&a.x, a.p), (&b.x, b.p), scale, self.tol, state)

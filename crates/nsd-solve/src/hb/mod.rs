@@ -46,7 +46,7 @@ pub use aft::Aft;
 pub use balance::{Balance, GapMethod, HbError};
 pub use compliance::Compliance;
 pub use condense::Condensed;
-pub use hill::{grows, Hill, Unstable};
+pub use hill::{full_hill_bytes, grows, Hill, Unresolved, Unstable};
 pub use linear::Operator;
 pub(crate) use receptance::Derivative;
 pub use receptance::Receptance;

@@ -20,6 +20,8 @@ mod reduced;
 pub struct Hill<'a> {
     hb: &'a Balance,
     reduced: Option<reduced::Reduced<'a>>,
+    /// The most memory the full companion matrix may take, bytes.
+    full_limit: f64,
 }
 
 impl<'a> Hill<'a> {
@@ -28,6 +30,16 @@ impl<'a> Hill<'a> {
         Hill {
             hb,
             reduced: reduced::Reduced::new(hb),
+            full_limit: crate::MAX_REQUEST_BYTES,
+        }
+    }
+
+    /// The same with the full companion matrix limited to `bytes` (`MAX_REQUEST_BYTES`
+    /// unless set): past it a point the condensed problem does not resolve is `Unresolved`.
+    pub fn with_full_limit(self, bytes: f64) -> Hill<'a> {
+        Hill {
+            full_limit: bytes,
+            ..self
         }
     }
 
@@ -38,13 +50,46 @@ impl<'a> Hill<'a> {
 
     /// The `2n` Floquet exponents at a point, selected as `Balance::floquet` does: from the
     /// condensed problem (equal to the full matrix's, `reduced.rs`), or from the full matrix
-    /// where it does not apply or does not pay at this point.
-    pub fn exponents(&self, q: &DVector<f64>, omega: f64) -> Vec<Complex<f64>> {
-        self.reduced
-            .as_ref()
-            .and_then(|r| r.exponents(q, omega))
-            .unwrap_or_else(|| self.hb.floquet(q, omega))
+    /// where it does not apply or does not pay at this point, unless that matrix is over
+    /// the limit (`with_full_limit`; a 2,000-DOF beam at H = 5 would take 23 GB).
+    pub fn exponents(&self, q: &DVector<f64>, omega: f64) -> Result<Vec<Complex<f64>>, Unresolved> {
+        if let Some(found) = self.reduced.as_ref().and_then(|r| r.exponents(q, omega)) {
+            return Ok(found);
+        }
+        let bytes = full_hill_bytes(self.hb.dim());
+        if bytes > self.full_limit {
+            return Err(Unresolved {
+                omega,
+                unknowns: self.hb.dim(),
+                bytes,
+                limit: self.full_limit,
+            });
+        }
+        Ok(self.hb.floquet(q, omega))
     }
+}
+
+/// A point whose exponents are not known: the condensed problem did not reach every root
+/// (or does not apply) and the full companion matrix is over the memory limit.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("at Ω = {omega} Hill's condensed problem did not reach every root, and the full companion matrix of {unknowns} unknowns would need an estimated {} (the limit is {})", crate::bytes_text(*.bytes), crate::bytes_text(*.limit))]
+pub struct Unresolved {
+    pub omega: f64,
+    pub unknowns: usize,
+    pub bytes: f64,
+    pub limit: f64,
+}
+
+/// Dense `dim × dim` matrices `Balance::floquet` holds at once on `dim` balance unknowns
+/// (the damping-and-gyroscopic block `A₁`, the Jacobian and the `2·dim × 2·dim` companion
+/// matrix: 1 + 1 + 4).
+const FULL_HILL_MATRICES: f64 = 6.0;
+
+/// The memory of Hill's full method on `dim` balance unknowns, bytes (the preflight's
+/// estimate too).
+pub fn full_hill_bytes(dim: usize) -> f64 {
+    let dim = dim as f64;
+    FULL_HILL_MATRICES * dim * dim * std::mem::size_of::<f64>() as f64
 }
 
 impl Balance {
