@@ -150,6 +150,12 @@ pub(super) const NEWTON_MAX_STEPS: usize = 30;
 /// Hill matrix. Relative.
 pub(super) const DISTINCT_ROOT_TOL: f64 = 1e-8;
 
+/// The shift off an eigenvalue `θ` of `hill::reduced`'s `A` for the inverse iteration that
+/// gives its eigenvector, relative to `|θ| + ω`: far below the spacing of two close
+/// eigenvalues (0.02 rad/s at 6890 rad/s on the 100-pad beam, 3e-6), far above round-off.
+/// Relative.
+pub(super) const EIGENVECTOR_SHIFT: f64 = 1e-10;
+
 /// A mode with `|λ⁺ − λ⁻| ≤ DEGENERATE_MODE_TOL · |λ|` is critically damped: its receptance
 /// has a double pole the partial fractions of `hill::reduced` cannot split, and the full Hill
 /// matrix is used. Relative.
@@ -173,9 +179,9 @@ pub(super) const TRACK_FRACTION: f64 = 0.25;
 /// conjugate-symmetric `A(0)` pair to round-off, tracked starts exactly. Relative.
 pub(super) const CONJUGATE_START_TOL: f64 = 1e-10;
 
-/// Times a Newton start of `hill::reduced` is moved to the nearest eigenvalue of the problem
-/// linearised at itself (`R_rest` frozen there). Two: the stuck cantilever's far starts
-/// (|Im s| ≈ 10ω) then land on their own roots.
+/// Times a Newton start of `hill::reduced` is moved to the eigenvalue of the problem
+/// linearised at itself (`R_rest` frozen there) whose eigenvector is the start's. Two: the
+/// stuck cantilever's far starts (|Im s| ≈ 10ω) then land on their own roots.
 pub(super) const RELINEARISATIONS: usize = 2;
 
 /// A cell's maximum is refined only when the cubic Hermite interpolant of its ends comes

@@ -26,7 +26,9 @@
 //! the linear poles they perturb. Cost per point: Newton steps of `(2H + 1)` modal sums of
 //! `n_c × n_c` and an LU of `n_c (2H + 1)`, plus the eigenvalues of `A`; where `A` would not
 //! be smaller than the full companion matrix, or a Newton start fails or two meet, the point
-//! goes to the full matrix (`Hill::exponents`).
+//! goes to the full matrix (`Hill::exponents`). A start whose Newton root lies nearer
+//! another start is moved first (`relinearised`): close roots of two modes' families would
+//! otherwise be found twice and one lost.
 //!
 //! # References
 //! Lazarus, Thomas (2010), "A harmonic-based method for computing the stability of periodic
@@ -36,8 +38,8 @@
 
 use super::super::condense::{Condensed, Modal};
 use super::super::tolerances::{
-    CONJUGATE_START_TOL, DEGENERATE_MODE_TOL, DISTINCT_ROOT_TOL, KEEP_BAND, NEWTON_MAX_STEPS,
-    RELINEARISATIONS, ROOT_STEP_TOL, SCHUR_SWEEPS_PER_ROW, TRACK_FRACTION,
+    CONJUGATE_START_TOL, DEGENERATE_MODE_TOL, DISTINCT_ROOT_TOL, EIGENVECTOR_SHIFT, KEEP_BAND,
+    NEWTON_MAX_STEPS, RELINEARISATIONS, ROOT_STEP_TOL, SCHUR_SWEEPS_PER_ROW, TRACK_FRACTION,
 };
 use super::super::Balance;
 use super::centre;
@@ -211,7 +213,14 @@ impl<'a> Reduced<'a> {
         let mut found: Vec<Root> = Vec::new();
         // The starts taken so far and where each led (`None`: dropped as beyond).
         let (mut starts, mut led): (Vec<C64>, Vec<Option<Root>>) = (Vec::new(), Vec::new());
-        for theta in eigenvalues(a0)? {
+        let thetas = eigenvalues(a0)?;
+        // Newton from a start reached the root of another start if it lies nearer that one:
+        // taken, it would be found twice and the start's own root lost.
+        let own = |theta: C64, s: C64| {
+            let mine = (s - theta).norm();
+            thetas.iter().all(|&t| t == theta || (s - t).norm() >= mine)
+        };
+        for &theta in &thetas {
             // An uncoupled state's pole is a root as it stands (`uncoupled`).
             if uncoupled
                 .iter()
@@ -229,16 +238,18 @@ impl<'a> Reduced<'a> {
             // there the selection's exponents are stood in for anyway (`far`).
             let beyond = !self.near(theta, omega);
             // The conjugate of a start taken leads to the conjugate of its root; else Newton
-            // from the start itself first; only a start that fails or lands on a root
-            // already found is moved closer (`relinearised`, an eigenproblem of A per move:
-            // on a reduced model every mode is kept and A is as large as the modes × harmonics).
+            // from the start itself first; only a start that fails, lands on a root already
+            // found or nearer another start (the 100-pad beam at 1285.5 rad/s: from
+            // −31.8 − 7360.3i onto −0.88 − 6889.9i, whose own start is 0.02 from it) is moved
+            // closer (`relinearised`, an eigenproblem of A per move: on a reduced model every
+            // mode is kept and A is as large as the modes × harmonics).
             let root = match conjugate_of(&starts, theta, omega) {
                 Some(j) => led[j].as_ref().map(|r| self.conjugate(r)),
                 None => self
                     .newton(b, omega, theta, None)
-                    .filter(|(s, _)| !known(s))
+                    .filter(|(s, _)| !known(s) && own(theta, *s))
                     .or_else(|| {
-                        self.relinearised(b, kept, omega, theta)
+                        self.relinearised(b, kept, omega, (a0, theta))
                             .and_then(|t| self.newton(b, omega, t, None))
                     })
                     .map(|(s, z)| Root {
@@ -427,15 +438,29 @@ impl<'a> Reduced<'a> {
             })
     }
 
-    /// A Newton start moved closer: `RELINEARISATIONS` times the eigenvalue of `A(s)` nearest
-    /// `s` (`R_rest` frozen at the start instead of at 0: a start far up the axis, where
-    /// `R_rest(0)` is a poor stand-in, could otherwise reach a root another start owns).
-    fn relinearised(&self, b: &Coupling, kept: &[Kept], omega: f64, mut s: C64) -> Option<C64> {
+    /// A Newton start moved closer: `RELINEARISATIONS` times to the eigenvalue of `A(s)`
+    /// (`R_rest` frozen at the start instead of at 0: a start far up the axis, where
+    /// `R_rest(0)` is a poor stand-in, could otherwise reach a root another start owns) whose
+    /// eigenvector overlaps most the start's in `A(0)`. The nearest eigenvalue would not do
+    /// where roots of two modes lie close: on the 100-pad beam at 1526 rad/s the start
+    /// −32.0 − 6680.0i of the second mode's family (its root −33.9 − 6953.5i) is 31 from a
+    /// root of the first's.
+    fn relinearised(
+        &self,
+        b: &Coupling,
+        kept: &[Kept],
+        omega: f64,
+        (a0, mut s): (&DMatrix<C64>, C64),
+    ) -> Option<C64> {
+        let mut eta = eigenvector(a0, s, omega)?;
         for _ in 0..RELINEARISATIONS {
-            let theta = eigenvalues(&self.linearised(b, kept, omega, s)?)?;
-            s = theta
+            let a = self.linearised(b, kept, omega, s)?;
+            let overlap = |v: &DVector<C64>| v.dotc(&eta).norm();
+            let (theta, v) = eigenvalues(&a)?
                 .into_iter()
-                .min_by(|x, y| (x - s).norm().total_cmp(&(y - s).norm()))?;
+                .filter_map(|t| eigenvector(&a, t, omega).map(|v| (t, v)))
+                .max_by(|x, y| overlap(&x.1).total_cmp(&overlap(&y.1)))?;
+            (s, eta) = (theta, v);
         }
         Some(s)
     }
@@ -491,6 +516,16 @@ impl<'a> Reduced<'a> {
         }
         None
     }
+}
+
+/// The unit eigenvector of `a`'s eigenvalue `theta`: two inverse-iteration sweeps shifted
+/// `EIGENVECTOR_SHIFT` off it.
+fn eigenvector(a: &DMatrix<C64>, theta: C64, omega: f64) -> Option<DVector<C64>> {
+    let shift = theta + EIGENVECTOR_SHIFT * (theta.norm() + omega);
+    let n = a.nrows();
+    let lu = Lu::new(&(a - DMatrix::from_diagonal_element(n, n, shift)));
+    let once = unit(lu.solve(&DVector::from_element(n, C64::new(1.0, 0.0)))?)?;
+    unit(lu.solve(&once)?)
 }
 
 /// `v / |v|`, `None` for a zero or non-finite `v`.
