@@ -308,8 +308,9 @@ fn a_backbone_too_large_for_the_full_balance_is_refused_with_its_estimate() {
 }
 
 /// The backbone's `stable` column runs in parallel chunks (`report.rs`): the cantilever's
-/// `backbone_h3` (condensed Hill problem, exponents tracked within each chunk) writes the
-/// same `data.csv`, byte for byte, on one thread and on two.
+/// `backbone_h3` (condensed Hill problem, exponents tracked within each chunk, the roots'
+/// Newton iterations in parallel too, `hill/reduced.rs`) writes the same `data.csv`, byte
+/// for byte, on one thread and on two.
 #[test]
 fn stability_column_does_not_depend_on_the_thread_count() {
     let run = |threads: &str| {

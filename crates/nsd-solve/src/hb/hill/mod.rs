@@ -14,6 +14,7 @@ use nalgebra::{Complex, DMatrix, DVector};
 mod centre;
 mod receptance;
 mod reduced;
+mod roots;
 
 /// Hill's method for one balance, set up once per branch (the modes of the condensed problem
 /// are computed here, not per point).

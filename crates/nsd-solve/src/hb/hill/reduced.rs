@@ -38,12 +38,12 @@
 
 use super::super::condense::{Condensed, Modal};
 use super::super::tolerances::{
-    CONJUGATE_START_TOL, DEGENERATE_MODE_TOL, DISTINCT_ROOT_TOL, EIGENVECTOR_SHIFT, KEEP_BAND,
-    NEWTON_MAX_STEPS, RELINEARISATIONS, ROOT_STEP_TOL, SCHUR_SWEEPS_PER_ROW, TRACK_FRACTION,
+    DEGENERATE_MODE_TOL, DISTINCT_ROOT_TOL, KEEP_BAND, RELINEARISATIONS, TRACK_FRACTION,
 };
 use super::super::Balance;
 use super::centre;
 use super::receptance::{whole, BlockDiagonal, Coupling, ModalSums};
+use super::roots::{eigenvalues, eigenvector, newton, newton_from_each};
 use crate::linalg::Lu;
 use nalgebra::{Complex, DMatrix, DVector};
 use std::cell::RefCell;
@@ -111,16 +111,6 @@ fn uncoupled(b: &DMatrix<C64>, phi_c: &DMatrix<f64>, kept: &[Kept]) -> Vec<usize
             row.iter().all(|v| *v == C64::new(0.0, 0.0))
         })
         .collect()
-}
-
-/// The index of an earlier start whose conjugate `from` is (`CONJUGATE_START_TOL`), if
-/// `from` is off the real axis: its root's conjugate is `from`'s root.
-fn conjugate_of(earlier: &[C64], from: C64, omega: f64) -> Option<usize> {
-    let tol = CONJUGATE_START_TOL * (from.norm() + omega);
-    let off_axis = from.im.abs() > tol;
-    earlier
-        .iter()
-        .position(|e| off_axis && (e.conj() - from).norm() <= tol)
 }
 
 impl<'a> Reduced<'a> {
@@ -210,9 +200,6 @@ impl<'a> Reduced<'a> {
         a0: &DMatrix<C64>,
         uncoupled: &[usize],
     ) -> Option<Vec<Root>> {
-        let mut found: Vec<Root> = Vec::new();
-        // The starts taken so far and where each led (`None`: dropped as beyond).
-        let (mut starts, mut led): (Vec<C64>, Vec<Option<Root>>) = (Vec::new(), Vec::new());
         let thetas = eigenvalues(a0)?;
         // Newton from a start reached the root of another start if it lies nearer that one:
         // taken, it would be found twice and the start's own root lost.
@@ -220,14 +207,22 @@ impl<'a> Reduced<'a> {
             let mine = (s - theta).norm();
             thetas.iter().all(|&t| t == theta || (s - t).norm() >= mine)
         };
-        for &theta in &thetas {
-            // An uncoupled state's pole is a root as it stands (`uncoupled`).
-            if uncoupled
-                .iter()
-                .any(|&i| (kept[i].mu - theta).norm() <= DISTINCT_ROOT_TOL * (theta.norm() + omega))
-            {
-                continue;
-            }
+        // The starts taken (an uncoupled state's pole is a root as it stands, `uncoupled`),
+        // each with the earlier one it is the conjugate of, if any.
+        let taken: Vec<C64> = thetas
+            .iter()
+            .copied()
+            .filter(|&theta| {
+                !uncoupled.iter().any(|&i| {
+                    (kept[i].mu - theta).norm() <= DISTINCT_ROOT_TOL * (theta.norm() + omega)
+                })
+            })
+            .collect();
+        let (twins, mut first) = newton_from_each(&self.sums, b, omega, &taken, &|_| None);
+        let mut found: Vec<Root> = Vec::new();
+        // Where each start led (`None`: dropped as beyond).
+        let mut led: Vec<Option<Root>> = Vec::with_capacity(taken.len());
+        for (i, &theta) in taken.iter().enumerate() {
             let known = |s: &C64| {
                 found
                     .iter()
@@ -243,14 +238,14 @@ impl<'a> Reduced<'a> {
             // −31.8 − 7360.3i onto −0.88 − 6889.9i, whose own start is 0.02 from it) is moved
             // closer (`relinearised`, an eigenproblem of A per move: on a reduced model every
             // mode is kept and A is as large as the modes × harmonics).
-            let root = match conjugate_of(&starts, theta, omega) {
+            let root = match twins[i] {
                 Some(j) => led[j].as_ref().map(|r| self.conjugate(r)),
-                None => self
-                    .newton(b, omega, theta, None)
+                None => first[i]
+                    .take()
                     .filter(|(s, _)| !known(s) && own(theta, *s))
                     .or_else(|| {
                         self.relinearised(b, kept, omega, (a0, theta))
-                            .and_then(|t| self.newton(b, omega, t, None))
+                            .and_then(|t| newton(&self.sums, b, omega, t, None))
                     })
                     .map(|(s, z)| Root {
                         s,
@@ -264,7 +259,6 @@ impl<'a> Reduced<'a> {
                 _ if beyond => None,
                 _ => return None,
             };
-            starts.push(theta);
             found.extend(root.clone());
             led.push(root);
         }
@@ -306,6 +300,9 @@ impl<'a> Reduced<'a> {
         // Each root moved on at its rate.
         let shift = omega - last.omega;
         let starts: Vec<C64> = last.roots.iter().map(|r| r.s + r.rate * shift).collect();
+        // Newton from the last eigenvectors.
+        let (twins, mut solved) =
+            newton_from_each(&self.sums, b, omega, &starts, &|i| Some(&last.roots[i].z));
         let mut found: Vec<Root> = Vec::with_capacity(starts.len());
         for (i, &from) in starts.iter().enumerate() {
             let apart = starts
@@ -315,15 +312,14 @@ impl<'a> Reduced<'a> {
                 .map(|(_, r)| (r - from).norm())
                 .chain(uncoupled.iter().map(|&k| (kept[k].mu - from).norm()))
                 .fold(f64::INFINITY, f64::min);
-            // The conjugate of a start tracked leads to the conjugate of its root; Newton
-            // starts from the last eigenvector.
+            // The conjugate of a start tracked leads to the conjugate of its root.
             let before = &last.roots[i];
-            let (s, z) = match conjugate_of(&starts[..i], from, omega) {
+            let (s, z) = match twins[i] {
                 Some(j) => {
                     let twin = self.conjugate(&found[j]);
                     (twin.s, twin.z)
                 }
-                None => self.newton(b, omega, from, Some(&before.z))?,
+                None => solved[i].take()?,
             };
             let met = found
                 .iter()
@@ -464,85 +460,6 @@ impl<'a> Reduced<'a> {
         }
         Some(s)
     }
-
-    /// The exponent reached from `s`, with its unit eigenvector, by Newton's method on
-    /// `T(s) z = 0` bordered by `zᴴz = 1`, `T = I + R(s) B` with every mode in `R` (Ruhe's
-    /// nonlinear inverse iteration): `u = T⁻¹ T'(s) z`, `s ← s − 1/(zᴴu)`, `z ← u/|u|`,
-    /// one LU and one solve per step (Newton on `det T`, `s ← s − 1/tr(T⁻¹ T')`, needs as
-    /// many solves as `T` has rows). `z` starts from `from` (the last point's eigenvector)
-    /// or from two inverse-iteration sweeps `T(s)⁻² 1`. It stops when the error left after
-    /// a step is below `ROOT_STEP_TOL · (|s| + ω)`: the step itself, or, once steps
-    /// contract at a rate `θ < 1`, the bound `|δ| θ / (1 − θ)` of a linearly converging
-    /// sequence (quadratic convergence leaves far less), which saves the last step that
-    /// would only confirm round-off.
-    fn newton(
-        &self,
-        b: &Coupling,
-        omega: f64,
-        mut s: C64,
-        from: Option<&DVector<C64>>,
-    ) -> Option<(C64, DVector<C64>)> {
-        let mut z = from.cloned();
-        // The last step's size; none before the first.
-        let mut last_step: Option<f64> = None;
-        for _ in 0..NEWTON_MAX_STEPS {
-            let (r, rate) = self.sums.receptance(omega, s);
-            let lu = Lu::new(&r.hill_matrix(b));
-            let v = match z.take() {
-                Some(v) => v,
-                None => {
-                    let ones = DVector::from_element(b.b.nrows(), C64::new(1.0, 0.0));
-                    let once = unit(lu.solve(&ones)?)?;
-                    lu.solve(&once)?
-                }
-            };
-            let v = unit(v)?;
-            let u = lu.solve(&rate.apply(&(&b.b * &v)))?;
-            let step = v.dotc(&u).inv();
-            let size = step.norm();
-            if !size.is_finite() {
-                return None;
-            }
-            s -= step;
-            z = Some(unit(u)?);
-            let left = match last_step.map(|last| size / last) {
-                Some(theta) if theta < 1.0 => size.min(size * theta / (1.0 - theta)),
-                _ => size,
-            };
-            if left <= ROOT_STEP_TOL * (s.norm() + omega) {
-                return z.map(|z| (s, z));
-            }
-            last_step = Some(size);
-        }
-        None
-    }
-}
-
-/// The unit eigenvector of `a`'s eigenvalue `theta`: two inverse-iteration sweeps shifted
-/// `EIGENVECTOR_SHIFT` off it.
-fn eigenvector(a: &DMatrix<C64>, theta: C64, omega: f64) -> Option<DVector<C64>> {
-    let shift = theta + EIGENVECTOR_SHIFT * (theta.norm() + omega);
-    let n = a.nrows();
-    let lu = Lu::new(&(a - DMatrix::from_diagonal_element(n, n, shift)));
-    let once = unit(lu.solve(&DVector::from_element(n, C64::new(1.0, 0.0)))?)?;
-    unit(lu.solve(&once)?)
-}
-
-/// `v / |v|`, `None` for a zero or non-finite `v`.
-fn unit(v: DVector<C64>) -> Option<DVector<C64>> {
-    let norm = v.norm();
-    (norm > 0.0 && norm.is_finite()).then(|| v.unscale(norm))
-}
-
-/// The eigenvalues of a complex matrix (complex Schur form), `None` if it did not converge.
-fn eigenvalues(a: &DMatrix<C64>) -> Option<Vec<C64>> {
-    if a.is_empty() {
-        return Some(Vec::new());
-    }
-    a.clone()
-        .try_schur(f64::EPSILON, SCHUR_SWEEPS_PER_ROW * a.nrows())
-        .and_then(|s| s.eigenvalues())
-        .map(|v| v.iter().copied().collect())
 }
 
 /// The real-layout Jacobian `B` (coefficient `p` of kept DOF `a` at `p·n_c + a`, `p` =
