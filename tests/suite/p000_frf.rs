@@ -139,3 +139,22 @@ fn a_downward_range_continues_from_its_upper_end_and_finds_the_same_folds() {
         assert!((a - b).abs() < 1e-8, "{up:?} vs {down:?}");
     }
 }
+
+/// The seed free-play pair at Ω = 1.1, H = 25: the ramp's one-harmonic stage stalls under
+/// Newton from the response linearised at rest (|R| wanders near 7e-2, a minimum of |R|
+/// that is no solution; it converged at iteration 46 of 50, or failed, as round-off in the
+/// start went), and falls back on continuation in the excitation level from 0
+/// (`Balance::by_level`): the ramp reaches the balance's solution.
+#[test]
+fn a_ramp_stage_where_newton_stalls_is_reached_by_continuation_in_the_level() {
+    let hb = balance_of(
+        "models/seed0/two_mass_freeplay.nsd",
+        "two_mass_freeplay",
+        25,
+        &[],
+    );
+    let omega = 1.1;
+    let q = hb.ramped_guess(omega);
+    let residual = hb.residual(&q, omega).norm();
+    assert!(residual <= 1e-10, "residual {residual:e}");
+}

@@ -1,6 +1,8 @@
-//! The complex LU by faer on nalgebra matrices: faer's is blocked and runs at the machine's
-//! speed where nalgebra's is not (on this 2-core machine a 280-square complex LU 2.0 vs
-//! 9.1 ms, 560-square 11.9 vs 75.4 ms); the copies in and out cost `O(n²)` against `O(n³)`.
+//! Dense LU factorisations by faer on nalgebra matrices: faer's is blocked and runs at the
+//! machine's speed where nalgebra's is not (on this 2-core machine a 280-square complex LU
+//! 2.0 vs 9.1 ms, 560-square 11.9 vs 75.4 ms); the copies in and out cost `O(n²)` against
+//! `O(n³)`. Complex (`Lu`, Hill's condensed problem) and real (`solve`, the continuation's
+//! corrector and starts).
 //! The undamped modes of a structure with no rigid mode by the eigenproblem of `K⁻¹ M`
 //! (`flexibility_eigen`).
 
@@ -12,6 +14,24 @@ use faer::{Mat, Par, Side};
 use nalgebra::{Complex, DMatrix, DVector};
 
 type C64 = Complex<f64>;
+
+/// Real systems from this size up are solved by faer's blocked LU, smaller ones by
+/// nalgebra's, whose call costs less than faer's copies and set-up there (a 1-DOF balance
+/// has 3 to 31 unknowns).
+const BLOCKED_FROM: usize = 64;
+
+/// `A⁻¹ b` by an LU with partial pivoting, `None` where `A` is singular (a zero pivot, or a
+/// solution that is not finite).
+pub(crate) fn solve(a: DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
+    if a.nrows() < BLOCKED_FROM {
+        return a.lu().solve(b);
+    }
+    let x = to_faer(&a)
+        .partial_piv_lu()
+        .solve(Mat::from_fn(b.len(), 1, |r, _| b[r]));
+    let x = DVector::from_fn(b.len(), |r, _| x[(r, 0)]);
+    x.iter().all(|v| v.is_finite()).then_some(x)
+}
 
 /// An LU factorisation with partial pivoting of a complex square matrix.
 pub(crate) struct Lu(PartialPivLu<C64>);
@@ -91,6 +111,26 @@ mod tests {
         assert!((&a * x - &b).norm() <= 1e-12 * b.norm());
         let singular = DMatrix::from_fn(3, 3, |r, c| C64::new((r * 3 + c) as f64, 0.0));
         assert!(Lu::new(&singular).solve(&b).is_none());
+    }
+
+    /// The real solve on both sides of `BLOCKED_FROM` agrees with nalgebra's LU to round-off
+    /// and refuses a singular matrix.
+    #[test]
+    fn real_solve_matches_nalgebra_s_lu_and_refuses_a_singular_matrix() {
+        for n in [5, BLOCKED_FROM, 150] {
+            let a = DMatrix::from_fn(n, n, |r, c| {
+                ((r * 7 + c * 13) % 17) as f64 - 8.0 + if r == c { 40.0 } else { 0.0 }
+            });
+            let b = DVector::from_fn(n, |i, _| (i as f64).sin());
+            let x = solve(a.clone(), &b).expect("regular");
+            let reference = a.clone().lu().solve(&b).expect("regular");
+            assert!((&x - &reference).norm() <= 1e-13 * reference.norm(), "{n}");
+            assert!((&a * &x - &b).norm() <= 1e-13 * b.norm(), "{n}");
+            let mut singular = a;
+            let first = singular.row(0).into_owned();
+            singular.row_mut(1).copy_from(&first);
+            assert!(solve(singular, &b).is_none(), "{n}");
+        }
     }
 
     /// A 500-element steel cantilever (200 × 10 × 10 mm, cubic Hermite elements): the first

@@ -74,7 +74,7 @@ pub(crate) fn dense_bordered<P: Problem + ?Sized>(
         .copy_from(&pr.param_derivative(x, p));
     a.view_mut((n, 0), (1, n)).copy_from(&b.transpose());
     a[(n, n)] = beta;
-    a.lu().solve(rhs)
+    crate::linalg::solve(a, rhs)
 }
 
 /// Characteristic sizes of the unknowns, the parameter and the residual.
@@ -256,10 +256,7 @@ fn at_round_off(step: f64, size: f64, residual: f64) -> bool {
 /// (open gaps, stuck friction contacts), zero if that Jacobian is singular.
 pub fn linearised<P: Problem>(pr: &P, p: f64) -> DVector<f64> {
     let rest = DVector::zeros(pr.dim());
-    pr.jacobian(&rest, p)
-        .lu()
-        .solve(&-pr.residual(&rest, p))
-        .unwrap_or(rest)
+    crate::linalg::solve(pr.jacobian(&rest, p), &-pr.residual(&rest, p)).unwrap_or(rest)
 }
 
 /// Newton's method at fixed `p` from `x`, the step halved until the residual decreases (down
@@ -278,7 +275,7 @@ pub fn newton<P: Problem>(
         if norm <= tol {
             return Some((x, it));
         }
-        let step = pr.jacobian(&x, p).lu().solve(&r)?;
+        let step = crate::linalg::solve(pr.jacobian(&x, p), &r)?;
         if at_round_off(step.norm(), 1.0 + x.norm(), norm) {
             return Some((x - step, it + 1));
         }
