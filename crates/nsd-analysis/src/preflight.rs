@@ -340,8 +340,9 @@ fn memory(
 /// companion matrix (`hb::full_hill_bytes` of `n (2H + 1)` unknowns) where it cannot. The condensed
 /// problem needs a DOF the nonlinear elements leave free, a proportional damping (C = αM + βK
 /// with the model's Rayleigh coefficients, or none) and no rigid mode (a DOF without
-/// stiffness is one). A point whose condensed roots fail also goes to the full matrix, but
-/// that is not known here: only a certain fallback is estimated at full size.
+/// stiffness is one). A point whose condensed roots fail goes to the full matrix only under
+/// the limit (past it the point is `hb::Unresolved`): only a certain fallback is estimated
+/// at full size.
 fn hill_bytes(model: &Model, sys: &System, width: f64) -> f64 {
     let n = sys.n();
     let kept = nonlinear_dofs(sys);

@@ -141,12 +141,8 @@ pub(crate) fn run(a: &Analysis, model: &Model, sys: &System) -> Result<Results, 
         method: method.name(),
         stability,
     };
-    let (mut results, unresolved) = report.results(&curve, &frfs, &s, wall_s);
-    let resolved = curve
-        .points
-        .iter()
-        .filter(|p| p.stage == 3 && p.xi.is_none());
-    let unresolved = unresolved_stability(&mut results, &unresolved, resolved.count(), a.span);
+    let (mut results, unresolved, judged) = report.results(&curve, &frfs, &s, wall_s);
+    let unresolved = unresolved_stability(&mut results, &unresolved, judged, a.span);
     let error = match (&curve.stopped, unresolved) {
         (Some(why), _) => fail(BackboneError::Newton(format!(
             "the continuation stopped short of the last level: {why}"

@@ -168,15 +168,17 @@ impl Report<'_> {
         row
     }
 
-    /// Every output of the analysis, and the points whose stability is unresolved.
+    /// Every output of the analysis, and the points whose stability is unresolved with how
+    /// many points were judged.
     pub(crate) fn results(
         &self,
         curve: &Curve,
         frfs: &[Response],
         s: &Settings,
         wall_s: f64,
-    ) -> (Results, Vec<Unresolved>) {
+    ) -> (Results, Vec<Unresolved>, usize) {
         let (stable, unresolved) = self.stable_column(&curve.points);
+        let judged = stable.iter().flatten().count() + unresolved.len();
         let hb = self.forced.hb;
         let states: Vec<_> = curve
             .points
@@ -248,7 +250,7 @@ impl Report<'_> {
                 .collect(),
             wall_s,
         };
-        (results, unresolved)
+        (results, unresolved, judged)
     }
 
     fn plot(&self, backbone: &[&Point], frfs: &[Response]) -> Plot {

@@ -62,9 +62,10 @@ impl Balance {
                 len: (2 * h + 1) * self.n,
             };
             let start = q.rows(0, leading.len).into_owned();
+            let size = start.amax();
             let solved = cont::newton(&leading, start, omega, tol)
                 .map(|(x, _)| x)
-                .or_else(|| self.by_level(&leading, omega));
+                .or_else(|| self.by_level(&leading, omega, size));
             match solved {
                 Some(x) => q.rows_mut(0, leading.len).copy_from(&x),
                 None => break,
@@ -72,16 +73,15 @@ impl Balance {
         }
         q
     }
-}
 
-impl Balance {
     /// A stage of the ramp where Newton from the last stage's solution stalls, by
     /// continuation in the excitation level at ω: from the constant loads alone (level 0,
     /// Newton from rest) to `self.level` by arclength, through any fold in the level, then
-    /// Newton at the level from the secant between the two points around it. (The free-play
-    /// pair at H = 25 and Ω = 1.1: Newton on its one-harmonic stage wandered at |R| = 7e-2
-    /// and converged at iteration 46 of 50, or not, as round-off went.)
-    fn by_level(&self, leading: &Leading, omega: f64) -> Option<DVector<f64>> {
+    /// Newton at the level from the secant between the two points around it; `size` (the
+    /// stage's start) scales the unknowns. (The free-play pair at H = 25 and Ω = 1.1: Newton
+    /// on its one-harmonic stage wandered at |R| = 7e-2 and converged at iteration 46 of 50,
+    /// or not, as round-off went.)
+    fn by_level(&self, leading: &Leading, omega: f64, size: f64) -> Option<DVector<f64>> {
         if self.level <= 0.0 {
             return None;
         }
@@ -95,7 +95,7 @@ impl Balance {
         let settings = cont::Settings {
             tol: RAMP_RESIDUAL_TOL,
             scale: cont::Scale {
-                x: self.free_guess(omega).amax().max(f64::MIN_POSITIVE),
+                x: size.max(f64::MIN_POSITIVE),
                 p: self.level,
                 r: self.residual_scale(),
             },

@@ -70,10 +70,10 @@ impl<'a> Hill<'a> {
     }
 }
 
-/// A point whose exponents are not known: the condensed problem did not reach every root
-/// (or does not apply) and the full companion matrix is over the memory limit.
+/// A point whose exponents are not known: the condensed problem did not resolve them (a
+/// root not reached, or it does not apply or pay) and the full companion matrix is over the memory limit.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
-#[error("at Ω = {omega} Hill's condensed problem did not reach every root, and the full companion matrix of {unknowns} unknowns would need an estimated {} (the limit is {})", crate::bytes_text(*.bytes), crate::bytes_text(*.limit))]
+#[error("at Ω = {omega} Hill's condensed problem does not resolve the exponents, and the full companion matrix of {unknowns} unknowns would need an estimated {} (the limit is {})", crate::bytes_text(*.bytes), crate::bytes_text(*.limit))]
 pub struct Unresolved {
     pub omega: f64,
     pub unknowns: usize,

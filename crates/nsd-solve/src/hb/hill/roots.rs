@@ -41,7 +41,7 @@ pub(super) fn newton(
     omega: f64,
     mut s: C64,
     from: Option<&DVector<C64>>,
-) -> Option<(C64, DVector<C64>)> {
+) -> Option<Eigenpair> {
     let mut z = from.cloned();
     // The last step's size; none before the first.
     let mut last_step: Option<f64> = None;
